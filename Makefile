@@ -1,0 +1,53 @@
+# nvfp4moe -- build the embedded header, examples, tools and tests.
+#   make            regenerate the embedded kernel source in nvfp4moe.h, build everything
+#   make run        the main job: the MoE expert layer example
+#   make test       the test suite (GPU parts skip with a message where there is no GPU)
+#   make bench      benchmark on the GPU (writes bench/results/<gpu>.json)
+CC ?= cc
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c99 -Wall -Wextra -ffp-contract=off
+LDLIBS := -ldl -lm -lpthread
+B := build
+
+EXAMPLES := $(B)/quantize_example $(B)/grouped_gemm_example $(B)/moe_layer
+TOOLS := $(B)/nvfp4moe_precompile $(B)/jit_timing $(B)/libnvfp4moe.so
+TESTS := $(B)/test_cpu $(B)/test_cache $(B)/test_nvrtc $(B)/test_gpu
+
+.PHONY: all embed run test tests examples bench clean
+all: embed $(EXAMPLES) $(TOOLS) $(TESTS)
+
+# The header embeds kernels_src/; `make` rewrites that region (CI only checks it).
+embed:
+	python3 tools/embed_kernels.py
+
+$(B):
+	mkdir -p $(B)
+$(B)/quantize_example: examples/quantize.c tools/cuda_driver.h nvfp4moe.h | $(B)
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
+$(B)/grouped_gemm_example: examples/grouped_gemm.c tools/cuda_driver.h nvfp4moe.h | $(B)
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
+$(B)/moe_layer: examples/moe_layer.c tools/cuda_driver.h nvfp4moe.h | $(B)
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
+$(B)/nvfp4moe_precompile: tools/nvfp4moe_precompile.c nvfp4moe.h | $(B)
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
+$(B)/jit_timing: tools/jit_timing.c tools/cuda_driver.h nvfp4moe.h | $(B)
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
+$(B)/libnvfp4moe.so: tools/libnvfp4moe.c nvfp4moe.h | $(B)
+	$(CC) $(CFLAGS) -fPIC -shared $< -o $@ $(LDLIBS)
+$(B)/test_%: tests/test_%.c tests/test_util.h tools/cuda_driver.h nvfp4moe.h | $(B)
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
+
+tests: $(TESTS) $(TOOLS)
+examples: $(EXAMPLES)
+
+run: $(B)/moe_layer
+	./$(B)/moe_layer
+
+test:
+	bash tests/run.sh
+
+bench: $(B)/libnvfp4moe.so
+	python3 tools/bench.py
+
+clean:
+	rm -rf $(B)

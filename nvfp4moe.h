@@ -1,0 +1,3715 @@
+/* nvfp4moe.h -- NVFP4 Mixture-of-Experts kernels for C and C++, in one header.
+
+   WHAT IT IS
+   Per-token NVFP4 quantization and masked grouped NVFP4 GEMM (the DeepEP low-latency
+   layout, as FlashInfer's CuTe DSL grouped_gemm_nt_masked), plus per-expert
+   quantization, fused SiLU-and-mul + quantize, weight quantization, scale-factor (SF)
+   layout conversion, dequantization and a whole expert layer. The CUDA kernels are
+   embedded in this file as text, compiled with NVRTC at first use for the GPU found,
+   cached on disk, and launched through the CUDA driver API. Nothing is linked: the
+   driver (libcuda.so.1 / nvcuda.dll) and NVRTC are loaded at run time.
+
+   HOW TO INCLUDE
+   In exactly one C or C++ file:
+       #define NVFP4MOE_IMPLEMENTATION
+       #include "nvfp4moe.h"
+   Everywhere else just #include "nvfp4moe.h". Build with `cc app.c` (add -ldl on
+   glibc older than 2.34). Compile the implementation file without -ffast-math: the
+   host reference numerics need IEEE arithmetic.
+
+   CONFIGURATION MACROS (define before the implementation include)
+       NVFP4MOE_STATIC      all functions static (private to that translation unit)
+       NVFP4MOE_ASSERT(c)   your assert (default: assert from <assert.h>)
+
+   MINIMAL EXAMPLE
+       nvfp4moe_desc desc = {0};              zero fields mean defaults
+       nvfp4moe_context* ctx;
+       if (nvfp4moe_create(&desc, &ctx) != NVFP4MOE_SUCCESS) puts(nvfp4moe_last_error());
+       nvfp4moe_quantize_args q = {0};
+       q.dtype = NVFP4MOE_DTYPE_BF16; q.groups = 1; q.rows = M; q.k = K;
+       q.x = x_dev; q.out_e2m1 = q_dev; q.out_sf = sf_dev; q.scale = scale_dev;
+       nvfp4moe_quantize_per_token(ctx, &q, stream);
+       nvfp4moe_destroy(ctx);
+
+   ENVIRONMENT
+       NVFP4MOE_CACHE_DIR    cubin cache directory (after desc.cache_dir)
+       NVFP4MOE_NVRTC_PATH   NVRTC library to load instead of libnvrtc.so.13 / .so.12
+       NVFP4MOE_BACKEND      portable | sm90 | sm100 (after desc.backend)
+       NVFP4MOE_NO_JIT=1     fail with NVFP4MOE_ERROR_CACHE_MISS instead of compiling
+
+   CONVENTIONS
+   Device memory is the caller's: pointers are CUdeviceptr values (nvfp4moe_devptr),
+   streams are CUstream (nvfp4moe_stream). Nothing allocates device memory in the hot
+   path. Scales are DECODE scales unless a name says otherwise: x ~= e2m1 * sf * s, as
+   ModelOpt's weight_scale_2 / input_scale (FlashInfer's quantizer takes the encode
+   scale 1/s). The numerics contract is docs/numerics.md of the repository.
+
+   Licence: MIT, at the end of this file.
+*/
+#ifndef NVFP4MOE_H_INCLUDED
+#define NVFP4MOE_H_INCLUDED
+
+#include <stddef.h>
+
+#define NVFP4MOE_VERSION_MAJOR 0
+#define NVFP4MOE_VERSION_MINOR 1
+#define NVFP4MOE_VERSION_PATCH 0
+#define NVFP4MOE_VERSION_STRING "0.1.0"
+
+#if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
+#define NVFP4MOE_API __attribute__((unused)) static
+#elif defined(NVFP4MOE_STATIC)
+#define NVFP4MOE_API static
+#else
+#define NVFP4MOE_API extern
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================================
+   Types
+   ====================================================================================== */
+
+/* A device address (the value of a CUdeviceptr) and a stream (a CUstream; 0 = the
+   legacy default stream). Declared here so that cuda.h is not needed. */
+typedef unsigned long long nvfp4moe_devptr;
+typedef void* nvfp4moe_stream;
+
+/* Every function returns one of these; nvfp4moe_last_error() has the message. */
+#define NVFP4MOE__RESULTS(X)                                                              \
+  X(SUCCESS, "success")                                                                   \
+  X(ERROR_INVALID_ARGUMENT, "an argument breaks a rule; the message names it")            \
+  X(ERROR_OUT_OF_MEMORY, "a host allocation failed")                                      \
+  X(ERROR_DRIVER_NOT_FOUND, "the CUDA driver (libcuda.so.1 / nvcuda.dll) could not be loaded") \
+  X(ERROR_NVRTC_NOT_FOUND, "NVRTC (libnvrtc.so.13 / .so.12 / nvrtc64_*.dll) could not be loaded") \
+  X(ERROR_NO_DEVICE, "no CUDA device with that ordinal")                                  \
+  X(ERROR_UNSUPPORTED_GPU, "the GPU is older than compute capability 8.0")                \
+  X(ERROR_NVRTC_TOO_OLD, "this NVRTC cannot compile for the GPU found")                   \
+  X(ERROR_COMPILE_FAILED, "NVRTC failed to compile a kernel; the log went to the logger") \
+  X(ERROR_CACHE_MISS, "the no-JIT mode is on and a kernel is not in the disk cache")      \
+  X(ERROR_CUDA, "a CUDA driver call failed")                                              \
+  X(ERROR_NOT_SUPPORTED, "not available in this configuration")
+
+typedef enum nvfp4moe_result {
+#define NVFP4MOE__ENUM(name, text) NVFP4MOE_##name,
+  NVFP4MOE__RESULTS(NVFP4MOE__ENUM)
+#undef NVFP4MOE__ENUM
+  NVFP4MOE_RESULT_COUNT
+} nvfp4moe_result;
+
+typedef enum nvfp4moe_dtype {
+  NVFP4MOE_DTYPE_BF16 = 0,
+  NVFP4MOE_DTYPE_FP16 = 1,
+  NVFP4MOE_DTYPE_F32 = 2 /* outputs of dequantization only */
+} nvfp4moe_dtype;
+
+/* Scale-factor layouts (one ue4m3 byte per 16 K elements of a row; r = row, c = k/16,
+   Kc4 = ceil(K/16/4)):
+   128X4   off = (r/128)*Kc4*512 + (c/4)*512 + (r%32)*16 + ((r%128)/32)*4 + c%4, matrix
+           size roundup(rows,128)*4*Kc4, padding bytes 0. What tcgen05 block-scaled MMA
+           reads; FlashInfer SfLayout.layout_128x4, cuBLAS/torch "to_blocked".
+   LINEAR  off = r*(K/16) + c (ModelOpt checkpoints). */
+typedef enum nvfp4moe_sf_layout {
+  NVFP4MOE_SF_LAYOUT_128X4 = 0,
+  NVFP4MOE_SF_LAYOUT_LINEAR = 1
+} nvfp4moe_sf_layout;
+
+/* GEMM backends. AUTO picks sm100 on compute capability 10.0/10.3 (after its self-test),
+   portable elsewhere from 8.0 up. */
+typedef enum nvfp4moe_backend {
+  NVFP4MOE_BACKEND_AUTO = 0,
+  NVFP4MOE_BACKEND_PORTABLE = 1, /* mma.sync BF16 after exact dequantization, sm_80+ */
+  NVFP4MOE_BACKEND_SM90 = 2,     /* reserved: Hopper wgmma path (not built yet) */
+  NVFP4MOE_BACKEND_SM100 = 3     /* tcgen05 kind::mxf4nvf4 block-scaled MMA */
+} nvfp4moe_backend;
+
+/* Context flags (nvfp4moe_desc.flags). */
+enum {
+  NVFP4MOE_FLAG_NO_JIT = 1u,        /* a kernel missing from the disk cache is an error */
+  NVFP4MOE_FLAG_NO_DISK_CACHE = 2u, /* compile in memory only */
+  NVFP4MOE_FLAG_NO_SELF_TEST = 4u,  /* trust the native SM100 path without checking it */
+  NVFP4MOE_FLAG_OFFLINE = 8u,       /* no GPU: compile and cache for desc.target only */
+  NVFP4MOE_FLAG_SOFT_CVT = 16u      /* software E2M1/E4M3 conversion even where cvt exists */
+};
+
+/* Quantizer flags. 4over6 ("Four Over Six" adaptive block scaling): per block also try
+   the scale that maps the block max to 4 instead of 6 and keep it iff its summed error
+   is strictly smaller (MAE by default, MSE with the second flag). */
+enum {
+  NVFP4MOE_QUANT_4OVER6 = 1u,
+  NVFP4MOE_QUANT_4OVER6_MSE = 2u /* implies 4over6 */
+};
+
+/* Log levels given to the logger callback. */
+enum { NVFP4MOE_LOG_ERROR = 1, NVFP4MOE_LOG_WARN = 2, NVFP4MOE_LOG_INFO = 3, NVFP4MOE_LOG_DEBUG = 4 };
+
+/* Host memory callbacks; both null = malloc/free. */
+typedef struct nvfp4moe_allocator {
+  void* (*alloc_fn)(size_t size, void* user_data);
+  void (*free_fn)(void* ptr, void* user_data);
+  void* user_data;
+} nvfp4moe_allocator;
+
+/* Log callback; func null = messages at `level` or below go to stderr. level 0 means
+   NVFP4MOE_LOG_WARN. The callback may be called from any thread that uses the context. */
+typedef struct nvfp4moe_logger {
+  void (*func)(int level, const char* message, void* user_data);
+  void* user_data;
+  int level;
+} nvfp4moe_logger;
+
+/* Context description. Zero-initialise it; every zero field means the default, and
+   nvfp4moe_query_desc() returns the values in effect. */
+typedef struct nvfp4moe_desc {
+  int device;               /* CUDA device ordinal (default 0) */
+  void* cu_context;         /* a CUcontext to use; null = the device's primary context */
+  const char* cache_dir;    /* null: $NVFP4MOE_CACHE_DIR, $XDG_CACHE_HOME/nvfp4moe, ~/.cache/nvfp4moe */
+  const char* target;       /* NVFP4MOE_FLAG_OFFLINE only: "sm_80", "sm_90a", "sm_100a", ... */
+  nvfp4moe_backend backend; /* AUTO: $NVFP4MOE_BACKEND, else by GPU */
+  unsigned flags;           /* NVFP4MOE_FLAG_* ($NVFP4MOE_NO_JIT=1 adds NO_JIT) */
+  nvfp4moe_allocator allocator;
+  nvfp4moe_logger logger;
+} nvfp4moe_desc;
+
+typedef struct nvfp4moe_context nvfp4moe_context;
+
+/* What a context found and did (nvfp4moe_query_info). */
+typedef struct nvfp4moe_info {
+  char gpu_name[128];
+  char target[16];          /* NVRTC target, e.g. "sm_90a" */
+  char cache_dir[512];      /* "" when the disk cache is off */
+  int cc_major, cc_minor, sm_count; /* 0 on an offline context */
+  int nvrtc_major, nvrtc_minor;
+  int driver_version;       /* cuDriverGetVersion, 0 offline */
+  nvfp4moe_backend gemm_backend;
+  int sm100_self_test;      /* 0 not run, 1 passed, -1 failed (portable path used) */
+  unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
+  double compile_ms;        /* total NVRTC time in this context */
+} nvfp4moe_info;
+
+/* Quantization of activations: x [G, rows, K] bf16/fp16 (G = 1 for a plain [M, K]
+   tensor) -> packed E2M1 [G, rows, K/2] (element 2j in the low nibble of byte j), one
+   ue4m3 SF per 16 elements, and a decode scale per token (row) or per group.
+   Masked form: masked_m int32 [G] on the device; rows >= masked_m[g] (clamped to
+   [0, rows]) are neither read nor written, including their SF bytes. Without masked_m
+   every row is valid and, in the 128x4 layout, the padding rows up to
+   roundup(rows, 128) are written with zero SFs. Padding SF columns of written rows are
+   always zero. */
+typedef struct nvfp4moe_quantize_args {
+  nvfp4moe_dtype dtype;       /* BF16 or FP16 */
+  int groups;                 /* G >= 1 */
+  int rows;                   /* rows per group (M, or M_max of the masked layout), >= 1 */
+  int k;                      /* K: a positive multiple of 16 (SiLU: the output width I) */
+  long long x_row_stride;     /* elements between rows of x; 0 = K (SiLU: 2K); multiple of 8 */
+  nvfp4moe_devptr x;          /* input, 16-byte aligned; group g starts at g*rows*x_row_stride */
+  nvfp4moe_devptr masked_m;   /* int32 [G] on the device, or 0 */
+  nvfp4moe_devptr out_e2m1;   /* u8 [G, rows, K/2], 8-byte aligned */
+  nvfp4moe_devptr out_sf;     /* u8, G * nvfp4moe_sf_bytes(rows, K, layout) */
+  nvfp4moe_sf_layout sf_layout;
+  nvfp4moe_devptr scale;      /* per-token: OUT f32 [G, rows]; per-tensor: IN f32 [G] or 0 */
+  float scale_value;          /* per-tensor with scale == 0: the decode scale (finite, normal, > 0) */
+  nvfp4moe_devptr gate_scale; /* SiLU only, optional f32 [G]: multiplies the gate half */
+  nvfp4moe_devptr up_scale;   /* SiLU only, optional f32 [G]: multiplies the up half */
+  unsigned flags;             /* NVFP4MOE_QUANT_* */
+} nvfp4moe_quantize_args;
+
+/* Weight quantization: w [E, N, K] bf16/fp16 -> per-expert decode scale
+   amax(|finite w_e|) / 2688 (ModelOpt weight_scale_2), E2M1 [E, N, K/2] and 128x4 SF
+   (E * nvfp4moe_sf_bytes(N, K, 128X4)), ready for the GEMM's B operand. */
+typedef struct nvfp4moe_weight_quantize_args {
+  nvfp4moe_dtype dtype;
+  int experts, n, k;          /* E >= 1, N >= 1, K a multiple of 16 */
+  nvfp4moe_devptr w;          /* 16-byte aligned */
+  nvfp4moe_devptr out_e2m1;   /* 8-byte aligned */
+  nvfp4moe_devptr out_sf;
+  nvfp4moe_devptr out_scale;  /* f32 [E] decode scales */
+  unsigned flags;             /* NVFP4MOE_QUANT_* */
+} nvfp4moe_weight_quantize_args;
+
+/* SF layout conversion of G matrices of [rows, K/16] scale factors. Every destination
+   byte is written (128x4 padding = 0). */
+typedef struct nvfp4moe_sf_convert_args {
+  int groups, rows, k;
+  nvfp4moe_devptr src, dst;   /* must not overlap */
+  nvfp4moe_sf_layout dst_layout; /* the source has the other layout */
+} nvfp4moe_sf_convert_args;
+
+/* Dequantization: x = (e2m1(q) * ue4m3(sf)) * s, s per row [G, rows] or per group [G];
+   an SF byte 0x7F (a faulted block) gives NaN. Rows >= masked_m are not written. */
+typedef struct nvfp4moe_dequantize_args {
+  int groups, rows, k;
+  nvfp4moe_devptr e2m1, sf;   /* as the quantizer writes them */
+  nvfp4moe_sf_layout sf_layout;
+  nvfp4moe_devptr scale;      /* f32 decode scales */
+  int scale_per_row;          /* 1: [G, rows]; 0: [G] */
+  nvfp4moe_devptr masked_m;   /* optional int32 [G] */
+  nvfp4moe_dtype out_dtype;   /* F32 or BF16 */
+  nvfp4moe_devptr out;        /* [G, rows, K] */
+} nvfp4moe_dequantize_args;
+
+/* Masked grouped GEMM, NT (FlashInfer grouped_gemm_nt_masked):
+     D[g,m,n] = bf16(alpha[g] * row_scale[g,m] * sum_k A[g,m,k] * B[g,n,k])
+   for m < masked_m[g] (clamped to [0, m_max]); rows >= masked_m[g] of D are left
+   untouched. A and B are NVFP4 with 128x4 SFs; sums are f32. */
+typedef struct nvfp4moe_gemm_args {
+  int groups;                 /* G >= 1 */
+  int m_max;                  /* rows of A and D per group, >= 1 */
+  int n;                      /* multiple of 8 */
+  int k;                      /* multiple of 32 */
+  nvfp4moe_devptr a;          /* u8 [G, m_max, K/2], 16-byte aligned */
+  nvfp4moe_devptr a_sf;       /* 128x4, G * nvfp4moe_sf_bytes(m_max, K, 128X4), 16-byte aligned */
+  nvfp4moe_devptr b;          /* u8 [G, N, K/2] (weights), 16-byte aligned */
+  nvfp4moe_devptr b_sf;       /* 128x4, G * nvfp4moe_sf_bytes(N, K, 128X4), 16-byte aligned */
+  nvfp4moe_devptr masked_m;   /* int32 [G] on the device; never read on the host */
+  nvfp4moe_devptr alpha;      /* f32 [G] (product of the decode scales), or 0 for 1 */
+  nvfp4moe_devptr row_scale;  /* optional f32 [G, m_max] (per-token scales of A), or 0 */
+  nvfp4moe_devptr d;          /* bf16 [G, m_max, ldd], 16-byte aligned */
+  long long ldd;              /* elements between rows of D; 0 = N; multiple of 8, >= N */
+  int expected_m;             /* typical masked_m, picks the tiles; 0 = m_max */
+  nvfp4moe_devptr workspace;  /* nvfp4moe_gemm_workspace_size() bytes, or 0 when that is 0 */
+  size_t workspace_size;
+} nvfp4moe_gemm_args;
+
+/* Activation scaling of the expert layer. */
+typedef enum nvfp4moe_act_scaling {
+  NVFP4MOE_ACT_PER_TOKEN = 0,  /* each token row gets its own decode scale */
+  NVFP4MOE_ACT_PER_EXPERT = 1  /* checkpoint input scales (input_scale1/2 below) */
+} nvfp4moe_act_scaling;
+
+/* NVFP4 expert weights as the GEMMs take them (ModelOpt / SGLang layout). */
+typedef struct nvfp4moe_moe_weights {
+  int experts, hidden, inter; /* E, H, I: H and I multiples of 32 */
+  nvfp4moe_devptr w13;        /* u8 [E, 2I, H/2], [gate; up] rows, not interleaved */
+  nvfp4moe_devptr w13_sf;     /* 128x4 over 2I rows, E * nvfp4moe_sf_bytes(2I, H, 128X4) */
+  nvfp4moe_devptr w13_gate_scale; /* f32 [E] decode scale of the gate half (weight_scale_2) */
+  nvfp4moe_devptr w13_up_scale;   /* f32 [E] decode scale of the up half (may equal gate's) */
+  nvfp4moe_devptr w2;         /* u8 [E, H, I/2] */
+  nvfp4moe_devptr w2_sf;      /* 128x4 over H rows */
+  nvfp4moe_devptr w2_scale;   /* f32 [E] */
+  nvfp4moe_devptr input_scale1; /* PER_EXPERT: f32 [E] decode scale of x (input_scale of w13) */
+  nvfp4moe_devptr input_scale2; /* PER_EXPERT: f32 [E] decode scale of the SiLU output */
+} nvfp4moe_moe_weights;
+
+/* One expert-layer forward in the masked (DeepEP low-latency) layout:
+   x [E, m_max, H] bf16 -> quantize -> GEMM1 (w13) -> bf16(silu(gate) * up) -> quantize
+   -> GEMM2 (w2) -> out [E, m_max, H] bf16 (rows >= masked_m untouched). Top-k weights
+   are applied by the caller's combine, as DeepEP does. */
+typedef struct nvfp4moe_moe_args {
+  int m_max;                  /* rows per expert */
+  int expected_m;             /* typical masked_m; 0 = m_max */
+  nvfp4moe_act_scaling scaling;
+  unsigned quant_flags;       /* NVFP4MOE_QUANT_* for both activation quantizations */
+  nvfp4moe_devptr x;          /* bf16 [E, m_max, H], 16-byte aligned */
+  nvfp4moe_devptr masked_m;   /* int32 [E] on the device */
+  nvfp4moe_devptr out;        /* bf16 [E, m_max, H], 16-byte aligned */
+  nvfp4moe_devptr workspace;  /* nvfp4moe_moe_workspace_size() bytes, 256-byte aligned */
+  size_t workspace_size;
+} nvfp4moe_moe_args;
+
+/* ======================================================================================
+   Functions
+   ====================================================================================== */
+
+/* ---- version, results, errors -------------------------------------------------------- */
+
+/* (major << 16) | (minor << 8) | patch of the compiled implementation. */
+NVFP4MOE_API unsigned nvfp4moe_version(void);
+/* Static text for a result code ("unknown result" when out of range). */
+NVFP4MOE_API const char* nvfp4moe_result_string(nvfp4moe_result r);
+/* The message of the last failed call in this thread ("" if none). */
+NVFP4MOE_API const char* nvfp4moe_last_error(void);
+
+/* ---- context --------------------------------------------------------------------------- */
+
+/* Creates a context: loads the driver and NVRTC, binds to the device (or desc->cu_context),
+   picks the NVRTC target and the GEMM backend, and prepares the disk cache. Compiles
+   nothing yet (see nvfp4moe_warmup). desc may be null (all defaults).
+   Errors: DRIVER_NOT_FOUND, NVRTC_NOT_FOUND, NO_DEVICE, UNSUPPORTED_GPU, NVRTC_TOO_OLD,
+   INVALID_ARGUMENT (offline without a valid target), CUDA, OUT_OF_MEMORY.
+   Thread safety: a context may be used by many threads at once. */
+NVFP4MOE_API nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4moe_context** out);
+/* Unloads the modules and releases the primary context if it was retained. */
+NVFP4MOE_API void nvfp4moe_destroy(nvfp4moe_context* ctx);
+/* The description in effect (defaults filled in; strings live as long as ctx). */
+NVFP4MOE_API nvfp4moe_desc nvfp4moe_query_desc(const nvfp4moe_context* ctx);
+NVFP4MOE_API nvfp4moe_result nvfp4moe_query_info(const nvfp4moe_context* ctx, nvfp4moe_info* info);
+/* Compiles or loads from the disk cache every kernel specialisation this context can
+   use (for an offline context: every one its target supports). */
+NVFP4MOE_API nvfp4moe_result nvfp4moe_warmup(nvfp4moe_context* ctx);
+/* The kernel specialisations, for tools and tests: count, name, and preparing one
+   (compile or disk hit, load unless offline). from_disk and ms may be null.
+   NOT_SUPPORTED when the specialisation does not apply to the context's target. */
+NVFP4MOE_API int nvfp4moe_specialization_count(void);
+NVFP4MOE_API const char* nvfp4moe_specialization_name(int index);
+NVFP4MOE_API nvfp4moe_result nvfp4moe_prepare_specialization(nvfp4moe_context* ctx, int index,
+                                                             int* from_disk, double* ms);
+/* A CUDA driver entry point (as cuGetProcAddress, CUDA 12 ABI) from the driver the
+   library loaded, so tests and tools need not link libcuda. */
+NVFP4MOE_API nvfp4moe_result nvfp4moe_driver_symbol(const char* name, void** fn);
+
+/* ---- sizes ------------------------------------------------------------------------------ */
+
+/* Bytes of one matrix of SFs for [rows, K] in a layout (128X4: roundup(rows,128)*4*Kc4). */
+NVFP4MOE_API size_t nvfp4moe_sf_bytes(int rows, int k, nvfp4moe_sf_layout layout);
+
+/* ---- quantization ----------------------------------------------------------------------- */
+
+/* Per-token quantization (as FlashInfer nvfp4_quantize(per_token_activation=True)):
+   each valid row gets decode scale s = row_amax * (1/2688) written to args->scale
+   [G, rows]; a zero row gets s = 0 and zero SFs and codes; a row holding NaN/Inf gets
+   s = NaN, SF 0x7F and zero codes. Masked when args->masked_m != 0.
+   Errors: INVALID_ARGUMENT (null pointers, K not a multiple of 16, rows/groups < 1,
+   misaligned pointers or stride, args->scale == 0), NOT_SUPPORTED (offline context). */
+NVFP4MOE_API nvfp4moe_result nvfp4moe_quantize_per_token(nvfp4moe_context* ctx,
+                                                         const nvfp4moe_quantize_args* args,
+                                                         nvfp4moe_stream stream);
+/* Per-tensor / per-expert quantization with caller-given decode scales: args->scale
+   f32 [G] on the device (as FlashInfer scaled_fp4_grouped_quantize, but decode), or
+   args->scale_value when args->scale is 0. A device scale of 0 gives zero SFs and codes;
+   a NaN, infinite, negative or subnormal device scale faults the group's rows (SF 0x7F).
+   A block holding NaN/Inf gets SF 0x7F and zero codes; the row's other blocks are
+   quantized normally. Errors: as per-token, plus a host scale_value that is not a
+   finite normal positive number. */
+NVFP4MOE_API nvfp4moe_result nvfp4moe_quantize_per_tensor(nvfp4moe_context* ctx,
+                                                          const nvfp4moe_quantize_args* args,
+                                                          nvfp4moe_stream stream);
+/* Fused SiLU-and-mul + quantize (as SGLang silu_and_mul_scaled_nvfp4_experts_quantize):
+   args->x is h [G, rows, 2K] bf16 = [gate | up]; y = bf16(silu(gate*gs) * (up*us)) with
+   gs/us from gate_scale/up_scale when given; y is quantized per token or with the given
+   decode scales as the two functions above. */
+NVFP4MOE_API nvfp4moe_result nvfp4moe_silu_mul_quantize_per_token(nvfp4moe_context* ctx,
+                                                                  const nvfp4moe_quantize_args* args,
+                                                                  nvfp4moe_stream stream);
+NVFP4MOE_API nvfp4moe_result nvfp4moe_silu_mul_quantize_per_tensor(nvfp4moe_context* ctx,
+                                                                   const nvfp4moe_quantize_args* args,
+                                                                   nvfp4moe_stream stream);
+/* Weight quantization, into existing buffers (same pointers on a reload keep CUDA-graph
+   captures valid). An all-zero expert gets decode scale 0 and zero SFs and codes. */
+NVFP4MOE_API nvfp4moe_result nvfp4moe_quantize_weights(nvfp4moe_context* ctx,
+                                                       const nvfp4moe_weight_quantize_args* args,
+                                                       nvfp4moe_stream stream);
+NVFP4MOE_API nvfp4moe_result nvfp4moe_sf_convert(nvfp4moe_context* ctx, const nvfp4moe_sf_convert_args* args,
+                                                 nvfp4moe_stream stream);
+NVFP4MOE_API nvfp4moe_result nvfp4moe_dequantize(nvfp4moe_context* ctx, const nvfp4moe_dequantize_args* args,
+                                                 nvfp4moe_stream stream);
+
+/* ---- GEMM and expert layer --------------------------------------------------------------- */
+
+/* Masked grouped NVFP4 GEMM (see nvfp4moe_gemm_args). Reads masked_m only on the device,
+   so it can be captured in a CUDA graph and replayed with new counts.
+   Errors: INVALID_ARGUMENT (K % 32, N % 8, ldd, alignment, null pointers, small
+   workspace), NOT_SUPPORTED (offline context). */
+NVFP4MOE_API nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context* ctx,
+                                                              const nvfp4moe_gemm_args* args,
+                                                              nvfp4moe_stream stream);
+NVFP4MOE_API size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* args);
+
+/* Workspace of one expert-layer forward: quantized x, h, quantized SiLU output, scales. */
+NVFP4MOE_API size_t nvfp4moe_moe_workspace_size(const nvfp4moe_moe_weights* w, int m_max);
+/* The expert layer forward (see nvfp4moe_moe_args). GEMM1 applies the x scales; the
+   gate and up weight scales are applied separately before the SiLU, so checkpoints
+   whose halves have different global scales come out right. */
+NVFP4MOE_API nvfp4moe_result nvfp4moe_moe_forward(nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
+                                                  const nvfp4moe_moe_args* args, nvfp4moe_stream stream);
+
+/* ---- host reference (CPU, bit-exact for quantization) ------------------------------------
+   Same argument structs as the device functions, but every nvfp4moe_devptr holds a HOST
+   address (NVFP4MOE_HOSTPTR(p)). Same argument checks (alignment excepted). */
+#define NVFP4MOE_HOSTPTR(p) ((nvfp4moe_devptr)(size_t)(p))
+
+/* Scalar conversions: f32 -> E2M1 code (RNE, saturating, sign kept) and -> ue4m3 byte
+   (input >= 0 or NaN; RNE, saturating to 448); exact decodes (0x7F decodes to NaN). */
+NVFP4MOE_API unsigned nvfp4moe_ref_e2m1_from_f32(float x);
+NVFP4MOE_API unsigned nvfp4moe_ref_e4m3_from_f32(float x);
+NVFP4MOE_API float nvfp4moe_ref_e2m1_to_f32(unsigned code);
+NVFP4MOE_API float nvfp4moe_ref_e4m3_to_f32(unsigned byte);
+/* The f32 nearest the bf16 / fp16 value, and f32 -> bf16 (RNE, NaN -> 0x7FFF). */
+NVFP4MOE_API float nvfp4moe_ref_bf16_to_f32(unsigned short h);
+NVFP4MOE_API float nvfp4moe_ref_fp16_to_f32(unsigned short h);
+NVFP4MOE_API unsigned short nvfp4moe_ref_f32_to_bf16(float x);
+/* The SiLU of the fused kernel: bf16(silu(g) * u) with the library's exp, as f32. */
+NVFP4MOE_API float nvfp4moe_ref_silu_mul(float g, float u);
+
+NVFP4MOE_API nvfp4moe_result nvfp4moe_ref_quantize_per_token(const nvfp4moe_quantize_args* args);
+NVFP4MOE_API nvfp4moe_result nvfp4moe_ref_quantize_per_tensor(const nvfp4moe_quantize_args* args);
+NVFP4MOE_API nvfp4moe_result nvfp4moe_ref_silu_mul_quantize_per_token(const nvfp4moe_quantize_args* args);
+NVFP4MOE_API nvfp4moe_result nvfp4moe_ref_silu_mul_quantize_per_tensor(const nvfp4moe_quantize_args* args);
+NVFP4MOE_API nvfp4moe_result nvfp4moe_ref_quantize_weights(const nvfp4moe_weight_quantize_args* args);
+NVFP4MOE_API nvfp4moe_result nvfp4moe_ref_sf_convert(const nvfp4moe_sf_convert_args* args);
+NVFP4MOE_API nvfp4moe_result nvfp4moe_ref_dequantize(const nvfp4moe_dequantize_args* args);
+/* GEMM in float64 over the dequantized operands, rounded once to bf16 (RNE). masked_m,
+   alpha and row_scale are host arrays; the workspace is not used. */
+NVFP4MOE_API nvfp4moe_result nvfp4moe_ref_grouped_gemm_nt_masked(const nvfp4moe_gemm_args* args);
+/* The expert layer with the reference pieces (host workspace of
+   nvfp4moe_moe_workspace_size bytes). */
+NVFP4MOE_API nvfp4moe_result nvfp4moe_ref_moe_forward(const nvfp4moe_moe_weights* w, const nvfp4moe_moe_args* args);
+
+/* ---- SM100 encoders (pure functions; the native kernel takes its descriptors from
+   these, and the tests check them against the PTX ISA and CUTLASS) -------------------- */
+
+/* tcgen05 instruction descriptor for kind::mxf4nvf4.block_scale, E2M1 x E2M1, ue4m3
+   scales (scale_vec::4X), K-major A and B, f32 accumulate, SF ids 0 (PTX ISA
+   "Instruction descriptor format for .kind::mxf4nvf4"). m = 128, n multiple of 8 in
+   [8, 256]; 0 when the shape is not allowed. */
+NVFP4MOE_API unsigned nvfp4moe_sm100_idesc_mxf4nvf4(int m, int n);
+/* tcgen05 shared-memory matrix descriptor (PTX ISA "Shared memory descriptor"): start
+   address, leading and stride byte offsets (16-byte units are taken inside), version 1,
+   base offset 0, swizzle: 0 none, 2 = 128-byte, 4 = 64-byte, 6 = 32-byte. */
+NVFP4MOE_API unsigned long long nvfp4moe_sm100_smem_desc(unsigned addr, unsigned lbo, unsigned sbo, int swizzle);
+/* Tensor-memory address of (lane, column). */
+NVFP4MOE_API unsigned nvfp4moe_sm100_tmem_addr(int lane, int column);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NVFP4MOE_H_INCLUDED */
+
+/* ======================================================================================
+   IMPLEMENTATION
+   ====================================================================================== */
+#if defined(NVFP4MOE_IMPLEMENTATION) && !defined(NVFP4MOE_IMPLEMENTATION_DONE)
+#define NVFP4MOE_IMPLEMENTATION_DONE
+
+#if defined(__FAST_MATH__)
+#error "nvfp4moe: compile the implementation without -ffast-math: the reference numerics need IEEE arithmetic"
+#endif
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* only effective when no system header came first */
+#endif
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifndef NVFP4MOE_ASSERT
+#include <assert.h>
+#define NVFP4MOE_ASSERT(c) assert(c)
+#endif
+
+#if defined(_WIN32)
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+#include <direct.h>
+#include <io.h>
+#include <process.h>
+#else
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+#endif
+
+#if defined(NVFP4MOE_STATIC)
+#define NVFP4MOE__IMPL NVFP4MOE_API
+#else
+#define NVFP4MOE__IMPL
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#define NVFP4MOE__PRIVATE __attribute__((unused)) static
+#define NVFP4MOE__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define NVFP4MOE__PRIVATE static
+#define NVFP4MOE__PRINTF(f, a)
+#endif
+#if defined(_MSC_VER)
+#define NVFP4MOE__TLS __declspec(thread)
+#elif defined(__cplusplus) && __cplusplus >= 201103L
+#define NVFP4MOE__TLS thread_local
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define NVFP4MOE__TLS _Thread_local
+#else
+#define NVFP4MOE__TLS __thread
+#endif
+
+/* The kernels' parameter structs hold device pointers as 64-bit integers. */
+typedef char nvfp4moe__need_64bit_host[sizeof(void*) == 8 ? 1 : -1];
+
+/* --------------------------------------------------------------------------------------
+   Platform: dynamic libraries, mutexes, clocks, files, environment
+   -------------------------------------------------------------------------------------- */
+
+NVFP4MOE__PRIVATE void* nvfp4moe__dlopen(const char* name) {
+#if defined(_WIN32)
+  return (void*)LoadLibraryA(name);
+#else
+  return dlopen(name, RTLD_NOW | RTLD_LOCAL);
+#endif
+}
+
+/* A symbol as a generic function pointer (memcpy: ISO C has no object-to-function cast). */
+typedef void (*nvfp4moe__fnptr)(void);
+NVFP4MOE__PRIVATE nvfp4moe__fnptr nvfp4moe__dlsym(void* lib, const char* name) {
+  nvfp4moe__fnptr f = 0;
+#if defined(_WIN32)
+  FARPROC p = GetProcAddress((HMODULE)lib, name);
+  memcpy(&f, &p, sizeof f);
+#else
+  void* p = dlsym(lib, name);
+  memcpy(&f, &p, sizeof f);
+#endif
+  return f;
+}
+
+#if defined(_WIN32)
+typedef SRWLOCK nvfp4moe__mutex;
+#define NVFP4MOE__MUTEX_INIT SRWLOCK_INIT
+NVFP4MOE__PRIVATE void nvfp4moe__mutex_init(nvfp4moe__mutex* m) { InitializeSRWLock(m); }
+NVFP4MOE__PRIVATE void nvfp4moe__mutex_destroy(nvfp4moe__mutex* m) { (void)m; }
+NVFP4MOE__PRIVATE void nvfp4moe__lock(nvfp4moe__mutex* m) { AcquireSRWLockExclusive(m); }
+NVFP4MOE__PRIVATE void nvfp4moe__unlock(nvfp4moe__mutex* m) { ReleaseSRWLockExclusive(m); }
+#else
+typedef pthread_mutex_t nvfp4moe__mutex;
+#define NVFP4MOE__MUTEX_INIT PTHREAD_MUTEX_INITIALIZER
+NVFP4MOE__PRIVATE void nvfp4moe__mutex_init(nvfp4moe__mutex* m) { pthread_mutex_init(m, 0); }
+NVFP4MOE__PRIVATE void nvfp4moe__mutex_destroy(nvfp4moe__mutex* m) { pthread_mutex_destroy(m); }
+NVFP4MOE__PRIVATE void nvfp4moe__lock(nvfp4moe__mutex* m) { pthread_mutex_lock(m); }
+NVFP4MOE__PRIVATE void nvfp4moe__unlock(nvfp4moe__mutex* m) { pthread_mutex_unlock(m); }
+#endif
+
+NVFP4MOE__PRIVATE double nvfp4moe__now_ms(void) {
+#if defined(_WIN32)
+  LARGE_INTEGER f, c;
+  QueryPerformanceFrequency(&f);
+  QueryPerformanceCounter(&c);
+  return 1000.0 * (double)c.QuadPart / (double)f.QuadPart;
+#else
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec * 1e-6;
+#endif
+}
+
+NVFP4MOE__PRIVATE const char* nvfp4moe__getenv(const char* name) {
+  const char* v = getenv(name);
+  return (v && v[0]) ? v : 0;
+}
+
+NVFP4MOE__PRIVATE unsigned long nvfp4moe__pid(void) {
+#if defined(_WIN32)
+  return (unsigned long)_getpid();
+#else
+  return (unsigned long)getpid();
+#endif
+}
+
+/* mkdir -p; components created here get mode 0700 (the cache holds code that runs). */
+NVFP4MOE__PRIVATE int nvfp4moe__mkdirs(const char* path) {
+  char buf[1024];
+  size_t i, n = strlen(path);
+  if (n == 0 || n >= sizeof buf) return -1;
+  memcpy(buf, path, n + 1);
+  for (i = 1; i <= n; ++i) {
+    if (buf[i] == '/' || buf[i] == '\\' || buf[i] == 0) {
+      char c = buf[i];
+      buf[i] = 0;
+#if defined(_WIN32)
+      if (_mkdir(buf) != 0 && GetFileAttributesA(buf) == INVALID_FILE_ATTRIBUTES) return -1;
+#else
+      if (mkdir(buf, 0700) != 0 && errno != EEXIST) return -1;
+#endif
+      buf[i] = c;
+    }
+  }
+  return 0;
+}
+
+/* Reads a whole file into a malloc'ed buffer (null on any failure). */
+NVFP4MOE__PRIVATE unsigned char* nvfp4moe__read_file(const char* path, size_t* size) {
+  FILE* f = fopen(path, "rb");
+  unsigned char* buf = 0;
+  long n;
+  if (!f) return 0;
+  if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+    buf = (unsigned char*)malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+      free(buf);
+      buf = 0;
+    }
+    if (buf) *size = (size_t)n;
+  }
+  fclose(f);
+  return buf;
+}
+
+/* Writes `path` atomically: a unique temp file in the same directory, flushed to disk,
+   then renamed over the target, so readers see the old file or the whole new one and
+   concurrent writers of the same key all succeed. Returns 0 on success. */
+NVFP4MOE__PRIVATE int nvfp4moe__write_file_atomic(const char* path, const void* a, size_t na,
+                                                   const void* b, size_t nb) {
+  static unsigned long counter = 0;
+  char tmp[1100];
+  int ok = 0;
+  snprintf(tmp, sizeof tmp, "%s.tmp.%lu.%lu.%lu", path, nvfp4moe__pid(), (unsigned long)(++counter),
+           (unsigned long)((uintptr_t)&ok >> 4));
+#if defined(_WIN32)
+  {
+    FILE* f = fopen(tmp, "wb");
+    if (!f) return -1;
+    ok = fwrite(a, 1, na, f) == na && fwrite(b, 1, nb, f) == nb && fflush(f) == 0 &&
+         _commit(_fileno(f)) == 0;
+    ok = (fclose(f) == 0) && ok;
+    if (ok) ok = MoveFileExA(tmp, path, MOVEFILE_REPLACE_EXISTING) != 0;
+  }
+#else
+  {
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    const unsigned char* parts[2];
+    size_t sizes[2];
+    int p;
+    if (fd < 0) return -1;
+    parts[0] = (const unsigned char*)a; sizes[0] = na;
+    parts[1] = (const unsigned char*)b; sizes[1] = nb;
+    ok = 1;
+    for (p = 0; p < 2 && ok; ++p) {
+      size_t off = 0;
+      while (off < sizes[p]) {
+        ssize_t w = write(fd, parts[p] + off, sizes[p] - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) { ok = 0; break; }
+        off += (size_t)w;
+      }
+    }
+    if (ok) ok = fsync(fd) == 0;
+    ok = (close(fd) == 0) && ok;
+    if (ok) ok = rename(tmp, path) == 0;
+  }
+#endif
+  if (!ok) remove(tmp);
+  return ok ? 0 : -1;
+}
+
+/* --------------------------------------------------------------------------------------
+   Messages: the last error of this thread, the logger
+   -------------------------------------------------------------------------------------- */
+
+static NVFP4MOE__TLS char nvfp4moe__last_error_buf[1024];
+
+NVFP4MOE__IMPL unsigned nvfp4moe_version(void) {
+  return ((unsigned)NVFP4MOE_VERSION_MAJOR << 16) | ((unsigned)NVFP4MOE_VERSION_MINOR << 8) |
+         (unsigned)NVFP4MOE_VERSION_PATCH;
+}
+
+NVFP4MOE__IMPL const char* nvfp4moe_result_string(nvfp4moe_result r) {
+  static const char* const text[] = {
+#define NVFP4MOE__TEXT(name, t) t,
+      NVFP4MOE__RESULTS(NVFP4MOE__TEXT)
+#undef NVFP4MOE__TEXT
+  };
+  if ((int)r < 0 || (int)r >= (int)NVFP4MOE_RESULT_COUNT) return "unknown result";
+  return text[r];
+}
+
+NVFP4MOE__IMPL const char* nvfp4moe_last_error(void) { return nvfp4moe__last_error_buf; }
+
+NVFP4MOE__PRIVATE void nvfp4moe__emit(const nvfp4moe_logger* lg, int level, const char* msg) {
+  int max_level = (lg && lg->level) ? lg->level : NVFP4MOE_LOG_WARN;
+  if (level > max_level) return;
+  if (lg && lg->func) {
+    lg->func(level, msg, lg->user_data);
+  } else {
+    static const char* const names[] = {"", "error", "warning", "info", "debug"};
+    fprintf(stderr, "nvfp4moe %s: %s\n", names[level >= 1 && level <= 4 ? level : 0], msg);
+  }
+}
+
+/* Sets the thread's last error, logs it, returns r. */
+NVFP4MOE__PRIVATE NVFP4MOE__PRINTF(3, 4) nvfp4moe_result
+nvfp4moe__fail_log(const nvfp4moe_logger* lg, nvfp4moe_result r, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(nvfp4moe__last_error_buf, sizeof nvfp4moe__last_error_buf, fmt, ap);
+  va_end(ap);
+  nvfp4moe__emit(lg, NVFP4MOE_LOG_ERROR, nvfp4moe__last_error_buf);
+  return r;
+}
+
+NVFP4MOE__PRIVATE NVFP4MOE__PRINTF(3, 4) void
+nvfp4moe__log(const nvfp4moe_logger* lg, int level, const char* fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  int max_level = (lg && lg->level) ? lg->level : NVFP4MOE_LOG_WARN;
+  if (level > max_level) return;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  nvfp4moe__emit(lg, level, buf);
+}
+
+/* --------------------------------------------------------------------------------------
+   SHA-256 (FIPS 180-4), for cache keys and file checksums
+   -------------------------------------------------------------------------------------- */
+
+typedef struct nvfp4moe__sha256 {
+  uint32_t h[8];
+  uint64_t len;
+  unsigned char buf[64];
+  size_t fill;
+} nvfp4moe__sha256;
+
+static const uint32_t nvfp4moe__sha256_k[64] = {
+    0x428a2f98u, 0x71374491u, 0xb5c0fbcfu, 0xe9b5dba5u, 0x3956c25bu, 0x59f111f1u, 0x923f82a4u, 0xab1c5ed5u,
+    0xd807aa98u, 0x12835b01u, 0x243185beu, 0x550c7dc3u, 0x72be5d74u, 0x80deb1feu, 0x9bdc06a7u, 0xc19bf174u,
+    0xe49b69c1u, 0xefbe4786u, 0x0fc19dc6u, 0x240ca1ccu, 0x2de92c6fu, 0x4a7484aau, 0x5cb0a9dcu, 0x76f988dau,
+    0x983e5152u, 0xa831c66du, 0xb00327c8u, 0xbf597fc7u, 0xc6e00bf3u, 0xd5a79147u, 0x06ca6351u, 0x14292967u,
+    0x27b70a85u, 0x2e1b2138u, 0x4d2c6dfcu, 0x53380d13u, 0x650a7354u, 0x766a0abbu, 0x81c2c92eu, 0x92722c85u,
+    0xa2bfe8a1u, 0xa81a664bu, 0xc24b8b70u, 0xc76c51a3u, 0xd192e819u, 0xd6990624u, 0xf40e3585u, 0x106aa070u,
+    0x19a4c116u, 0x1e376c08u, 0x2748774cu, 0x34b0bcb5u, 0x391c0cb3u, 0x4ed8aa4au, 0x5b9cca4fu, 0x682e6ff3u,
+    0x748f82eeu, 0x78a5636fu, 0x84c87814u, 0x8cc70208u, 0x90befffau, 0xa4506cebu, 0xbef9a3f7u, 0xc67178f2u};
+
+#define NVFP4MOE__ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+NVFP4MOE__PRIVATE void nvfp4moe__sha256_block(nvfp4moe__sha256* s, const unsigned char* p) {
+  uint32_t w[64], a, b, c, d, e, f, g, h;
+  int i;
+  for (i = 0; i < 16; ++i)
+    w[i] = ((uint32_t)p[4 * i] << 24) | ((uint32_t)p[4 * i + 1] << 16) | ((uint32_t)p[4 * i + 2] << 8) | p[4 * i + 3];
+  for (i = 16; i < 64; ++i) {
+    uint32_t s0 = NVFP4MOE__ROR(w[i - 15], 7) ^ NVFP4MOE__ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    uint32_t s1 = NVFP4MOE__ROR(w[i - 2], 17) ^ NVFP4MOE__ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  a = s->h[0]; b = s->h[1]; c = s->h[2]; d = s->h[3];
+  e = s->h[4]; f = s->h[5]; g = s->h[6]; h = s->h[7];
+  for (i = 0; i < 64; ++i) {
+    uint32_t t1 = h + (NVFP4MOE__ROR(e, 6) ^ NVFP4MOE__ROR(e, 11) ^ NVFP4MOE__ROR(e, 25)) + ((e & f) ^ (~e & g)) +
+                  nvfp4moe__sha256_k[i] + w[i];
+    uint32_t t2 = (NVFP4MOE__ROR(a, 2) ^ NVFP4MOE__ROR(a, 13) ^ NVFP4MOE__ROR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+    h = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+  }
+  s->h[0] += a; s->h[1] += b; s->h[2] += c; s->h[3] += d;
+  s->h[4] += e; s->h[5] += f; s->h[6] += g; s->h[7] += h;
+}
+
+NVFP4MOE__PRIVATE void nvfp4moe__sha256_init(nvfp4moe__sha256* s) {
+  static const uint32_t h0[8] = {0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u, 0xa54ff53au,
+                                 0x510e527fu, 0x9b05688cu, 0x1f83d9abu, 0x5be0cd19u};
+  memcpy(s->h, h0, sizeof h0);
+  s->len = 0;
+  s->fill = 0;
+}
+
+NVFP4MOE__PRIVATE void nvfp4moe__sha256_update(nvfp4moe__sha256* s, const void* data, size_t n) {
+  const unsigned char* p = (const unsigned char*)data;
+  s->len += n;
+  while (n > 0) {
+    size_t take = 64 - s->fill;
+    if (take > n) take = n;
+    memcpy(s->buf + s->fill, p, take);
+    s->fill += take; p += take; n -= take;
+    if (s->fill == 64) {
+      nvfp4moe__sha256_block(s, s->buf);
+      s->fill = 0;
+    }
+  }
+}
+
+NVFP4MOE__PRIVATE void nvfp4moe__sha256_final(nvfp4moe__sha256* s, unsigned char out[32]) {
+  uint64_t bits = s->len * 8;
+  unsigned char pad = 0x80, zero = 0, len[8];
+  int i;
+  nvfp4moe__sha256_update(s, &pad, 1);
+  while (s->fill != 56) nvfp4moe__sha256_update(s, &zero, 1);
+  for (i = 0; i < 8; ++i) len[i] = (unsigned char)(bits >> (56 - 8 * i));
+  nvfp4moe__sha256_update(s, len, 8);
+  for (i = 0; i < 32; ++i) out[i] = (unsigned char)(s->h[i / 4] >> (24 - 8 * (i % 4)));
+}
+
+NVFP4MOE__PRIVATE void nvfp4moe__sha256_str(nvfp4moe__sha256* s, const char* str) {
+  nvfp4moe__sha256_update(s, str, strlen(str) + 1); /* with the terminator: unambiguous */
+}
+
+NVFP4MOE__PRIVATE void nvfp4moe__hex(const unsigned char* d, size_t n, char* out) {
+  static const char digits[] = "0123456789abcdef";
+  size_t i;
+  for (i = 0; i < n; ++i) {
+    out[2 * i] = digits[d[i] >> 4];
+    out[2 * i + 1] = digits[d[i] & 15];
+  }
+  out[2 * n] = 0;
+}
+
+/* --------------------------------------------------------------------------------------
+   The CUDA driver and NVRTC, loaded at run time
+   -------------------------------------------------------------------------------------- */
+
+typedef int nvfp4moe__CUresult;
+typedef int nvfp4moe__CUdevice;
+typedef void* nvfp4moe__CUcontext;
+typedef void* nvfp4moe__CUmodule;
+typedef void* nvfp4moe__CUfunction;
+typedef void* nvfp4moe__nvrtcProgram;
+
+#define NVFP4MOE__CU_ATTR_SM_COUNT 16
+#define NVFP4MOE__CU_ATTR_CC_MAJOR 75
+#define NVFP4MOE__CU_ATTR_CC_MINOR 76
+#define NVFP4MOE__CU_ATTR_SMEM_OPTIN 97
+#define NVFP4MOE__CU_FUNC_MAX_DYN_SMEM 8
+#define NVFP4MOE__CUDA_ABI 12000 /* cuGetProcAddress: the entry points as of CUDA 12.0 */
+
+typedef struct nvfp4moe__driver_api {
+  nvfp4moe__CUresult (*cuInit)(unsigned);
+  nvfp4moe__CUresult (*cuDriverGetVersion)(int*);
+  nvfp4moe__CUresult (*cuDeviceGetCount)(int*);
+  nvfp4moe__CUresult (*cuDeviceGet)(nvfp4moe__CUdevice*, int);
+  nvfp4moe__CUresult (*cuDeviceGetAttribute)(int*, int, nvfp4moe__CUdevice);
+  nvfp4moe__CUresult (*cuDeviceGetName)(char*, int, nvfp4moe__CUdevice);
+  nvfp4moe__CUresult (*cuDevicePrimaryCtxRetain)(nvfp4moe__CUcontext*, nvfp4moe__CUdevice);
+  nvfp4moe__CUresult (*cuDevicePrimaryCtxRelease)(nvfp4moe__CUdevice);
+  nvfp4moe__CUresult (*cuCtxGetCurrent)(nvfp4moe__CUcontext*);
+  nvfp4moe__CUresult (*cuCtxPushCurrent)(nvfp4moe__CUcontext);
+  nvfp4moe__CUresult (*cuCtxPopCurrent)(nvfp4moe__CUcontext*);
+  nvfp4moe__CUresult (*cuCtxGetDevice)(nvfp4moe__CUdevice*);
+  nvfp4moe__CUresult (*cuModuleLoadData)(nvfp4moe__CUmodule*, const void*);
+  nvfp4moe__CUresult (*cuModuleUnload)(nvfp4moe__CUmodule);
+  nvfp4moe__CUresult (*cuModuleGetFunction)(nvfp4moe__CUfunction*, nvfp4moe__CUmodule, const char*);
+  nvfp4moe__CUresult (*cuFuncSetAttribute)(nvfp4moe__CUfunction, int, int);
+  nvfp4moe__CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int*, nvfp4moe__CUfunction, int, size_t);
+  nvfp4moe__CUresult (*cuLaunchKernel)(nvfp4moe__CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                       unsigned, unsigned, void*, void**, void**);
+  nvfp4moe__CUresult (*cuMemsetD32Async)(nvfp4moe_devptr, unsigned, size_t, void*);
+  nvfp4moe__CUresult (*cuMemAlloc)(nvfp4moe_devptr*, size_t);
+  nvfp4moe__CUresult (*cuMemFree)(nvfp4moe_devptr);
+  nvfp4moe__CUresult (*cuMemcpyHtoD)(nvfp4moe_devptr, const void*, size_t);
+  nvfp4moe__CUresult (*cuMemcpyDtoH)(void*, nvfp4moe_devptr, size_t);
+  nvfp4moe__CUresult (*cuStreamSynchronize)(void*);
+  nvfp4moe__CUresult (*cuGetErrorName)(nvfp4moe__CUresult, const char**);
+  nvfp4moe__CUresult (*cuTensorMapEncodeTiled)(void*, int, unsigned, void*, const unsigned long long*,
+                                               const unsigned long long*, const unsigned*, const unsigned*, int,
+                                               int, int, int);
+} nvfp4moe__driver_api;
+
+typedef struct nvfp4moe__nvrtc_api {
+  int (*nvrtcVersion)(int*, int*);
+  int (*nvrtcGetNumSupportedArchs)(int*);
+  int (*nvrtcGetSupportedArchs)(int*);
+  int (*nvrtcCreateProgram)(nvfp4moe__nvrtcProgram*, const char*, const char*, int, const char* const*,
+                            const char* const*);
+  int (*nvrtcCompileProgram)(nvfp4moe__nvrtcProgram, int, const char* const*);
+  int (*nvrtcGetProgramLogSize)(nvfp4moe__nvrtcProgram, size_t*);
+  int (*nvrtcGetProgramLog)(nvfp4moe__nvrtcProgram, char*);
+  int (*nvrtcGetCUBINSize)(nvfp4moe__nvrtcProgram, size_t*);
+  int (*nvrtcGetCUBIN)(nvfp4moe__nvrtcProgram, char*);
+  int (*nvrtcDestroyProgram)(nvfp4moe__nvrtcProgram*);
+  const char* (*nvrtcGetErrorString)(int);
+} nvfp4moe__nvrtc_api;
+
+/* Process-wide: loaded once, never unloaded (other contexts may still use them). */
+static nvfp4moe__mutex nvfp4moe__global_lock = NVFP4MOE__MUTEX_INIT;
+static int nvfp4moe__driver_state; /* 0 not tried, 1 loaded, -1 failed */
+static int nvfp4moe__nvrtc_state;
+static nvfp4moe__driver_api nvfp4moe__cu;
+static nvfp4moe__nvrtc_api nvfp4moe__rtc;
+static char nvfp4moe__driver_msg[512];
+static char nvfp4moe__nvrtc_msg[768];
+static char nvfp4moe__nvrtc_loaded_from[512];
+static int nvfp4moe__nvrtc_major, nvfp4moe__nvrtc_minor;
+static int nvfp4moe__nvrtc_archs[64], nvfp4moe__nvrtc_narchs;
+
+typedef nvfp4moe__CUresult (*nvfp4moe__getproc_v2_t)(const char*, void**, int, unsigned long long, int*);
+typedef nvfp4moe__CUresult (*nvfp4moe__getproc_v1_t)(const char*, void**, int, unsigned long long);
+static nvfp4moe__getproc_v2_t nvfp4moe__getproc_v2;
+static nvfp4moe__getproc_v1_t nvfp4moe__getproc_v1;
+
+NVFP4MOE__PRIVATE void* nvfp4moe__driver_proc(const char* name) {
+  void* p = 0;
+  int status = 0;
+  if (nvfp4moe__getproc_v2) {
+    if (nvfp4moe__getproc_v2(name, &p, NVFP4MOE__CUDA_ABI, 0, &status) != 0) p = 0;
+  } else if (nvfp4moe__getproc_v1) {
+    if (nvfp4moe__getproc_v1(name, &p, NVFP4MOE__CUDA_ABI, 0) != 0) p = 0;
+  }
+  return p;
+}
+
+#define NVFP4MOE__BIND(table, field, ptr) memcpy(&(table).field, &(ptr), sizeof(ptr))
+
+/* Caller holds nvfp4moe__global_lock. */
+NVFP4MOE__PRIVATE int nvfp4moe__load_driver_locked(void) {
+  void* lib;
+  nvfp4moe__fnptr gp;
+  if (nvfp4moe__driver_state) return nvfp4moe__driver_state;
+#if defined(_WIN32)
+  lib = nvfp4moe__dlopen("nvcuda.dll");
+#else
+  lib = nvfp4moe__dlopen("libcuda.so.1"); /* never bare libcuda.so: it may be the toolkit's stub */
+#endif
+  if (!lib) {
+#if defined(_WIN32)
+    snprintf(nvfp4moe__driver_msg, sizeof nvfp4moe__driver_msg,
+             "the CUDA driver was not found (looked for nvcuda.dll): no NVIDIA driver installed");
+#else
+    snprintf(nvfp4moe__driver_msg, sizeof nvfp4moe__driver_msg,
+             "the CUDA driver was not found (looked for libcuda.so.1: %s): no NVIDIA driver on this machine",
+             dlerror());
+#endif
+    nvfp4moe__driver_state = -1;
+    return -1;
+  }
+  gp = nvfp4moe__dlsym(lib, "cuGetProcAddress_v2");
+  if (gp) memcpy(&nvfp4moe__getproc_v2, &gp, sizeof gp);
+  else {
+    gp = nvfp4moe__dlsym(lib, "cuGetProcAddress");
+    if (gp) memcpy(&nvfp4moe__getproc_v1, &gp, sizeof gp);
+  }
+  if (!gp) {
+    snprintf(nvfp4moe__driver_msg, sizeof nvfp4moe__driver_msg,
+             "the CUDA driver is too old: cuGetProcAddress (CUDA 11.3+) is missing");
+    nvfp4moe__driver_state = -1;
+    return -1;
+  }
+  {
+    static const char* const names[] = {
+        "cuInit", "cuDriverGetVersion", "cuDeviceGetCount", "cuDeviceGet", "cuDeviceGetAttribute",
+        "cuDeviceGetName", "cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease", "cuCtxGetCurrent",
+        "cuCtxPushCurrent", "cuCtxPopCurrent", "cuCtxGetDevice", "cuModuleLoadData", "cuModuleUnload",
+        "cuModuleGetFunction", "cuFuncSetAttribute", "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+        "cuLaunchKernel", "cuMemsetD32Async", "cuMemAlloc", "cuMemFree", "cuMemcpyHtoD", "cuMemcpyDtoH",
+        "cuStreamSynchronize", "cuGetErrorName", "cuTensorMapEncodeTiled"};
+    /* The table is a sequence of function pointers in the order of `names`. */
+    void* ptrs[sizeof names / sizeof names[0]];
+    size_t i;
+    for (i = 0; i < sizeof names / sizeof names[0]; ++i) {
+      ptrs[i] = nvfp4moe__driver_proc(names[i]);
+      if (!ptrs[i]) {
+        snprintf(nvfp4moe__driver_msg, sizeof nvfp4moe__driver_msg,
+                 "the CUDA driver lacks %s (CUDA 12.0 or newer is needed)", names[i]);
+        nvfp4moe__driver_state = -1;
+        return -1;
+      }
+    }
+    NVFP4MOE_ASSERT(sizeof ptrs == sizeof nvfp4moe__cu);
+    memcpy(&nvfp4moe__cu, ptrs, sizeof ptrs);
+  }
+  nvfp4moe__driver_state = 1;
+  return 1;
+}
+
+/* Caller holds nvfp4moe__global_lock. */
+NVFP4MOE__PRIVATE int nvfp4moe__load_nvrtc_locked(void) {
+  const char* tried[12];
+  int ntried = 0, i;
+  void* lib = 0;
+  const char* env;
+  char path[3][512];
+  if (nvfp4moe__nvrtc_state) return nvfp4moe__nvrtc_state;
+  env = nvfp4moe__getenv("NVFP4MOE_NVRTC_PATH");
+  if (env) tried[ntried++] = env;
+#if defined(_WIN32)
+  tried[ntried++] = "nvrtc64_130_0.dll";
+  tried[ntried++] = "nvrtc64_120_0.dll";
+#else
+  tried[ntried++] = "libnvrtc.so.13";
+  tried[ntried++] = "libnvrtc.so.12";
+  {
+    /* a toolkit that is installed but not in the loader path */
+    const char* home = nvfp4moe__getenv("CUDA_HOME");
+    if (!home) home = nvfp4moe__getenv("CUDA_PATH");
+    if (home) {
+      snprintf(path[0], sizeof path[0], "%s/lib64/libnvrtc.so.13", home);
+      snprintf(path[1], sizeof path[1], "%s/lib64/libnvrtc.so.12", home);
+      tried[ntried++] = path[0];
+      tried[ntried++] = path[1];
+    }
+    snprintf(path[2], sizeof path[2], "/usr/local/cuda/lib64/libnvrtc.so.13");
+    tried[ntried++] = path[2];
+  }
+#endif
+  for (i = 0; i < ntried && !lib; ++i) {
+    lib = nvfp4moe__dlopen(tried[i]);
+    if (lib) snprintf(nvfp4moe__nvrtc_loaded_from, sizeof nvfp4moe__nvrtc_loaded_from, "%s", tried[i]);
+  }
+  if (!lib) {
+    size_t off = (size_t)snprintf(nvfp4moe__nvrtc_msg, sizeof nvfp4moe__nvrtc_msg,
+                                  "NVRTC was not found; looked for");
+    for (i = 0; i < ntried && off < sizeof nvfp4moe__nvrtc_msg; ++i)
+      off += (size_t)snprintf(nvfp4moe__nvrtc_msg + off, sizeof nvfp4moe__nvrtc_msg - off, "%s %s",
+                              i ? "," : "", tried[i]);
+    if (off < sizeof nvfp4moe__nvrtc_msg)
+      snprintf(nvfp4moe__nvrtc_msg + off, sizeof nvfp4moe__nvrtc_msg - off,
+               " (set NVFP4MOE_NVRTC_PATH to the library, or install the CUDA NVRTC runtime)");
+    nvfp4moe__nvrtc_state = -1;
+    return -1;
+  }
+  {
+    static const char* const names[] = {
+        "nvrtcVersion", "nvrtcGetNumSupportedArchs", "nvrtcGetSupportedArchs", "nvrtcCreateProgram",
+        "nvrtcCompileProgram", "nvrtcGetProgramLogSize", "nvrtcGetProgramLog", "nvrtcGetCUBINSize",
+        "nvrtcGetCUBIN", "nvrtcDestroyProgram", "nvrtcGetErrorString"};
+    nvfp4moe__fnptr ptrs[sizeof names / sizeof names[0]];
+    size_t j;
+    for (j = 0; j < sizeof names / sizeof names[0]; ++j) {
+      ptrs[j] = nvfp4moe__dlsym(lib, names[j]);
+      if (!ptrs[j]) {
+        snprintf(nvfp4moe__nvrtc_msg, sizeof nvfp4moe__nvrtc_msg,
+                 "%s has no %s (NVRTC 11.2 or newer is needed)", nvfp4moe__nvrtc_loaded_from, names[j]);
+        nvfp4moe__nvrtc_state = -1;
+        return -1;
+      }
+    }
+    NVFP4MOE_ASSERT(sizeof ptrs == sizeof nvfp4moe__rtc);
+    memcpy(&nvfp4moe__rtc, ptrs, sizeof ptrs);
+  }
+  nvfp4moe__rtc.nvrtcVersion(&nvfp4moe__nvrtc_major, &nvfp4moe__nvrtc_minor);
+  if (nvfp4moe__rtc.nvrtcGetNumSupportedArchs(&nvfp4moe__nvrtc_narchs) != 0 || nvfp4moe__nvrtc_narchs < 0 ||
+      nvfp4moe__nvrtc_narchs > 64)
+    nvfp4moe__nvrtc_narchs = 0;
+  if (nvfp4moe__nvrtc_narchs) nvfp4moe__rtc.nvrtcGetSupportedArchs(nvfp4moe__nvrtc_archs);
+  nvfp4moe__nvrtc_state = 1;
+  return 1;
+}
+
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_driver_symbol(const char* name, void** fn) {
+  int st;
+  if (!name || !fn)
+    return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_INVALID_ARGUMENT, "nvfp4moe_driver_symbol: name and fn must not be null");
+  nvfp4moe__lock(&nvfp4moe__global_lock);
+  st = nvfp4moe__load_driver_locked();
+  nvfp4moe__unlock(&nvfp4moe__global_lock);
+  if (st < 0) return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_DRIVER_NOT_FOUND, "%s", nvfp4moe__driver_msg);
+  *fn = nvfp4moe__driver_proc(name);
+  if (!*fn)
+    return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_NOT_SUPPORTED, "nvfp4moe_driver_symbol: the driver has no %s", name);
+  return NVFP4MOE_SUCCESS;
+}
+
+/* --------------------------------------------------------------------------------------
+   Host allocation through the context's allocator
+   -------------------------------------------------------------------------------------- */
+
+NVFP4MOE__PRIVATE void* nvfp4moe__alloc(const nvfp4moe_allocator* a, size_t n) {
+  if (a && a->alloc_fn) return a->alloc_fn(n, a->user_data);
+  return malloc(n);
+}
+NVFP4MOE__PRIVATE void nvfp4moe__free(const nvfp4moe_allocator* a, void* p) {
+  if (!p) return;
+  if (a && a->free_fn) a->free_fn(p, a->user_data);
+  else free(p);
+}
+
+/* --------------------------------------------------------------------------------------
+   Embedded kernel source (generated from kernels_src/ by tools/embed_kernels.py;
+   chunks stay under 4 KB for C99 and MSVC string-literal limits)
+   -------------------------------------------------------------------------------------- */
+
+typedef struct nvfp4moe__source {
+  const char* name;
+  const char* const* chunks;
+} nvfp4moe__source;
+
+/* BEGIN GENERATED KERNEL SOURCE */
+static const char* const nvfp4moe__src_common_cuh[] = {
+  "// common.cuh -- types and the bit-exact NVFP4 numerics shared by every kernel.\n"
+  "//\n"
+  "// NVRTC compiles these sources with no headers at all (NVRTC 13 ships none of\n"
+  "// cuda_fp4.h / cuda_bf16.h / <cstdint>), so everything is spelled out here.\n"
+  "// The host reference in nvfp4moe.h implements the same operations in the same\n"
+  "// order; NUMERICS.md section 2 is the contract, docs/numerics.md the decisions.\n"
+  "#pragma once\n"
+  "\n"
+  "typedef unsigned char u8;\n"
+  "typedef unsigned short u16;\n"
+  "typedef unsigned int u32;\n"
+  "typedef unsigned long long u64;\n"
+  "typedef long long i64;\n"
+  "\n"
+  "#define NVF_DEV __device__ __forceinline__\n"
+  "\n"
+  "// f32 constants by bit pattern, so host and device use the very same values.\n"
+  "#define NVF_RCP6_BITS 0x3E2AAAABu    // f32 nearest 1/6\n"
+  "#define NVF_RCP2688_BITS 0x39C30C31u // f32 nearest 1/2688 (2688 = 6 * 448)\n"
+  "#define NVF_FLT_MIN 1.17549435e-38f  // smallest normal f32\n"
+  "\n"
+  "NVF_DEV float nvf_f32(u32 bits) { return __uint_as_float(bits); }\n"
+  "NVF_DEV bool nvf_is_nonfinite(float x) { return (__float_as_uint(x) & 0x7F800000u) == 0x7F800000u; }\n"
+  "NVF_DEV float nvf_abs(float x) { return __uint_as_float(__float_as_uint(x) & 0x7FFFFFFFu); }\n"
+  "\n"
+  "// ---- 16-bit float widening (exact) and bf16 rounding --------------------------------\n"
+  "NVF_DEV float nvf_bf16_to_f32(u32 h) { return __uint_as_float(h << 16); }\n"
+  "NVF_DEV float nvf_fp16_to_f32(u16 h) {\n"
+  "  float f;\n"
+  "  asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h));\n"
+  "  return f;\n"
+  "}\n"
+  "// Round to nearest even; NaN becomes the canonical 0x7FFF (as the host reference).\n"
+  "NVF_DEV u32 nvf_f32_to_bf16(float f) {\n"
+  "  u16 h;\n"
+  "  asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f));\n"
+  "  return h;\n"
+  "}\n"
+  "NVF_DEV u32 nvf_pack_bf16x2(float lo, float hi) {\n"
+  "  u32 r;\n"
+  "  asm(\"cvt.rn.bf16x2.f32 %0, %1, %2;\" : \"=r\"(r) : \"f\"(hi), \"f\"(lo));\n"
+  "  return r;\n"
+  "}\n"
+  "\n"
+  "// ---- E4M3 (scale factor) -------------------------------------------------------------\n"
+  "// Input: amax * t >= 0, or NaN. RNE, saturating to 448 (0x7E); NaN -> 0x7F; values\n"
+  "// below 2^-6 become subnormals (step 2^-9) or 0.\n"
+  "NVF_DEV u32 nvf_e4m3_sw(float x) {\n"
+  "  if (x != x) return 0x7Fu;\n"
+  "  if (x >= 448.0f) return 0x7Eu;\n"
+  "  if (x < 0.015625f) return (u32)rintf(__fmul_rn(x, 512.0f)); // exact scaling, RNE\n"
+  "  u32 v = __float_as_uint(x) - (120u << 23);                   // rebias 127 -> 7\n"
+  "  return (v + 0x7FFFFu + ((v >> 20) & 1u)) >> 20;              // RNE to 3 mantissa bits\n"
+  "}\n"
+  "// cvt.rn.satfinite.e4m3x2.f32 (sm_89+) gives the same byte for every such input.\n"
+  "NVF_DEV u32 nvf_e4m3_hw(float x) {\n"
+  "  u16 r;\n"
+  "  asm(\"cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;\" : \"=h\"(r) : \"f\"(0.0f), \"f\"(x));\n"
+  "  return r & 0xFFu;\n"
+  "}\n"
+  "#if defined(NVF_HW_E4M3)\n"
+  "#define nvf_e4m3 nvf_e4m3_hw\n"
+  "#else\n"
+  "#define nvf_e4m3 nvf_e4m3_sw\n"
+  "#endif\n"
+  "\n"
+  "// Exact decode of an E4M3 byte (sign 0): the bits shifted into f32 position are the\n"
+  "// value * 2^-120 (subnormals included), and * 2^120 is exact.\n"
+  "NVF_DEV float nvf_e4m3_to_f32(u32 b) {\n"
+  "  return __fmul_rn(__uint_as_float((b & 0x7Fu) << 20), nvf_f32(0x7B800000u));\n"
+  "}\n"
+  "\n"
+  "// ---- E2M1 (element) ------------------------------------------------------------------\n"
+  "// Magnitude code of |v| by the RNE cut points (NUMERICS.md 1); NaN gives 0.\n"
+  "NVF_DEV u32 nvf_e2m1_mag(float a) {\n"
+  "  return (u32)(a > 0.25f) + (u32)(a >= 0.75f) + (u32)(a > 1.25f) + (u32)(a >= 1.75f) +\n"
+  "         (u32)(a > 2.5f) + (u32)(a >= 3.5f) + (u32)(a > 5.0f);\n"
+  "}\n"
+  "NVF_DEV float nvf_e2m1_to_f32(u32 code) {\n"
+  "  // magnitudes 0, .5, 1, 1.5, 2, 3, 4, 6 as f32 bit patterns\n"
+  "  const u32 m = code & 7u;\n"
+  "  u32 bits = m < 2u \? (m \? 0x3F000000u : 0u) : ((126u + (m >> 1)) << 23) | ((m & 1u) << 22);\n",
+  "  return __uint_as_float(bits | ((code & 8u) << 28));\n"
+  "}\n"
+  "\n"
+  "// Codes of 16 values x[i] * out (out > 0). The sign always comes from x, so a zero\n"
+  "// element keeps code +-0 even when out overflowed to +inf (docs/numerics.md).\n"
+  "// Packing: element 2j in the low nibble of byte j.\n"
+  "NVF_DEV void nvf_e2m1_pack16(const float* x, float out, u32* q) {\n"
+  "#if defined(NVF_HW_E2M1)\n"
+  "  #pragma unroll\n"
+  "  for (int w = 0; w < 2; ++w) {\n"
+  "    u32 word = 0;\n"
+  "    #pragma unroll\n"
+  "    for (int j = 0; j < 4; ++j) {\n"
+  "      float lo = x[w * 8 + 2 * j], hi = x[w * 8 + 2 * j + 1];\n"
+  "      float plo = lo == 0.0f \? lo : __fmul_rn(lo, out);\n"
+  "      float phi = hi == 0.0f \? hi : __fmul_rn(hi, out);\n"
+  "      u32 b;\n"
+  "      // first source operand lands in the HIGH nibble\n"
+  "      asm(\"{.reg .b8 t; cvt.rn.satfinite.e2m1x2.f32 t, %1, %2; cvt.u32.u8 %0, t;}\"\n"
+  "          : \"=r\"(b) : \"f\"(phi), \"f\"(plo));\n"
+  "      word |= (b & 0xFFu) << (8 * j);\n"
+  "    }\n"
+  "    q[w] = word;\n"
+  "  }\n"
+  "#else\n"
+  "  #pragma unroll\n"
+  "  for (int w = 0; w < 2; ++w) {\n"
+  "    u32 word = 0;\n"
+  "    #pragma unroll\n"
+  "    for (int j = 0; j < 8; ++j) {\n"
+  "      float v = x[w * 8 + j];\n"
+  "      u32 c = nvf_e2m1_mag(nvf_abs(__fmul_rn(v, out))) | ((__float_as_uint(v) >> 28) & 8u);\n"
+  "      word |= c << (4 * j);\n"
+  "    }\n"
+  "    q[w] = word;\n"
+  "  }\n"
+  "#endif\n"
+  "}\n"
+  "\n"
+  "// ---- one block of 16 (NUMERICS.md 2, steps 2-5 and 4over6) --------------------------\n"
+  "// s: decode scale of the row (finite, normal, > 0); t = (1/s) * (1/6). amax: max |x_i|\n"
+  "// (all finite). fo6: 0 off, 1 4over6 MAE, 2 4over6 MSE. Writes 8 bytes of codes to q,\n"
+  "// returns the SF byte.\n"
+  "NVF_DEV float nvf_block_error(const float* x, const u32* q, float sff, float s, int mse) {\n"
+  "  float err = 0.0f;\n"
+  "  #pragma unroll\n"
+  "  for (int i = 0; i < 16; ++i) {\n"
+  "    u32 c = (q[i >> 3] >> (4 * (i & 7))) & 0xFu;\n"
+  "    float deq = __fmul_rn(__fmul_rn(nvf_e2m1_to_f32(c), sff), s);\n"
+  "    float d = __fsub_rn(deq, x[i]);\n"
+  "    err = __fadd_rn(err, mse \? __fmul_rn(d, d) : nvf_abs(d));\n"
+  "  }\n"
+  "  return err;\n"
+  "}\n"
+  "\n"
+  "NVF_DEV u32 nvf_quantize_block16(const float* x, float amax, float s, float t, int fo6, u32* q) {\n"
+  "  q[0] = 0u; q[1] = 0u;\n"
+  "  if (amax == 0.0f) return 0u;                  // zero block: SF 0, codes +0\n"
+  "  const float st = __fmul_rn(amax, t);\n"
+  "  const u32 sf6 = nvf_e4m3(st);\n"
+  "  if (sf6 != 0u) nvf_e2m1_pack16(x, __fdiv_rn(1.0f, __fmul_rn(nvf_e4m3_to_f32(sf6), s)), q);\n"
+  "  if (!fo6) return sf6;\n"
+  "  // 4over6: the block max maps to 4 instead of 6; pick it iff strictly better.\n"
+  "  const u32 sf4 = nvf_e4m3(__fmul_rn(st, 1.5f));\n"
+  "  u32 q4[2] = {0u, 0u};\n"
+  "  if (sf4 != 0u) nvf_e2m1_pack16(x, __fdiv_rn(1.0f, __fmul_rn(nvf_e4m3_to_f32(sf4), s)), q4);\n"
+  "  const float e6 = nvf_block_error(x, q, nvf_e4m3_to_f32(sf6), s, fo6 == 2);\n"
+  "  const float e4 = nvf_block_error(x, q4, nvf_e4m3_to_f32(sf4), s, fo6 == 2);\n"
+  "  if (e4 < e6) { q[0] = q4[0]; q[1] = q4[1]; return sf4; }\n"
+  "  return sf6;\n"
+  "}\n"
+  "\n"
+  "// ---- scale-factor layouts (NUMERICS.md 3) --------------------------------------------\n"
+  "// 128x4: off = (r/128)*Kc4*512 + (c/4)*512 + (r%32)*16 + ((r%128)/32)*4 + c%4\n"
+  "NVF_DEV i64 nvf_sf_offset_128x4(i64 r, int c, int kc4) {\n"
+  "  return (r >> 7) * (i64)kc4 * 512 + (i64)(c >> 2) * 512 + (r & 31) * 16 + ((r & 127) >> 5) * 4 + (c & 3);\n"
+  "}\n"
+  "NVF_DEV i64 nvf_sf_group_bytes_128x4(int rows, int k) {\n"
+  "  return (i64)((rows + 127) / 128) * 128 * 4 * ((k / 16 + 3) / 4);\n"
+  "}\n"
+  "\n"
+  "// ---- the exp of the SiLU, deterministic on host and device ----------------------------\n"
+  "// Cody-Waite reduction plus a degree-6 Taylor polynomial, every operation rounded\n"
+  "// explicitly (no FMA), so the CPU reference gives the same bits. Max error ~2 ulp.\n",
+  "NVF_DEV float nvf_exp(float x) {\n"
+  "  if (x != x) return x;\n"
+  "  if (x > 88.7228394f) return __uint_as_float(0x7F800000u);\n"
+  "  if (x < -103.972084f) return 0.0f;\n"
+  "  const float n = rintf(__fmul_rn(x, 1.44269502f));\n"
+  "  float r = __fsub_rn(x, __fmul_rn(n, 0.693145751953125f));\n"
+  "  r = __fsub_rn(r, __fmul_rn(n, 1.42860677e-06f));\n"
+  "  float p = 1.38888889e-3f;                      // 1/720\n"
+  "  p = __fadd_rn(__fmul_rn(p, r), 8.33333377e-3f); // 1/120\n"
+  "  p = __fadd_rn(__fmul_rn(p, r), 4.16666679e-2f); // 1/24\n"
+  "  p = __fadd_rn(__fmul_rn(p, r), 0.166666672f);   // 1/6\n"
+  "  p = __fadd_rn(__fmul_rn(p, r), 0.5f);\n"
+  "  p = __fadd_rn(__fmul_rn(p, r), 1.0f);\n"
+  "  p = __fadd_rn(__fmul_rn(p, r), 1.0f);\n"
+  "  const int ni = (int)n, h = ni / 2;\n"
+  "  p = __fmul_rn(p, __uint_as_float((u32)(h + 127) << 23));\n"
+  "  return __fmul_rn(p, __uint_as_float((u32)(ni - h + 127) << 23));\n"
+  "}\n"
+  "// y = bf16_rne(silu(g) * u), silu(g) = g / (1 + exp(-g)) in f32 (NUMERICS.md 5).\n"
+  "__device__ __noinline__ float nvf_silu_mul(float g, float u) {\n"
+  "  float sg = __fdiv_rn(g, __fadd_rn(1.0f, nvf_exp(-g)));\n"
+  "  return nvf_bf16_to_f32(nvf_f32_to_bf16(__fmul_rn(sg, u)));\n"
+  "}\n"
+  "\n"
+  "// masked_m as the contract reads it: clamped to [0, rows] so nothing past M_max is touched.\n"
+  "NVF_DEV int nvf_valid_rows(const int* masked_m, int g, int rows) {\n"
+  "  if (!masked_m) return rows;\n"
+  "  int m = masked_m[g];\n"
+  "  return m < 0 \? 0 : (m > rows \? rows : m);\n"
+  "}\n",
+  0};
+static const char* const nvfp4moe__src_gemm_portable_cu[] = {
+  "// gemm_portable.cu -- masked grouped NVFP4 GEMM (NT) for sm_80 and newer.\n"
+  "//\n"
+  "// D[g, m, n] = bf16(alpha[g] * row_scale[g, m] * sum_k deq(A)[g,m,k] * deq(B)[g,n,k])\n"
+  "// for m < masked_m[g]; other rows of D are never written (NUMERICS.md 4).\n"
+  "//\n"
+  "// Each K tile of A and B is dequantized exactly to BF16 in shared memory (e2m1 * e4m3\n"
+  "// has at most 6 significant bits, so it fits), then mma.sync m16n8k16 BF16 with F32\n"
+  "// accumulation. The dequantized values carry a factor 2^-8 each (see nvf_dequant_chunk)\n"
+  "// that the epilogue removes exactly. Register prefetch of the next K tile overlaps the\n"
+  "// global loads with the MMAs of the current one.\n"
+  "#include \"common.cuh\"\n"
+  "#include \"ptx_mma.cuh\"\n"
+  "#include \"scheduler.cuh\"\n"
+  "\n"
+  "#ifndef NVF_BM\n"
+  "#define NVF_BM 64\n"
+  "#endif\n"
+  "#ifndef NVF_WARPS_M\n"
+  "#define NVF_WARPS_M 2\n"
+  "#endif\n"
+  "#ifndef NVF_WARPS_N\n"
+  "#define NVF_WARPS_N 2\n"
+  "#endif\n"
+  "#define NVF_BN 128\n"
+  "#define NVF_BK 64 // elements: 32 bytes of E2M1 and one 4-byte group of SFs per row\n"
+  "#define NVF_THREADS (32 * NVF_WARPS_M * NVF_WARPS_N)\n"
+  "#define NVF_WM (NVF_BM / NVF_WARPS_M)\n"
+  "#define NVF_WN (NVF_BN / NVF_WARPS_N)\n"
+  "#define NVF_MI (NVF_WM / 16)\n"
+  "#define NVF_NI (NVF_WN / 8)\n"
+  "#define NVF_ROWS (NVF_BM + NVF_BN)\n"
+  "#define NVF_CHUNKS (2 * NVF_ROWS) // 16-byte chunks of packed E2M1 per K tile\n"
+  "#define NVF_RAW ((NVF_CHUNKS + NVF_THREADS - 1) / NVF_THREADS)\n"
+  "#define NVF_STAGE_BYTES (NVF_ROWS * NVF_BK * 2)\n"
+  "\n"
+  "static_assert(NVF_WM % 16 == 0 && NVF_WN % 16 == 0, \"warp tile must be 16-aligned\");\n"
+  "\n"
+  "struct NvfGemmParams {\n"
+  "  const u8* a;            // [G, m_max, k/2]\n"
+  "  const u8* a_sf;         // 128x4 over m_max rows, per group\n"
+  "  const u8* b;            // [G, n, k/2]\n"
+  "  const u8* b_sf;         // 128x4 over n rows, per group\n"
+  "  const int* masked_m;    // [G]\n"
+  "  const float* alpha;     // [G] or null (1)\n"
+  "  const float* row_scale; // [G, m_max] or null (1)\n"
+  "  u16* d;                 // bf16 [G, m_max, ldd]\n"
+  "  i64 ldd;\n"
+  "  int groups, m_max, n, k;\n"
+  "};\n"
+  "\n"
+  "// 16 bytes (32 E2M1 codes, two SF blocks) -> 32 BF16 values * 2^-8 each, as 4 x 16 bytes.\n"
+  "// A code's f32 bits (mag << 22 | sign << 31) are exactly its value * 2^-126 (0.5 lands\n"
+  "// on the subnormal 2^-127), and sf * 2^118 < 2^127 is exact, so the product is\n"
+  "// value * sf * 2^-8 exactly and its top 16 bits are the BF16.\n"
+  "NVF_DEV void nvf_dequant_chunk(uint4 raw, u32 sf2, uint4* out) {\n"
+  "  const float s0 = __fmul_rn(nvf_e4m3_to_f32(sf2 & 0xFFu), nvf_f32(0x7A800000u)); // * 2^118\n"
+  "  const float s1 = __fmul_rn(nvf_e4m3_to_f32((sf2 >> 8) & 0xFFu), nvf_f32(0x7A800000u));\n"
+  "  const u32 w[4] = {raw.x, raw.y, raw.z, raw.w};\n"
+  "  #pragma unroll\n"
+  "  for (int i = 0; i < 4; ++i) { // word i: codes 8i .. 8i+7\n"
+  "    const float sc = i < 2 \? s0 : s1;\n"
+  "    u32 o[4];\n"
+  "    #pragma unroll\n"
+  "    for (int j = 0; j < 4; ++j) {\n"
+  "      const u32 byte = (w[i] >> (8 * j)) & 0xFFu;\n"
+  "      const float lo = __uint_as_float(((byte & 7u) << 22) | ((byte & 8u) << 28));\n"
+  "      const float hi = __uint_as_float((((byte >> 4) & 7u) << 22) | ((byte & 0x80u) << 24));\n"
+  "      const u32 blo = __float_as_uint(__fmul_rn(lo, sc)) >> 16;\n"
+  "      const u32 bhi = __float_as_uint(__fmul_rn(hi, sc)) & 0xFFFF0000u;\n"
+  "      o[j] = blo | bhi;\n"
+  "    }\n"
+  "    out[i] = make_uint4(o[0], o[1], o[2], o[3]);\n"
+  "  }\n"
+  "}\n"
+  "\n"
+  "// Shared tile row: 64 BF16 = 8 chunks of 16 bytes, XOR-swizzled by row so ldmatrix\n"
+  "// reads of 8 rows at one K offset hit 8 different bank groups.\n"
+  "NVF_DEV u32 nvf_tile_off(int row, int chunk) { return (u32)(row * 128 + ((chunk ^ (row & 7)) << 4)); }\n"
+  "\n"
+  "struct NvfRawTile {\n"
+  "  uint4 data[NVF_RAW];\n"
+  "  u32 sf[NVF_RAW];\n"
+  "};\n"
+  "\n",
+  "NVF_DEV void nvf_load_raw(const NvfGemmParams& p, const NvfTile& t, int kt, int kc4, NvfRawTile& raw) {\n"
+  "  const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);\n"
+  "  #pragma unroll\n"
+  "  for (int i = 0; i < NVF_RAW; ++i) {\n"
+  "    const int c = threadIdx.x + i * NVF_THREADS, row = c >> 1, half = c & 1;\n"
+  "    raw.data[i] = make_uint4(0u, 0u, 0u, 0u);\n"
+  "    raw.sf[i] = 0u;\n"
+  "    if (c >= NVF_CHUNKS || kt * NVF_BK + half * 32 >= p.k) continue;\n"
+  "    const u8* src; const u8* sf; i64 r;\n"
+  "    if (row < NVF_BM) {\n"
+  "      r = (i64)t.m_tile * NVF_BM + row;\n"
+  "      if (r >= t.valid_m) continue; // invalid rows of the masked layout are never read\n"
+  "      src = p.a + ((i64)t.g * p.m_max + r) * (p.k / 2);\n"
+  "      sf = p.a_sf + t.g * sfa_g;\n"
+  "    } else {\n"
+  "      r = (i64)t.n_tile * NVF_BN + (row - NVF_BM);\n"
+  "      if (r >= p.n) continue;\n"
+  "      src = p.b + ((i64)t.g * p.n + r) * (p.k / 2);\n"
+  "      sf = p.b_sf + t.g * sfb_g;\n"
+  "    }\n"
+  "    raw.data[i] = *(const uint4*)(src + kt * 32 + half * 16);\n"
+  "    raw.sf[i] = *(const u32*)(sf + nvf_sf_offset_128x4(r, kt * 4, kc4)) >> (16 * half);\n"
+  "  }\n"
+  "}\n"
+  "\n"
+  "NVF_DEV void nvf_store_tile(u8* stage, const NvfRawTile& raw) {\n"
+  "  #pragma unroll\n"
+  "  for (int i = 0; i < NVF_RAW; ++i) {\n"
+  "    const int c = threadIdx.x + i * NVF_THREADS, row = c >> 1, half = c & 1;\n"
+  "    if (c >= NVF_CHUNKS) continue;\n"
+  "    uint4 o[4];\n"
+  "    nvf_dequant_chunk(raw.data[i], raw.sf[i], o);\n"
+  "    #pragma unroll\n"
+  "    for (int j = 0; j < 4; ++j) *(uint4*)(stage + nvf_tile_off(row, half * 4 + j)) = o[j];\n"
+  "  }\n"
+  "}\n"
+  "\n"
+  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS)\n"
+  "nvf_gemm_portable(const NvfGemmParams p) {\n"
+  "  extern __shared__ __align__(128) u8 smem[];\n"
+  "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
+  "  const int wm = warp / NVF_WARPS_N, wn = warp % NVF_WARPS_N;\n"
+  "  const int kc4 = (p.k / 16 + 3) / 4, kt_count = (p.k + NVF_BK - 1) / NVF_BK;\n"
+  "  const int n_tiles = (p.n + NVF_BN - 1) / NVF_BN;\n"
+  "\n"
+  "  NvfMaskedScheduler sched;\n"
+  "  sched.init(p.masked_m, p.groups, p.m_max, NVF_BM, n_tiles);\n"
+  "  NvfTile t;\n"
+  "  for (i64 ti = blockIdx.x; sched.get(ti, t); ti += gridDim.x) {\n"
+  "    float acc[NVF_MI][NVF_NI][4];\n"
+  "    #pragma unroll\n"
+  "    for (int mi = 0; mi < NVF_MI; ++mi)\n"
+  "      #pragma unroll\n"
+  "      for (int ni = 0; ni < NVF_NI; ++ni)\n"
+  "        #pragma unroll\n"
+  "        for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;\n"
+  "\n"
+  "    NvfRawTile raw;\n"
+  "    nvf_load_raw(p, t, 0, kc4, raw);\n"
+  "    nvf_store_tile(smem, raw);\n"
+  "    __syncthreads();\n"
+  "    for (int kt = 0; kt < kt_count; ++kt) {\n"
+  "      if (kt + 1 < kt_count) nvf_load_raw(p, t, kt + 1, kc4, raw);\n"
+  "      const u8* st = smem + (kt & 1) * NVF_STAGE_BYTES;\n"
+  "      #pragma unroll\n"
+  "      for (int ks = 0; ks < NVF_BK / 16; ++ks) {\n"
+  "        u32 af[NVF_MI][4], bf[NVF_NI][2];\n"
+  "        #pragma unroll\n"
+  "        for (int mi = 0; mi < NVF_MI; ++mi) {\n"
+  "          const int row = wm * NVF_WM + mi * 16 + (lane & 15);\n"
+  "          nvf_ldmatrix_x4(nvf_smem_addr(st + nvf_tile_off(row, ks * 2 + (lane >> 4))),\n"
+  "                          af[mi][0], af[mi][1], af[mi][2], af[mi][3]);\n"
+  "        }\n"
+  "        #pragma unroll\n"
+  "        for (int nj = 0; nj < NVF_NI / 2; ++nj) {\n"
+  "          const int row = NVF_BM + wn * NVF_WN + nj * 16 + (lane & 7) + ((lane >> 4) << 3);\n"
+  "          nvf_ldmatrix_x4(nvf_smem_addr(st + nvf_tile_off(row, ks * 2 + ((lane >> 3) & 1))),\n"
+  "                          bf[2 * nj][0], bf[2 * nj][1], bf[2 * nj + 1][0], bf[2 * nj + 1][1]);\n"
+  "        }\n"
+  "        #pragma unroll\n"
+  "        for (int mi = 0; mi < NVF_MI; ++mi)\n"
+  "          #pragma unroll\n",
+  "          for (int ni = 0; ni < NVF_NI; ++ni) nvf_mma_bf16_16816(acc[mi][ni], af[mi], bf[ni][0], bf[ni][1]);\n"
+  "      }\n"
+  "      // The other stage was last read in iteration kt-1, which the barrier below closed.\n"
+  "      if (kt + 1 < kt_count) nvf_store_tile(smem + ((kt + 1) & 1) * NVF_STAGE_BYTES, raw);\n"
+  "      __syncthreads();\n"
+  "    }\n"
+  "\n"
+  "    // Epilogue: undo the 2^-8 * 2^-8 of the operands exactly, apply alpha and row scale.\n"
+  "    const float alpha = p.alpha \? p.alpha[t.g] : 1.0f;\n"
+  "    #pragma unroll\n"
+  "    for (int mi = 0; mi < NVF_MI; ++mi)\n"
+  "      #pragma unroll\n"
+  "      for (int h = 0; h < 2; ++h) {\n"
+  "        const int m = t.m_tile * NVF_BM + wm * NVF_WM + mi * 16 + (lane >> 2) + h * 8;\n"
+  "        if (m >= t.valid_m) continue;\n"
+  "        const float rs = p.row_scale \? p.row_scale[(i64)t.g * p.m_max + m] : 1.0f;\n"
+  "        const float sc = __fmul_rn(alpha, rs);\n"
+  "        u16* drow = p.d + ((i64)t.g * p.m_max + m) * p.ldd;\n"
+  "        #pragma unroll\n"
+  "        for (int ni = 0; ni < NVF_NI; ++ni) {\n"
+  "          const int n = t.n_tile * NVF_BN + wn * NVF_WN + ni * 8 + (lane & 3) * 2;\n"
+  "          if (n >= p.n) continue;\n"
+  "          const float v0 = __fmul_rn(sc, __fmul_rn(acc[mi][ni][2 * h], 65536.0f));\n"
+  "          const float v1 = __fmul_rn(sc, __fmul_rn(acc[mi][ni][2 * h + 1], 65536.0f));\n"
+  "          *(u32*)(drow + n) = nvf_pack_bf16x2(v0, v1);\n"
+  "        }\n"
+  "      }\n"
+  "  }\n"
+  "}\n",
+  0};
+static const char* const nvfp4moe__src_gemm_sm100_cu[] = {
+  "// placeholder\n",
+  0};
+static const char* const nvfp4moe__src_ptx_mma_cuh[] = {
+  "// ptx_mma.cuh -- warp-level tensor-core wrappers (sm_80+): ldmatrix and mma.sync.\n"
+  "#pragma once\n"
+  "#include \"common.cuh\"\n"
+  "\n"
+  "NVF_DEV u32 nvf_smem_addr(const void* p) { return (u32)__cvta_generic_to_shared(p); }\n"
+  "\n"
+  "NVF_DEV void nvf_ldmatrix_x4(u32 addr, u32& r0, u32& r1, u32& r2, u32& r3) {\n"
+  "  asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\"\n"
+  "               : \"=r\"(r0), \"=r\"(r1), \"=r\"(r2), \"=r\"(r3) : \"r\"(addr));\n"
+  "}\n"
+  "\n"
+  "// D += A(16x16, row) * B(16x8, col), bf16 inputs, f32 accumulators.\n"
+  "NVF_DEV void nvf_mma_bf16_16816(float* d, const u32* a, u32 b0, u32 b1) {\n"
+  "  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 \"\n"
+  "               \"{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\"\n"
+  "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
+  "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));\n"
+  "}\n",
+  0};
+static const char* const nvfp4moe__src_quantize_cu[] = {
+  "// quantize.cu -- NVFP4 quantization kernels: per-token and given-scale (per tensor /\n"
+  "// per expert), plain and masked, fused SiLU-and-mul + quantize, weight amax, SF layout\n"
+  "// conversion, dequantization. Bit-exact with the host reference (NUMERICS.md 2-3).\n"
+  "#include \"common.cuh\"\n"
+  "\n"
+  "#define NVF_QT 128 // threads per CTA: one CTA quantizes one row at a time\n"
+  "#define NVF_QNB 4  // 16-element blocks a thread keeps in registers (one read for K <= 8192)\n"
+  "\n"
+  "struct NvfQuantParams {\n"
+  "  const void* x;          // input rows, bf16 or fp16; SiLU: [gate | up], 2k wide\n"
+  "  i64 x_row_stride;       // elements\n"
+  "  i64 x_group_stride;     // elements\n"
+  "  u8* q;                  // [G, rows, k/2] packed E2M1\n"
+  "  u8* sf;                 // 128x4: G * roundup(rows,128)*4*Kc4 bytes; linear: [G, rows, k/16]\n"
+  "  float* scale_out;       // per-token decode scales [G, rows]\n"
+  "  const float* scale_in;  // given decode scales [G] on the device, or null\n"
+  "  const float* gate_scale;// SiLU: optional f32 [G] multiplying the gate half\n"
+  "  const float* up_scale;  // SiLU: optional f32 [G] multiplying the up half\n"
+  "  const int* masked_m;    // [G] or null (all rows valid)\n"
+  "  float scale_value;      // given decode scale when scale_in is null\n"
+  "  int groups, rows, k;\n"
+  "  int sf_linear;          // 0: 128x4, 1: linear\n"
+  "  int per_token;          // 1: s = row_amax / 2688 per row; 0: given s\n"
+  "  int fo6;                // 4over6: 0 off, 1 MAE, 2 MSE\n"
+  "  int fp16;               // 1: input is fp16, 0: bf16\n"
+  "  int pad_rows;           // write zero SF rows up to roundup(rows,128) (plain 128x4)\n"
+  "};\n"
+  "\n"
+  "// A block of 16 values is kept as 8 words of packed 16-bit floats (half the registers\n"
+  "// of f32): the input as loaded, or for SiLU the bf16 y itself (y is bf16 by contract).\n"
+  "NVF_DEV float nvf_half_to_f32(u32 w, int j, int fp16) {\n"
+  "  const u32 h = (w >> (16 * (j & 1))) & 0xFFFFu;\n"
+  "  return fp16 \? nvf_fp16_to_f32((u16)h) : nvf_bf16_to_f32(h);\n"
+  "}\n"
+  "NVF_DEV void nvf_unpack16(const u32* w, int fp16, float* v) {\n"
+  "  #pragma unroll\n"
+  "  for (int j = 0; j < 16; ++j) v[j] = nvf_half_to_f32(w[j >> 1], j, fp16);\n"
+  "}\n"
+  "\n"
+  "// Block b of the row to quantize: the input itself, or bf16(silu(gate) * up).\n"
+  "template <bool SILU>\n"
+  "NVF_DEV void nvf_load_block(const NvfQuantParams& p, const u8* xrow, int b, float gs, float us, u32* w) {\n"
+  "  const uint4 a0 = *(const uint4*)(xrow + (i64)b * 32), a1 = *(const uint4*)(xrow + (i64)b * 32 + 16);\n"
+  "  w[0] = a0.x; w[1] = a0.y; w[2] = a0.z; w[3] = a0.w; w[4] = a1.x; w[5] = a1.y; w[6] = a1.z; w[7] = a1.w;\n"
+  "  if (SILU) {\n"
+  "    const u8* up = xrow + (i64)p.k * 2 + (i64)b * 32;\n"
+  "    const uint4 u0 = *(const uint4*)up, u1 = *(const uint4*)(up + 16);\n"
+  "    const u32 uw[8] = {u0.x, u0.y, u0.z, u0.w, u1.x, u1.y, u1.z, u1.w};\n"
+  "    #pragma unroll\n"
+  "    for (int j = 0; j < 8; ++j) {\n"
+  "      u32 y = 0;\n"
+  "      #pragma unroll\n"
+  "      for (int h = 0; h < 2; ++h) {\n"
+  "        float g = nvf_half_to_f32(w[j], h, p.fp16), u = nvf_half_to_f32(uw[j], h, p.fp16);\n"
+  "        if (p.gate_scale) g = __fmul_rn(g, gs);\n"
+  "        if (p.up_scale) u = __fmul_rn(u, us);\n"
+  "        y |= nvf_f32_to_bf16(nvf_silu_mul(g, u)) << (16 * h);\n"
+  "      }\n"
+  "      w[j] = y;\n"
+  "    }\n"
+  "  }\n"
+  "}\n"
+  "\n"
+  "NVF_DEV void nvf_block_amax(const u32* w, int fp16, u32& amax_bits, u32& bad) {\n"
+  "  #pragma unroll\n"
+  "  for (int j = 0; j < 16; ++j) {\n"
+  "    const u32 a = __float_as_uint(nvf_half_to_f32(w[j >> 1], j, fp16)) & 0x7FFFFFFFu;\n"
+  "    bad |= (u32)(a >= 0x7F800000u);\n"
+  "    amax_bits = a > amax_bits \? a : amax_bits;\n"
+  "  }\n"
+  "}\n"
+  "\n"
+  "template <bool SILU>\n"
+  "NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p) {\n",
+  "  __shared__ u32 red_max[NVF_QT / 32], red_bad[NVF_QT / 32];\n"
+  "  const int tid = threadIdx.x, nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
+  "  const int sf_pad_cols = p.sf_linear \? nblk : kc4 * 4;\n"
+  "  const i64 sf_gbytes = p.sf_linear \? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
+  "  const int rows_pad = p.pad_rows \? (p.rows + 127) / 128 * 128 : p.rows;\n"
+  "  const i64 total = (i64)p.groups * rows_pad;\n"
+  "\n"
+  "  for (i64 slot = blockIdx.x; slot < total; slot += gridDim.x) {\n"
+  "    const int g = (int)(slot / rows_pad), r = (int)(slot % rows_pad);\n"
+  "    u8* sfg = p.sf + (i64)g * sf_gbytes;\n"
+  "    if (r >= p.rows) { // zero SF padding row of the 128x4 layout\n"
+  "      for (int c = tid; c < sf_pad_cols; c += NVF_QT) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;\n"
+  "      continue;\n"
+  "    }\n"
+  "    if (r >= nvf_valid_rows(p.masked_m, g, p.rows)) continue; // neither read nor written\n"
+  "    const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;\n"
+  "    const float gs = p.gate_scale \? p.gate_scale[g] : 1.0f, us = p.up_scale \? p.up_scale[g] : 1.0f;\n"
+  "    const int vfp16 = SILU \? 0 : p.fp16; // dtype of the words kept\n"
+  "\n"
+  "    // Pass 1: the first NVF_QNB blocks of this thread into registers; the row amax.\n"
+  "    u32 v[NVF_QNB][8];\n"
+  "    u32 amax_bits = 0, bad = 0;\n"
+  "    #pragma unroll\n"
+  "    for (int i = 0; i < NVF_QNB; ++i) {\n"
+  "      const int b = tid + i * NVF_QT;\n"
+  "      if (b < nblk) {\n"
+  "        nvf_load_block<SILU>(p, xrow, b, gs, us, v[i]);\n"
+  "        if (p.per_token) nvf_block_amax(v[i], vfp16, amax_bits, bad);\n"
+  "      }\n"
+  "    }\n"
+  "    float s;\n"
+  "    int mode; // 0 quantize, 1 zero row, 2 faulted row (SF 0x7F, codes 0)\n"
+  "    if (p.per_token) {\n"
+  "      for (int b = tid + NVF_QNB * NVF_QT; b < nblk; b += NVF_QT) {\n"
+  "        u32 t[8];\n"
+  "        nvf_load_block<SILU>(p, xrow, b, gs, us, t);\n"
+  "        nvf_block_amax(t, vfp16, amax_bits, bad);\n"
+  "      }\n"
+  "      #pragma unroll\n"
+  "      for (int o = 16; o > 0; o >>= 1) {\n"
+  "        const u32 m = __shfl_xor_sync(0xFFFFFFFFu, amax_bits, o);\n"
+  "        amax_bits = m > amax_bits \? m : amax_bits;\n"
+  "        bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, o);\n"
+  "      }\n"
+  "      if ((tid & 31) == 0) { red_max[tid >> 5] = amax_bits; red_bad[tid >> 5] = bad; }\n"
+  "      __syncthreads();\n"
+  "      amax_bits = 0; bad = 0;\n"
+  "      #pragma unroll\n"
+  "      for (int w = 0; w < NVF_QT / 32; ++w) {\n"
+  "        amax_bits = red_max[w] > amax_bits \? red_max[w] : amax_bits;\n"
+  "        bad |= red_bad[w];\n"
+  "      }\n"
+  "      __syncthreads(); // red_* are rewritten by the next row\n"
+  "      s = __fmul_rn(__uint_as_float(amax_bits), nvf_f32(NVF_RCP2688_BITS));\n"
+  "      if (bad) { s = nvf_f32(0x7FC00000u); mode = 2; }\n"
+  "      else if (s < NVF_FLT_MIN) { s = 0.0f; mode = 1; } // zero row, or the product underflowed\n"
+  "      else mode = 0;\n"
+  "      if (tid == 0) p.scale_out[(i64)g * p.rows + r] = s;\n"
+  "    } else {\n"
+  "      s = p.scale_in \? p.scale_in[g] : p.scale_value;\n"
+  "      if (s == 0.0f) mode = 1;\n"
+  "      else if (!(s >= NVF_FLT_MIN) || nvf_is_nonfinite(s)) mode = 2;\n"
+  "      else mode = 0;\n"
+  "    }\n"
+  "    const float t = mode == 0 \? __fmul_rn(__fdiv_rn(1.0f, s), nvf_f32(NVF_RCP6_BITS)) : 0.0f;\n"
+  "\n"
+  "    // Pass 2: quantize and store (blocks past the register window are read again).\n"
+  "    u8* qrow = p.q + ((i64)g * p.rows + r) * (p.k / 2);\n"
+  "    for (int i = 0, b = tid; b < nblk; ++i, b += NVF_QT) {\n"
+  "      u32 w[8];\n"
+  "      if (i < NVF_QNB) {\n"
+  "        #pragma unroll\n"
+  "        for (int ii = 0; ii < NVF_QNB; ++ii)\n"
+  "          if (ii == i) {\n"
+  "            #pragma unroll\n"
+  "            for (int j = 0; j < 8; ++j) w[j] = v[ii][j];\n"
+  "          }\n"
+  "      } else if (mode == 0) {\n",
+  "        nvf_load_block<SILU>(p, xrow, b, gs, us, w);\n"
+  "      }\n"
+  "      u32 q[2] = {0u, 0u}, sfb = mode == 2 \? 0x7Fu : 0u;\n"
+  "      if (mode == 0) {\n"
+  "        u32 ab = 0, bb = 0;\n"
+  "        nvf_block_amax(w, vfp16, ab, bb);\n"
+  "        if (bb) {\n"
+  "          sfb = 0x7Fu; // given scale: a non-finite block is faulted on its own\n"
+  "        } else {\n"
+  "          float x[16];\n"
+  "          nvf_unpack16(w, vfp16, x);\n"
+  "          sfb = nvf_quantize_block16(x, __uint_as_float(ab), s, t, p.fo6, q);\n"
+  "        }\n"
+  "      }\n"
+  "      *(uint2*)(qrow + (i64)b * 8) = make_uint2(q[0], q[1]);\n"
+  "      sfg[p.sf_linear \? (i64)r * nblk + b : nvf_sf_offset_128x4(r, b, kc4)] = (u8)sfb;\n"
+  "    }\n"
+  "    if (!p.sf_linear)\n"
+  "      for (int c = nblk + tid; c < sf_pad_cols; c += NVF_QT) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;\n"
+  "  }\n"
+  "}\n"
+  "\n"
+  "// Two specialisations of this file: -DNVF_SILU builds only the fused SiLU kernel (its\n"
+  "// exp and twice-wide loads make it the slow one to compile), the default the rest.\n"
+  "#if defined(NVF_SILU)\n"
+  "extern \"C\" __global__ void __launch_bounds__(NVF_QT) nvf_silu_mul_quantize(const NvfQuantParams p) {\n"
+  "  nvf_quantize_rows<true>(p);\n"
+  "}\n"
+  "#else\n"
+  "extern \"C\" __global__ void __launch_bounds__(NVF_QT) nvf_quantize(const NvfQuantParams p) {\n"
+  "  nvf_quantize_rows<false>(p);\n"
+  "}\n"
+  "\n"
+  "// ---- weight quantization helpers ---------------------------------------------------\n"
+  "// Per-expert max |w| over finite values (a non-finite weight faults only its own\n"
+  "// block later), as f32 bits into amax[E] (zeroed by the host first).\n"
+  "extern \"C\" __global__ void nvf_weight_amax(const u8* w, int fp16, i64 elems_per_expert, int blocks_per_expert,\n"
+  "                                           u32* amax) {\n"
+  "  const int e = blockIdx.x / blocks_per_expert, bx = blockIdx.x % blocks_per_expert;\n"
+  "  const u8* base = w + (i64)e * elems_per_expert * 2;\n"
+  "  u32 m = 0;\n"
+  "  for (i64 i = ((i64)bx * blockDim.x + threadIdx.x) * 8; i < elems_per_expert;\n"
+  "       i += (i64)blocks_per_expert * blockDim.x * 8) {\n"
+  "    const uint4 a = *(const uint4*)(base + i * 2);\n"
+  "    const u32 ws[4] = {a.x, a.y, a.z, a.w};\n"
+  "    #pragma unroll\n"
+  "    for (int j = 0; j < 8; ++j) {\n"
+  "      const u32 h = (ws[j >> 1] >> (16 * (j & 1))) & 0xFFFFu;\n"
+  "      const u32 f = __float_as_uint(fp16 \? nvf_fp16_to_f32((u16)h) : nvf_bf16_to_f32(h)) & 0x7FFFFFFFu;\n"
+  "      if (f < 0x7F800000u && f > m) m = f;\n"
+  "    }\n"
+  "  }\n"
+  "  #pragma unroll\n"
+  "  for (int o = 16; o > 0; o >>= 1) {\n"
+  "    const u32 t = __shfl_xor_sync(0xFFFFFFFFu, m, o);\n"
+  "    m = t > m \? t : m;\n"
+  "  }\n"
+  "  if ((threadIdx.x & 31) == 0 && m) atomicMax(amax + e, m);\n"
+  "}\n"
+  "\n"
+  "// In place: amax bits -> decode scale amax / 2688 (as ModelOpt's weight_scale_2); a\n"
+  "// scale that is 0 or underflows to a subnormal marks an all-zero expert (scale 0).\n"
+  "extern \"C\" __global__ void nvf_amax_to_scale(u32* amax_then_scale, int n) {\n"
+  "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+  "  if (i >= n) return;\n"
+  "  float s = __fdiv_rn(__uint_as_float(amax_then_scale[i]), 2688.0f);\n"
+  "  if (s < NVF_FLT_MIN) s = 0.0f;\n"
+  "  amax_then_scale[i] = __float_as_uint(s);\n"
+  "}\n"
+  "\n"
+  "// out[i] = a[i] * b[i] (b null: a[i]); the expert layer's GEMM alphas.\n"
+  "extern \"C\" __global__ void nvf_scale_product(const float* a, const float* b, float* out, int n) {\n"
+  "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+  "  if (i < n) out[i] = b \? __fmul_rn(a[i], b[i]) : a[i];\n"
+  "}\n"
+  "\n"
+  "// ---- scale-factor layout conversion (every destination byte written, padding 0) -------\n"
+  "extern \"C\" __global__ void nvf_sf_convert(const u8* src, u8* dst, int groups, int rows, int k,\n"
+  "                                          int to_128x4) {\n",
+  "  const int nblk = k / 16, kc4 = (nblk + 3) / 4;\n"
+  "  const i64 lin = (i64)rows * nblk, sw = nvf_sf_group_bytes_128x4(rows, k);\n"
+  "  const i64 per_group = to_128x4 \? sw : lin;\n"
+  "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < per_group * groups;\n"
+  "       i += (i64)gridDim.x * blockDim.x) {\n"
+  "    const i64 g = i / per_group, o = i % per_group;\n"
+  "    if (to_128x4) {\n"
+  "      // invert the 128x4 offset: o = rb*kc4*512 + cb*512 + r32*16 + r4*4 + c4\n"
+  "      const i64 rb = o / ((i64)kc4 * 512), rem = o % ((i64)kc4 * 512);\n"
+  "      const int cb = (int)(rem / 512), inner = (int)(rem % 512);\n"
+  "      const i64 r = rb * 128 + ((inner >> 2) & 3) * 32 + (inner >> 4);\n"
+  "      const int c = cb * 4 + (inner & 3);\n"
+  "      dst[g * sw + o] = (r < rows && c < nblk) \? src[g * lin + r * nblk + c] : (u8)0;\n"
+  "    } else {\n"
+  "      const i64 r = o / nblk;\n"
+  "      const int c = (int)(o % nblk);\n"
+  "      dst[g * lin + o] = src[g * sw + nvf_sf_offset_128x4(r, c, kc4)];\n"
+  "    }\n"
+  "  }\n"
+  "}\n"
+  "\n"
+  "// ---- dequantization: x = (e2m1(q) * e4m3(sf)) * s, to f32 or bf16 ---------------------\n"
+  "struct NvfDequantParams {\n"
+  "  const u8* q; const u8* sf; const float* scale; const int* masked_m; void* out;\n"
+  "  int groups, rows, k, sf_linear, scale_per_row, out_bf16;\n"
+  "};\n"
+  "extern \"C\" __global__ void nvf_dequantize(const NvfDequantParams p) {\n"
+  "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
+  "  const i64 sf_gbytes = p.sf_linear \? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
+  "  const i64 total = (i64)p.groups * p.rows * nblk;\n"
+  "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (i64)gridDim.x * blockDim.x) {\n"
+  "    const int b = (int)(i % nblk);\n"
+  "    const i64 gr = i / nblk;\n"
+  "    const int g = (int)(gr / p.rows), r = (int)(gr % p.rows);\n"
+  "    if (r >= nvf_valid_rows(p.masked_m, g, p.rows)) continue;\n"
+  "    const float s = p.scale_per_row \? p.scale[gr] : p.scale[g];\n"
+  "    const u8 sfb = p.sf[(i64)g * sf_gbytes + (p.sf_linear \? (i64)r * nblk + b : nvf_sf_offset_128x4(r, b, kc4))];\n"
+  "    const float sff = sfb == 0x7F \? nvf_f32(0x7FC00000u) : nvf_e4m3_to_f32(sfb);\n"
+  "    const uint2 qq = *(const uint2*)(p.q + gr * (p.k / 2) + (i64)b * 8);\n"
+  "    float o[16];\n"
+  "    #pragma unroll\n"
+  "    for (int j = 0; j < 16; ++j) {\n"
+  "      const u32 c = ((j < 8 \? qq.x : qq.y) >> (4 * (j & 7))) & 0xFu;\n"
+  "      o[j] = __fmul_rn(__fmul_rn(nvf_e2m1_to_f32(c), sff), s);\n"
+  "    }\n"
+  "    const i64 base = gr * p.k + (i64)b * 16;\n"
+  "    if (p.out_bf16) {\n"
+  "      u32* d = (u32*)((u16*)p.out + base);\n"
+  "      #pragma unroll\n"
+  "      for (int j = 0; j < 8; ++j) d[j] = nvf_f32_to_bf16(o[2 * j]) | (nvf_f32_to_bf16(o[2 * j + 1]) << 16);\n"
+  "    } else {\n"
+  "      float* d = (float*)p.out + base;\n"
+  "      #pragma unroll\n"
+  "      for (int j = 0; j < 16; ++j) d[j] = o[j];\n"
+  "    }\n"
+  "  }\n"
+  "}\n"
+  "#endif // NVF_SILU\n",
+  0};
+static const char* const nvfp4moe__src_scheduler_cuh[] = {
+  "// scheduler.cuh -- persistent masked tile scheduler shared by the GEMM kernels.\n"
+  "//\n"
+  "// Maps a CTA's increasing linear tile index to (group, m-tile, n-tile). Groups are\n"
+  "// walked in order; group g holds ceil(valid_m[g] / BM) * n_tiles tiles, valid_m read on\n"
+  "// the device (never on the host), so a captured CUDA graph replays with new counts\n"
+  "// (FlashInfer MaskedScheduler, DeepGEMM masked scheduler).\n"
+  "#pragma once\n"
+  "#include \"common.cuh\"\n"
+  "\n"
+  "struct NvfTile {\n"
+  "  int g, m_tile, n_tile, valid_m;\n"
+  "};\n"
+  "\n"
+  "struct NvfMaskedScheduler {\n"
+  "  const int* masked_m;\n"
+  "  int groups, m_max, bm, n_tiles;\n"
+  "  int g, g_valid;\n"
+  "  i64 base, g_tiles;\n"
+  "\n"
+  "  NVF_DEV void init(const int* mm, int groups_, int m_max_, int bm_, int n_tiles_) {\n"
+  "    masked_m = mm; groups = groups_; m_max = m_max_; bm = bm_; n_tiles = n_tiles_;\n"
+  "    g = 0; base = 0;\n"
+  "    load_group();\n"
+  "  }\n"
+  "  NVF_DEV void load_group() {\n"
+  "    g_valid = nvf_valid_rows(masked_m, g, m_max);\n"
+  "    g_tiles = (i64)((g_valid + bm - 1) / bm) * n_tiles;\n"
+  "  }\n"
+  "  // Tile t (t never decreases between calls); false once t is past the last group.\n"
+  "  NVF_DEV bool get(i64 t, NvfTile& tile) {\n"
+  "    while (t >= base + g_tiles) {\n"
+  "      base += g_tiles;\n"
+  "      if (++g >= groups) return false;\n"
+  "      load_group();\n"
+  "    }\n"
+  "    const i64 local = t - base;\n"
+  "    tile.g = g;\n"
+  "    tile.m_tile = (int)(local / n_tiles);\n"
+  "    tile.n_tile = (int)(local % n_tiles);\n"
+  "    tile.valid_m = g_valid;\n"
+  "    return true;\n"
+  "  }\n"
+  "};\n",
+  0};
+static const nvfp4moe__source nvfp4moe__sources[] = {
+  {"common.cuh", nvfp4moe__src_common_cuh},
+  {"gemm_portable.cu", nvfp4moe__src_gemm_portable_cu},
+  {"gemm_sm100.cu", nvfp4moe__src_gemm_sm100_cu},
+  {"ptx_mma.cuh", nvfp4moe__src_ptx_mma_cuh},
+  {"quantize.cu", nvfp4moe__src_quantize_cu},
+  {"scheduler.cuh", nvfp4moe__src_scheduler_cuh},
+  {0, 0}};
+/* END GENERATED KERNEL SOURCE */
+
+/* --------------------------------------------------------------------------------------
+   Kernel registry: each specialisation is one NVRTC program (a source file plus
+   compile-time constants), compiled once per process and context, cached on disk
+   -------------------------------------------------------------------------------------- */
+
+#define NVFP4MOE__CACHE_FORMAT 1
+#define NVFP4MOE__MAX_KERNELS 8
+
+enum { NVFP4MOE__NEEDS_SM80 = 0, NVFP4MOE__NEEDS_SM100 = 2 };
+
+typedef struct nvfp4moe__spec {
+  const char* name;
+  const char* file;
+  const char* defines[4];
+  int needs;    /* NVFP4MOE__NEEDS_*: which targets can build it */
+  int fmad_off; /* bit-exact numerics: no FMA contraction anywhere */
+  const char* kernels[NVFP4MOE__MAX_KERNELS];
+} nvfp4moe__spec;
+
+enum {
+  NVFP4MOE__SPEC_QUANTIZE = 0,
+  NVFP4MOE__SPEC_SILU_QUANTIZE,
+  NVFP4MOE__SPEC_GEMM_P16,
+  NVFP4MOE__SPEC_GEMM_P32,
+  NVFP4MOE__SPEC_GEMM_P64,
+  NVFP4MOE__SPEC_GEMM_P128,
+  NVFP4MOE__SPEC_GEMM_SM100,
+  NVFP4MOE__SPEC_COUNT
+};
+/* kernels of the quantize specialisation */
+enum {
+  NVFP4MOE__K_QUANTIZE = 0, NVFP4MOE__K_WEIGHT_AMAX, NVFP4MOE__K_AMAX_TO_SCALE, NVFP4MOE__K_SCALE_PRODUCT,
+  NVFP4MOE__K_SF_CONVERT, NVFP4MOE__K_DEQUANTIZE
+};
+
+static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
+    {"quantize", "quantize.cu", {0}, NVFP4MOE__NEEDS_SM80, 1,
+     {"nvf_quantize", "nvf_weight_amax", "nvf_amax_to_scale", "nvf_scale_product", "nvf_sf_convert",
+      "nvf_dequantize", 0}},
+    {"silu_quantize", "quantize.cu", {"-DNVF_SILU", 0}, NVFP4MOE__NEEDS_SM80, 1, {"nvf_silu_mul_quantize", 0}},
+    {"gemm_portable_m16", "gemm_portable.cu", {"-DNVF_BM=16", "-DNVF_WARPS_M=1", "-DNVF_WARPS_N=4", 0},
+     NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_portable", 0}},
+    {"gemm_portable_m32", "gemm_portable.cu", {"-DNVF_BM=32", "-DNVF_WARPS_M=2", "-DNVF_WARPS_N=2", 0},
+     NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_portable", 0}},
+    {"gemm_portable_m64", "gemm_portable.cu", {"-DNVF_BM=64", "-DNVF_WARPS_M=2", "-DNVF_WARPS_N=2", 0},
+     NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_portable", 0}},
+    {"gemm_portable_m128", "gemm_portable.cu", {"-DNVF_BM=128", "-DNVF_WARPS_M=4", "-DNVF_WARPS_N=2", 0},
+     NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_portable", 0}},
+    {"gemm_sm100_n128", "gemm_sm100.cu", {"-DNVF_BN=128", 0}, NVFP4MOE__NEEDS_SM100, 0,
+     {"nvf_gemm_sm100", 0}},
+};
+
+typedef struct nvfp4moe__module {
+  nvfp4moe__mutex lock;
+  int state; /* 0 not prepared, 1 ready, 2 failed (failure holds why) */
+  nvfp4moe_result failure;
+  int from_disk;
+  double ms;
+  nvfp4moe__CUmodule module;
+  nvfp4moe__CUfunction fn[NVFP4MOE__MAX_KERNELS];
+  int smem_set[NVFP4MOE__MAX_KERNELS];   /* dynamic shared memory limit raised to this */
+  int occupancy[NVFP4MOE__MAX_KERNELS];  /* resident CTAs per SM, 0 = not asked yet */
+} nvfp4moe__module;
+
+struct nvfp4moe_context {
+  nvfp4moe_desc desc; /* in effect; strings point into this struct */
+  char cache_dir[512];
+  char target[16];
+  int target_sm;      /* e.g. 90 for sm_90a */
+  int offline;
+  int cache_on;       /* 0 after the first failure to write, or when there is no directory */
+  nvfp4moe__CUcontext cu_ctx;
+  nvfp4moe__CUdevice dev;
+  int retained_primary;
+  int cc_major, cc_minor, sm_count, smem_optin, driver_version;
+  char gpu_name[128];
+  nvfp4moe_backend backend;
+  int forced_gemm_spec; /* $NVFP4MOE_GEMM_CONFIG (tests, benchmarks), -1 = heuristic */
+  int sm100_self_test;
+  nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
+  unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
+  double compile_ms;
+  unsigned char source_digest[32];
+  nvfp4moe__module modules[NVFP4MOE__SPEC_COUNT];
+};
+
+NVFP4MOE__IMPL int nvfp4moe_specialization_count(void) { return NVFP4MOE__SPEC_COUNT; }
+NVFP4MOE__IMPL const char* nvfp4moe_specialization_name(int index) {
+  return (index >= 0 && index < NVFP4MOE__SPEC_COUNT) ? nvfp4moe__specs[index].name : 0;
+}
+
+NVFP4MOE__PRIVATE int nvfp4moe__target_is_sm100(const nvfp4moe_context* ctx) {
+  return strcmp(ctx->target, "sm_100a") == 0 || strcmp(ctx->target, "sm_103a") == 0;
+}
+NVFP4MOE__PRIVATE int nvfp4moe__spec_applies(const nvfp4moe_context* ctx, int s) {
+  if (nvfp4moe__specs[s].needs == NVFP4MOE__NEEDS_SM100) return nvfp4moe__target_is_sm100(ctx);
+  return ctx->target_sm >= 80;
+}
+
+NVFP4MOE__PRIVATE const nvfp4moe__source* nvfp4moe__find_source(const char* name) {
+  const nvfp4moe__source* s;
+  for (s = nvfp4moe__sources; s->name; ++s)
+    if (strcmp(s->name, name) == 0) return s;
+  return 0;
+}
+
+/* The chunks of one embedded file joined into one string (allocator memory). */
+NVFP4MOE__PRIVATE char* nvfp4moe__join_source(const nvfp4moe_allocator* al, const nvfp4moe__source* s) {
+  size_t n = 0, off = 0;
+  const char* const* c;
+  char* out;
+  for (c = s->chunks; *c; ++c) n += strlen(*c);
+  out = (char*)nvfp4moe__alloc(al, n + 1);
+  if (!out) return 0;
+  for (c = s->chunks; *c; ++c) {
+    size_t l = strlen(*c);
+    memcpy(out + off, *c, l);
+    off += l;
+  }
+  out[off] = 0;
+  return out;
+}
+
+/* The options of a specialisation for this context's target, sorted. Returns the count. */
+NVFP4MOE__PRIVATE int nvfp4moe__options(const nvfp4moe_context* ctx, int s, char arch[64], const char** opts) {
+  const nvfp4moe__spec* sp = &nvfp4moe__specs[s];
+  int n = 0, i, j;
+  int soft = (ctx->desc.flags & NVFP4MOE_FLAG_SOFT_CVT) != 0;
+  snprintf(arch, 64, "--gpu-architecture=%s", ctx->target);
+  opts[n++] = arch;
+  opts[n++] = "-std=c++17";
+  if (sp->fmad_off) opts[n++] = "--fmad=false";
+  for (i = 0; i < 4 && sp->defines[i]; ++i) opts[n++] = sp->defines[i];
+  /* hardware conversions give the same bytes as the software path (docs/numerics.md) */
+  if (!soft && ctx->target_sm >= 89) opts[n++] = "-DNVF_HW_E4M3";
+  if (!soft && nvfp4moe__target_is_sm100(ctx)) opts[n++] = "-DNVF_HW_E2M1";
+  for (i = 1; i < n; ++i) /* insertion sort: the key must not depend on the order */
+    for (j = i; j > 0 && strcmp(opts[j - 1], opts[j]) > 0; --j) {
+      const char* t = opts[j];
+      opts[j] = opts[j - 1];
+      opts[j - 1] = t;
+    }
+  return n;
+}
+
+/* Key = SHA-256 over the cache format, library version, NVRTC version, target, the
+   sorted options and the digest of every embedded source file. */
+NVFP4MOE__PRIVATE void nvfp4moe__cache_key(const nvfp4moe_context* ctx, const char** opts, int nopts,
+                                           unsigned char key[32]) {
+  nvfp4moe__sha256 h;
+  char buf[96];
+  int i;
+  nvfp4moe__sha256_init(&h);
+  snprintf(buf, sizeof buf, "nvfp4moe cubin format %d", NVFP4MOE__CACHE_FORMAT);
+  nvfp4moe__sha256_str(&h, buf);
+  nvfp4moe__sha256_str(&h, NVFP4MOE_VERSION_STRING);
+  snprintf(buf, sizeof buf, "nvrtc %d.%d", nvfp4moe__nvrtc_major, nvfp4moe__nvrtc_minor);
+  nvfp4moe__sha256_str(&h, buf);
+  nvfp4moe__sha256_str(&h, ctx->target);
+  for (i = 0; i < nopts; ++i) nvfp4moe__sha256_str(&h, opts[i]);
+  nvfp4moe__sha256_update(&h, ctx->source_digest, 32);
+  nvfp4moe__sha256_final(&h, key);
+}
+
+NVFP4MOE__PRIVATE void nvfp4moe__source_digest(unsigned char out[32]) {
+  nvfp4moe__sha256 h;
+  const nvfp4moe__source* s;
+  const char* const* c;
+  nvfp4moe__sha256_init(&h);
+  for (s = nvfp4moe__sources; s->name; ++s) {
+    nvfp4moe__sha256_str(&h, s->name);
+    for (c = s->chunks; *c; ++c) nvfp4moe__sha256_update(&h, *c, strlen(*c));
+    nvfp4moe__sha256_update(&h, "", 1);
+  }
+  nvfp4moe__sha256_final(&h, out);
+}
+
+/* ---- disk cache: <dir>/<hex key>.cubin = 96-byte header + cubin -----------------------
+   header: "NVF4MOE\1" | u32 format | u32 header size | key[32] | u64 cubin size |
+           sha256(cubin)[32] | u64 0. Anything that does not match is a miss. */
+#define NVFP4MOE__CACHE_HEADER 96
+
+NVFP4MOE__PRIVATE void nvfp4moe__put_u32(unsigned char* p, uint32_t v) {
+  int i;
+  for (i = 0; i < 4; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+NVFP4MOE__PRIVATE void nvfp4moe__put_u64(unsigned char* p, uint64_t v) {
+  int i;
+  for (i = 0; i < 8; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+NVFP4MOE__PRIVATE uint64_t nvfp4moe__get_u64(const unsigned char* p) {
+  uint64_t v = 0;
+  int i;
+  for (i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+NVFP4MOE__PRIVATE void nvfp4moe__cache_header(unsigned char* hd, const unsigned char key[32], const void* cubin,
+                                              size_t size) {
+  nvfp4moe__sha256 h;
+  memset(hd, 0, NVFP4MOE__CACHE_HEADER);
+  memcpy(hd, "NVF4MOE\1", 8);
+  nvfp4moe__put_u32(hd + 8, NVFP4MOE__CACHE_FORMAT);
+  nvfp4moe__put_u32(hd + 12, NVFP4MOE__CACHE_HEADER);
+  memcpy(hd + 16, key, 32);
+  nvfp4moe__put_u64(hd + 48, (uint64_t)size);
+  nvfp4moe__sha256_init(&h);
+  nvfp4moe__sha256_update(&h, cubin, size);
+  nvfp4moe__sha256_final(&h, hd + 56);
+}
+
+NVFP4MOE__PRIVATE void nvfp4moe__cache_path(const nvfp4moe_context* ctx, const unsigned char key[32], char* path,
+                                            size_t n) {
+  char hex[65];
+  nvfp4moe__hex(key, 32, hex);
+  snprintf(path, n, "%s/%s.cubin", ctx->cache_dir, hex);
+}
+
+/* A valid cached cubin (malloc'ed) or null; a damaged file counts in disk_rejects. */
+NVFP4MOE__PRIVATE unsigned char* nvfp4moe__cache_read(nvfp4moe_context* ctx, const unsigned char key[32],
+                                                      size_t* size) {
+  char path[700];
+  size_t n = 0;
+  unsigned char* f;
+  nvfp4moe__cache_path(ctx, key, path, sizeof path);
+  f = nvfp4moe__read_file(path, &n);
+  if (!f) return 0;
+  if (n >= NVFP4MOE__CACHE_HEADER && nvfp4moe__get_u64(f + 48) == (uint64_t)(n - NVFP4MOE__CACHE_HEADER)) {
+    unsigned char expect[NVFP4MOE__CACHE_HEADER];
+    nvfp4moe__cache_header(expect, key, f + NVFP4MOE__CACHE_HEADER, n - NVFP4MOE__CACHE_HEADER);
+    if (memcmp(expect, f, NVFP4MOE__CACHE_HEADER) == 0) {
+      memmove(f, f + NVFP4MOE__CACHE_HEADER, n - NVFP4MOE__CACHE_HEADER);
+      *size = n - NVFP4MOE__CACHE_HEADER;
+      return f;
+    }
+  }
+  free(f);
+  nvfp4moe__lock(&ctx->state_lock);
+  ctx->disk_rejects++;
+  nvfp4moe__unlock(&ctx->state_lock);
+  nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_INFO, "cache: %s is damaged; recompiling and rewriting it", path);
+  return 0;
+}
+
+NVFP4MOE__PRIVATE void nvfp4moe__cache_write(nvfp4moe_context* ctx, const unsigned char key[32], const void* cubin,
+                                             size_t size) {
+  char path[700];
+  unsigned char hd[NVFP4MOE__CACHE_HEADER];
+  int ok;
+  nvfp4moe__cache_path(ctx, key, path, sizeof path);
+  nvfp4moe__cache_header(hd, key, cubin, size);
+  ok = nvfp4moe__write_file_atomic(path, hd, sizeof hd, cubin, size) == 0;
+  nvfp4moe__lock(&ctx->state_lock);
+  if (ok) ctx->disk_writes++;
+  else if (ctx->cache_on) {
+    ctx->cache_on = 0; /* log once, then run uncached */
+    nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_WARN,
+                  "cache: cannot write to %s; kernels will be compiled in memory only", ctx->cache_dir);
+  }
+  nvfp4moe__unlock(&ctx->state_lock);
+}
+
+/* ---- JIT ------------------------------------------------------------------------------ */
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__nvrtc_compile(nvfp4moe_context* ctx, int s, const char** opts, int nopts,
+                                                          unsigned char** cubin, size_t* size) {
+  const nvfp4moe_allocator* al = &ctx->desc.allocator;
+  const nvfp4moe__spec* sp = &nvfp4moe__specs[s];
+  const nvfp4moe__source* src;
+  const char* hdr_src[16];
+  const char* hdr_name[16];
+  char* main_src = 0;
+  int nh = 0, i, rc;
+  nvfp4moe__nvrtcProgram prog = 0;
+  nvfp4moe_result res = NVFP4MOE_SUCCESS;
+  size_t logsize = 0;
+
+  src = nvfp4moe__find_source(sp->file);
+  if (!src) return nvfp4moe__fail_log(&ctx->desc.logger, NVFP4MOE_ERROR_COMPILE_FAILED, "kernel source %s is not embedded", sp->file);
+  main_src = nvfp4moe__join_source(al, src);
+  for (src = nvfp4moe__sources; src->name && nh < 16; ++src) { /* every .cuh is an in-memory header */
+    size_t l = strlen(src->name);
+    if (l > 4 && strcmp(src->name + l - 4, ".cuh") == 0) {
+      hdr_name[nh] = src->name;
+      hdr_src[nh] = nvfp4moe__join_source(al, src);
+      if (!hdr_src[nh]) res = NVFP4MOE_ERROR_OUT_OF_MEMORY;
+      ++nh;
+    }
+  }
+  if (!main_src || res != NVFP4MOE_SUCCESS) {
+    res = nvfp4moe__fail_log(&ctx->desc.logger, NVFP4MOE_ERROR_OUT_OF_MEMORY, "out of host memory joining kernel sources");
+    goto done;
+  }
+  rc = nvfp4moe__rtc.nvrtcCreateProgram(&prog, main_src, sp->file, nh, hdr_src, hdr_name);
+  if (rc != 0) {
+    res = nvfp4moe__fail_log(&ctx->desc.logger, NVFP4MOE_ERROR_COMPILE_FAILED, "nvrtcCreateProgram(%s): %s", sp->name,
+                             nvfp4moe__rtc.nvrtcGetErrorString(rc));
+    goto done;
+  }
+  rc = nvfp4moe__rtc.nvrtcCompileProgram(prog, nopts, opts);
+  if (nvfp4moe__rtc.nvrtcGetProgramLogSize(prog, &logsize) == 0 && logsize > 1) {
+    char* log = (char*)nvfp4moe__alloc(al, logsize + 1);
+    if (log && nvfp4moe__rtc.nvrtcGetProgramLog(prog, log) == 0) {
+      log[logsize] = 0;
+      nvfp4moe__log(&ctx->desc.logger, rc ? NVFP4MOE_LOG_ERROR : NVFP4MOE_LOG_DEBUG, "NVRTC log for %s (%s):\n%s",
+                    sp->name, ctx->target, log);
+    }
+    nvfp4moe__free(al, log);
+  }
+  if (rc != 0) {
+    res = nvfp4moe__fail_log(&ctx->desc.logger, NVFP4MOE_ERROR_COMPILE_FAILED,
+                             "NVRTC could not compile %s for %s: %s (log above)", sp->name, ctx->target,
+                             nvfp4moe__rtc.nvrtcGetErrorString(rc));
+    goto done;
+  }
+  if (nvfp4moe__rtc.nvrtcGetCUBINSize(prog, size) != 0 || *size == 0) {
+    res = nvfp4moe__fail_log(&ctx->desc.logger, NVFP4MOE_ERROR_COMPILE_FAILED, "NVRTC produced no cubin for %s (%s)",
+                             sp->name, ctx->target);
+    goto done;
+  }
+  *cubin = (unsigned char*)malloc(*size);
+  if (!*cubin) {
+    res = nvfp4moe__fail_log(&ctx->desc.logger, NVFP4MOE_ERROR_OUT_OF_MEMORY, "out of host memory for a cubin");
+    goto done;
+  }
+  nvfp4moe__rtc.nvrtcGetCUBIN(prog, (char*)*cubin);
+done:
+  if (prog) nvfp4moe__rtc.nvrtcDestroyProgram(&prog);
+  nvfp4moe__free(al, main_src);
+  for (i = 0; i < nh; ++i) nvfp4moe__free(al, (void*)hdr_src[i]);
+  return res;
+}
+
+/* Makes specialisation s ready: disk hit or compile (+ write), then load unless offline.
+   Failures are remembered, so a broken kernel is not recompiled on every call. */
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__prepare(nvfp4moe_context* ctx, int s) {
+  nvfp4moe__module* m = &ctx->modules[s];
+  nvfp4moe_result res = NVFP4MOE_SUCCESS;
+  nvfp4moe__lock(&m->lock);
+  if (m->state == 1) { nvfp4moe__unlock(&m->lock); return NVFP4MOE_SUCCESS; }
+  if (m->state == 2) {
+    res = m->failure;
+    nvfp4moe__unlock(&m->lock);
+    return nvfp4moe__fail_log(0, res, "kernel %s failed to build earlier in this context", nvfp4moe__specs[s].name);
+  }
+  {
+    char arch[64];
+    const char* opts[16];
+    int nopts = nvfp4moe__options(ctx, s, arch, opts);
+    unsigned char key[32];
+    unsigned char* cubin = 0;
+    size_t size = 0;
+    int use_cache, i;
+    double t0 = nvfp4moe__now_ms();
+    nvfp4moe__cache_key(ctx, opts, nopts, key);
+    nvfp4moe__lock(&ctx->state_lock);
+    use_cache = ctx->cache_on;
+    nvfp4moe__unlock(&ctx->state_lock);
+    if (use_cache) cubin = nvfp4moe__cache_read(ctx, key, &size);
+    m->from_disk = cubin != 0;
+    if (!cubin) {
+      if (ctx->desc.flags & NVFP4MOE_FLAG_NO_JIT) {
+        char hex[65];
+        nvfp4moe__hex(key, 32, hex);
+        res = nvfp4moe__fail_log(&ctx->desc.logger, NVFP4MOE_ERROR_CACHE_MISS,
+                                 "kernel %s for %s is not in the cache %s (key %s) and JIT is off (NVFP4MOE_FLAG_NO_JIT); "
+                                 "fill the cache with tools/nvfp4moe_precompile",
+                                 nvfp4moe__specs[s].name, ctx->target, ctx->cache_dir[0] ? ctx->cache_dir : "(none)", hex);
+      } else {
+        res = nvfp4moe__nvrtc_compile(ctx, s, opts, nopts, &cubin, &size);
+        if (res == NVFP4MOE_SUCCESS) {
+          nvfp4moe__lock(&ctx->state_lock);
+          ctx->compiles++;
+          ctx->compile_ms += nvfp4moe__now_ms() - t0;
+          use_cache = ctx->cache_on;
+          nvfp4moe__unlock(&ctx->state_lock);
+          if (use_cache) nvfp4moe__cache_write(ctx, key, cubin, size);
+        }
+      }
+    } else {
+      nvfp4moe__lock(&ctx->state_lock);
+      ctx->disk_hits++;
+      nvfp4moe__unlock(&ctx->state_lock);
+    }
+    if (res == NVFP4MOE_SUCCESS && !ctx->offline) {
+      nvfp4moe__CUresult cr = nvfp4moe__cu.cuModuleLoadData(&m->module, cubin);
+      for (i = 0; cr == 0 && i < NVFP4MOE__MAX_KERNELS && nvfp4moe__specs[s].kernels[i]; ++i)
+        cr = nvfp4moe__cu.cuModuleGetFunction(&m->fn[i], m->module, nvfp4moe__specs[s].kernels[i]);
+      if (cr != 0) {
+        const char* name = "?";
+        nvfp4moe__cu.cuGetErrorName(cr, &name);
+        res = nvfp4moe__fail_log(&ctx->desc.logger, NVFP4MOE_ERROR_CUDA, "loading kernel %s: %s", nvfp4moe__specs[s].name,
+                                 name);
+      } else {
+        nvfp4moe__lock(&ctx->state_lock);
+        ctx->modules_loaded++;
+        nvfp4moe__unlock(&ctx->state_lock);
+      }
+    }
+    free(cubin);
+    m->ms = nvfp4moe__now_ms() - t0;
+    m->state = res == NVFP4MOE_SUCCESS ? 1 : 2;
+    m->failure = res;
+  }
+  nvfp4moe__unlock(&m->lock);
+  return res;
+}
+
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_prepare_specialization(nvfp4moe_context* ctx, int index, int* from_disk,
+                                                               double* ms) {
+  nvfp4moe_result r;
+  if (!ctx) return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_INVALID_ARGUMENT, "nvfp4moe_prepare_specialization: ctx is null");
+  if (index < 0 || index >= NVFP4MOE__SPEC_COUNT)
+    return nvfp4moe__fail_log(&ctx->desc.logger, NVFP4MOE_ERROR_INVALID_ARGUMENT,
+                              "nvfp4moe_prepare_specialization: index %d is not in [0, %d)", index, NVFP4MOE__SPEC_COUNT);
+  if (!nvfp4moe__spec_applies(ctx, index)) { /* an answer, not a failure: no log line */
+    snprintf(nvfp4moe__last_error_buf, sizeof nvfp4moe__last_error_buf, "kernel %s does not apply to target %s",
+             nvfp4moe__specs[index].name, ctx->target);
+    return NVFP4MOE_ERROR_NOT_SUPPORTED;
+  }
+  r = nvfp4moe__prepare(ctx, index);
+  if (from_disk) *from_disk = ctx->modules[index].from_disk;
+  if (ms) *ms = ctx->modules[index].ms;
+  return r;
+}
+
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_warmup(nvfp4moe_context* ctx) {
+  int s;
+  if (!ctx) return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_INVALID_ARGUMENT, "nvfp4moe_warmup: ctx is null");
+  for (s = 0; s < NVFP4MOE__SPEC_COUNT; ++s) {
+    nvfp4moe_result r;
+    if (!nvfp4moe__spec_applies(ctx, s)) continue;
+    /* a context forced onto the portable path never needs the native kernels */
+    if (s == NVFP4MOE__SPEC_GEMM_SM100 && !ctx->offline && ctx->backend != NVFP4MOE_BACKEND_SM100) continue;
+    r = nvfp4moe__prepare(ctx, s);
+    if (r != NVFP4MOE_SUCCESS) return r;
+  }
+  return NVFP4MOE_SUCCESS;
+}
+
+/* --------------------------------------------------------------------------------------
+   Context
+   -------------------------------------------------------------------------------------- */
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__cuda_fail(const nvfp4moe_logger* lg, nvfp4moe__CUresult cr,
+                                                      const char* what) {
+  const char* name = "unknown";
+  if (nvfp4moe__cu.cuGetErrorName) nvfp4moe__cu.cuGetErrorName(cr, &name);
+  return nvfp4moe__fail_log(lg, NVFP4MOE_ERROR_CUDA, "%s failed: %s (CUresult %d)", what, name, cr);
+}
+
+/* "sm_90a" -> 90 and arch-specific flag; 0 when malformed. */
+NVFP4MOE__PRIVATE int nvfp4moe__parse_target(const char* t, int* specific) {
+  int v = 0, i = 3;
+  if (!t || strncmp(t, "sm_", 3) != 0) return 0;
+  while (t[i] >= '0' && t[i] <= '9' && v < 10000) v = v * 10 + (t[i++] - '0');
+  *specific = t[i] == 'a';
+  if (t[i] == 'a') ++i;
+  if (t[i] != 0 || i < 5) return 0;
+  return v;
+}
+
+NVFP4MOE__PRIVATE int nvfp4moe__nvrtc_supports(int sm) {
+  int i;
+  if (nvfp4moe__nvrtc_narchs == 0) return 1; /* no list: let NVRTC decide */
+  for (i = 0; i < nvfp4moe__nvrtc_narchs; ++i)
+    if (nvfp4moe__nvrtc_archs[i] == sm) return 1;
+  return 0;
+}
+
+/* The NVRTC target for a GPU: sm_100a / sm_103a on 10.0 / 10.3 (native path), sm_90a on
+   9.0, plain sm_XY elsewhere, capped by what this NVRTC can compile. */
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__pick_target(nvfp4moe_context* ctx) {
+  int sm = ctx->cc_major * 10 + ctx->cc_minor, best = 0, i;
+  int maxsm = nvfp4moe__nvrtc_narchs ? nvfp4moe__nvrtc_archs[nvfp4moe__nvrtc_narchs - 1] : sm;
+  if (!nvfp4moe__nvrtc_supports(sm)) {
+    /* a cubin for sm_XY runs on sm_XZ with Z >= Y: take the newest of the same major */
+    for (i = 0; i < nvfp4moe__nvrtc_narchs; ++i)
+      if (nvfp4moe__nvrtc_archs[i] / 10 == sm / 10 && nvfp4moe__nvrtc_archs[i] <= sm) best = nvfp4moe__nvrtc_archs[i];
+    if (!best)
+      return nvfp4moe__fail_log(&ctx->desc.logger, NVFP4MOE_ERROR_NVRTC_TOO_OLD,
+                                "the GPU is compute capability %d.%d (sm_%d) but NVRTC %d.%d (%s) compiles at most sm_%d: "
+                                "install a newer NVRTC or point NVFP4MOE_NVRTC_PATH at one",
+                                ctx->cc_major, ctx->cc_minor, sm, nvfp4moe__nvrtc_major, nvfp4moe__nvrtc_minor,
+                                nvfp4moe__nvrtc_loaded_from, maxsm);
+    sm = best;
+  }
+  ctx->target_sm = sm;
+  snprintf(ctx->target, sizeof ctx->target, "sm_%d%s", sm, (sm == 90 || sm == 100 || sm == 103) ? "a" : "");
+  return NVFP4MOE_SUCCESS;
+}
+
+NVFP4MOE__PRIVATE void nvfp4moe__resolve_cache_dir(nvfp4moe_context* ctx) {
+  const char* v;
+  ctx->cache_dir[0] = 0;
+  if (ctx->desc.flags & NVFP4MOE_FLAG_NO_DISK_CACHE) return;
+  if (ctx->desc.cache_dir && ctx->desc.cache_dir[0]) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", ctx->desc.cache_dir);
+  else if ((v = nvfp4moe__getenv("NVFP4MOE_CACHE_DIR")) != 0) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", v);
+  else if ((v = nvfp4moe__getenv("XDG_CACHE_HOME")) != 0) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/nvfp4moe", v);
+#if defined(_WIN32)
+  else if ((v = nvfp4moe__getenv("LOCALAPPDATA")) != 0) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/nvfp4moe", v);
+#else
+  else if ((v = nvfp4moe__getenv("HOME")) != 0) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/.cache/nvfp4moe", v);
+#endif
+  if (!ctx->cache_dir[0]) {
+    nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_INFO, "cache: no directory (no HOME); kernels compile in memory");
+    return;
+  }
+  if (nvfp4moe__mkdirs(ctx->cache_dir) != 0) {
+    nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_WARN, "cache: cannot create %s; kernels will be compiled in memory only",
+                  ctx->cache_dir);
+    return;
+  }
+#if !defined(_WIN32)
+  {
+    /* cubins are code: never load them from a directory someone else can write */
+    struct stat st;
+    if (stat(ctx->cache_dir, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022) != 0) {
+      nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_WARN,
+                    "cache: %s is not owned by this user or is writable by others; not using it", ctx->cache_dir);
+      return;
+    }
+  }
+#endif
+  ctx->cache_on = 1;
+}
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__parse_backend(const nvfp4moe_logger* lg, const char* v, nvfp4moe_backend* b) {
+  if (strcmp(v, "auto") == 0) *b = NVFP4MOE_BACKEND_AUTO;
+  else if (strcmp(v, "portable") == 0) *b = NVFP4MOE_BACKEND_PORTABLE;
+  else if (strcmp(v, "sm90") == 0) *b = NVFP4MOE_BACKEND_SM90;
+  else if (strcmp(v, "sm100") == 0) *b = NVFP4MOE_BACKEND_SM100;
+  else
+    return nvfp4moe__fail_log(lg, NVFP4MOE_ERROR_INVALID_ARGUMENT,
+                              "NVFP4MOE_BACKEND=%s: expected auto, portable, sm90 or sm100", v);
+  return NVFP4MOE_SUCCESS;
+}
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__open_device(nvfp4moe_context* ctx) {
+  const nvfp4moe_logger* lg = &ctx->desc.logger;
+  nvfp4moe__CUresult cr;
+  int st, count = 0;
+  nvfp4moe__lock(&nvfp4moe__global_lock);
+  st = nvfp4moe__load_driver_locked();
+  nvfp4moe__unlock(&nvfp4moe__global_lock);
+  if (st < 0) return nvfp4moe__fail_log(lg, NVFP4MOE_ERROR_DRIVER_NOT_FOUND, "%s", nvfp4moe__driver_msg);
+  cr = nvfp4moe__cu.cuInit(0);
+  if (cr == 100 /* CUDA_ERROR_NO_DEVICE */)
+    return nvfp4moe__fail_log(lg, NVFP4MOE_ERROR_NO_DEVICE, "the CUDA driver is installed but reports no GPU");
+  if (cr != 0) return nvfp4moe__cuda_fail(lg, cr, "cuInit");
+  if (ctx->desc.cu_context) {
+    nvfp4moe__CUcontext prev;
+    ctx->cu_ctx = ctx->desc.cu_context;
+    if ((cr = nvfp4moe__cu.cuCtxPushCurrent(ctx->cu_ctx)) != 0) return nvfp4moe__cuda_fail(lg, cr, "cuCtxPushCurrent(desc->cu_context)");
+    cr = nvfp4moe__cu.cuCtxGetDevice(&ctx->dev);
+    nvfp4moe__cu.cuCtxPopCurrent(&prev);
+    if (cr != 0) return nvfp4moe__cuda_fail(lg, cr, "cuCtxGetDevice(desc->cu_context)");
+  } else {
+    if ((cr = nvfp4moe__cu.cuDeviceGetCount(&count)) != 0) return nvfp4moe__cuda_fail(lg, cr, "cuDeviceGetCount");
+    if (ctx->desc.device < 0 || ctx->desc.device >= count)
+      return nvfp4moe__fail_log(lg, NVFP4MOE_ERROR_NO_DEVICE, "desc->device = %d but the driver reports %d CUDA device(s)",
+                                ctx->desc.device, count);
+    if ((cr = nvfp4moe__cu.cuDeviceGet(&ctx->dev, ctx->desc.device)) != 0) return nvfp4moe__cuda_fail(lg, cr, "cuDeviceGet");
+    if ((cr = nvfp4moe__cu.cuDevicePrimaryCtxRetain(&ctx->cu_ctx, ctx->dev)) != 0)
+      return nvfp4moe__cuda_fail(lg, cr, "cuDevicePrimaryCtxRetain");
+    ctx->retained_primary = 1;
+  }
+  nvfp4moe__cu.cuDeviceGetAttribute(&ctx->cc_major, NVFP4MOE__CU_ATTR_CC_MAJOR, ctx->dev);
+  nvfp4moe__cu.cuDeviceGetAttribute(&ctx->cc_minor, NVFP4MOE__CU_ATTR_CC_MINOR, ctx->dev);
+  nvfp4moe__cu.cuDeviceGetAttribute(&ctx->sm_count, NVFP4MOE__CU_ATTR_SM_COUNT, ctx->dev);
+  nvfp4moe__cu.cuDeviceGetAttribute(&ctx->smem_optin, NVFP4MOE__CU_ATTR_SMEM_OPTIN, ctx->dev);
+  nvfp4moe__cu.cuDeviceGetName(ctx->gpu_name, (int)sizeof ctx->gpu_name, ctx->dev);
+  nvfp4moe__cu.cuDriverGetVersion(&ctx->driver_version);
+  if (ctx->cc_major < 8)
+    return nvfp4moe__fail_log(lg, NVFP4MOE_ERROR_UNSUPPORTED_GPU, "%s is compute capability %d.%d; nvfp4moe needs 8.0 or newer",
+                              ctx->gpu_name, ctx->cc_major, ctx->cc_minor);
+  return nvfp4moe__pick_target(ctx);
+}
+
+NVFP4MOE__IMPL void nvfp4moe_destroy(nvfp4moe_context* ctx) {
+  int s;
+  nvfp4moe_allocator al;
+  if (!ctx) return;
+  if (!ctx->offline && ctx->cu_ctx) {
+    nvfp4moe__CUcontext prev;
+    int pushed = nvfp4moe__cu.cuCtxPushCurrent(ctx->cu_ctx) == 0;
+    for (s = 0; s < NVFP4MOE__SPEC_COUNT; ++s)
+      if (ctx->modules[s].module) nvfp4moe__cu.cuModuleUnload(ctx->modules[s].module);
+    if (pushed) nvfp4moe__cu.cuCtxPopCurrent(&prev);
+    if (ctx->retained_primary) nvfp4moe__cu.cuDevicePrimaryCtxRelease(ctx->dev);
+  }
+  for (s = 0; s < NVFP4MOE__SPEC_COUNT; ++s) nvfp4moe__mutex_destroy(&ctx->modules[s].lock);
+  nvfp4moe__mutex_destroy(&ctx->state_lock);
+  al = ctx->desc.allocator;
+  nvfp4moe__free(&al, ctx);
+}
+
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4moe_context** out) {
+  nvfp4moe_desc d;
+  nvfp4moe_context* ctx;
+  nvfp4moe_result r;
+  const char* v;
+  int st, s;
+  nvfp4moe__last_error_buf[0] = 0;
+  memset(&d, 0, sizeof d);
+  if (desc) d = *desc;
+  if (!out) return nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_INVALID_ARGUMENT, "nvfp4moe_create: out is null");
+  *out = 0;
+  if ((d.allocator.alloc_fn == 0) != (d.allocator.free_fn == 0))
+    return nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_INVALID_ARGUMENT,
+                              "nvfp4moe_create: desc->allocator needs both alloc_fn and free_fn, or neither");
+  if ((int)d.backend < 0 || (int)d.backend > (int)NVFP4MOE_BACKEND_SM100)
+    return nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_INVALID_ARGUMENT, "nvfp4moe_create: desc->backend = %d is not a backend",
+                              (int)d.backend);
+  if (d.backend == NVFP4MOE_BACKEND_AUTO && (v = nvfp4moe__getenv("NVFP4MOE_BACKEND")) != 0) {
+    r = nvfp4moe__parse_backend(&d.logger, v, &d.backend);
+    if (r != NVFP4MOE_SUCCESS) return r;
+  }
+  if ((v = nvfp4moe__getenv("NVFP4MOE_NO_JIT")) != 0 && strcmp(v, "0") != 0) d.flags |= NVFP4MOE_FLAG_NO_JIT;
+
+  nvfp4moe__lock(&nvfp4moe__global_lock);
+  st = nvfp4moe__load_nvrtc_locked();
+  nvfp4moe__unlock(&nvfp4moe__global_lock);
+  if (st < 0) return nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_NVRTC_NOT_FOUND, "%s", nvfp4moe__nvrtc_msg);
+
+  ctx = (nvfp4moe_context*)nvfp4moe__alloc(&d.allocator, sizeof *ctx);
+  if (!ctx) return nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_OUT_OF_MEMORY, "nvfp4moe_create: out of host memory");
+  memset(ctx, 0, sizeof *ctx);
+  ctx->desc = d;
+  ctx->forced_gemm_spec = -1;
+  nvfp4moe__mutex_init(&ctx->state_lock);
+  for (s = 0; s < NVFP4MOE__SPEC_COUNT; ++s) nvfp4moe__mutex_init(&ctx->modules[s].lock);
+  ctx->offline = (d.flags & NVFP4MOE_FLAG_OFFLINE) != 0;
+
+  if (ctx->offline) {
+    int specific = 0;
+    ctx->target_sm = nvfp4moe__parse_target(d.target, &specific);
+    if (!ctx->target_sm) {
+      r = nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_INVALID_ARGUMENT,
+                             "nvfp4moe_create: an offline context needs desc->target like \"sm_90a\" (got \"%s\")",
+                             d.target ? d.target : "(null)");
+      goto fail;
+    }
+    if (ctx->target_sm < 80) {
+      r = nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_UNSUPPORTED_GPU, "desc->target %s: nvfp4moe needs sm_80 or newer", d.target);
+      goto fail;
+    }
+    if (!nvfp4moe__nvrtc_supports(ctx->target_sm)) {
+      r = nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_NVRTC_TOO_OLD, "desc->target %s: NVRTC %d.%d (%s) cannot compile for it",
+                             d.target, nvfp4moe__nvrtc_major, nvfp4moe__nvrtc_minor, nvfp4moe__nvrtc_loaded_from);
+      goto fail;
+    }
+    snprintf(ctx->target, sizeof ctx->target, "%s", d.target);
+  } else {
+    r = nvfp4moe__open_device(ctx);
+    if (r != NVFP4MOE_SUCCESS) goto fail;
+  }
+
+  if (d.backend == NVFP4MOE_BACKEND_SM90) {
+    r = nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_NOT_SUPPORTED,
+                           "backend sm90 is not built yet; use portable (or auto)");
+    goto fail;
+  }
+  if (d.backend == NVFP4MOE_BACKEND_SM100 && !nvfp4moe__target_is_sm100(ctx)) {
+    r = nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_NOT_SUPPORTED,
+                           "backend sm100 needs an sm_100a/sm_103a target (this one is %s)", ctx->target);
+    goto fail;
+  }
+  ctx->backend = d.backend != NVFP4MOE_BACKEND_AUTO ? d.backend
+                 : nvfp4moe__target_is_sm100(ctx) ? NVFP4MOE_BACKEND_SM100 : NVFP4MOE_BACKEND_PORTABLE;
+  if ((v = nvfp4moe__getenv("NVFP4MOE_GEMM_CONFIG")) != 0) {
+    for (s = 0; s < NVFP4MOE__SPEC_COUNT; ++s)
+      if (strcmp(v, nvfp4moe__specs[s].name) == 0 && strncmp(v, "gemm_", 5) == 0) ctx->forced_gemm_spec = s;
+    if (ctx->forced_gemm_spec < 0 || !nvfp4moe__spec_applies(ctx, ctx->forced_gemm_spec)) {
+      r = nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_INVALID_ARGUMENT,
+                             "NVFP4MOE_GEMM_CONFIG=%s is not a GEMM specialisation for %s", v, ctx->target);
+      goto fail;
+    }
+  }
+  nvfp4moe__resolve_cache_dir(ctx);
+  nvfp4moe__source_digest(ctx->source_digest);
+  ctx->desc.cache_dir = ctx->cache_dir;
+  ctx->desc.target = ctx->target;
+  ctx->desc.backend = ctx->backend;
+  ctx->desc.device = ctx->offline ? d.device : ctx->desc.device;
+  ctx->desc.cu_context = ctx->cu_ctx;
+  if (!ctx->desc.logger.level) ctx->desc.logger.level = NVFP4MOE_LOG_WARN;
+  *out = ctx;
+  return NVFP4MOE_SUCCESS;
+fail:
+  nvfp4moe_destroy(ctx);
+  return r;
+}
+
+NVFP4MOE__IMPL nvfp4moe_desc nvfp4moe_query_desc(const nvfp4moe_context* ctx) {
+  nvfp4moe_desc d;
+  memset(&d, 0, sizeof d);
+  if (ctx) d = ctx->desc;
+  return d;
+}
+
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_query_info(const nvfp4moe_context* ctx, nvfp4moe_info* info) {
+  nvfp4moe_context* c = (nvfp4moe_context*)ctx; /* counters are read under the lock */
+  if (!ctx || !info)
+    return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_INVALID_ARGUMENT, "nvfp4moe_query_info: ctx and info must not be null");
+  memset(info, 0, sizeof *info);
+  snprintf(info->gpu_name, sizeof info->gpu_name, "%s", ctx->offline ? "(offline)" : ctx->gpu_name);
+  snprintf(info->target, sizeof info->target, "%s", ctx->target);
+  info->cc_major = ctx->cc_major;
+  info->cc_minor = ctx->cc_minor;
+  info->sm_count = ctx->sm_count;
+  info->nvrtc_major = nvfp4moe__nvrtc_major;
+  info->nvrtc_minor = nvfp4moe__nvrtc_minor;
+  info->driver_version = ctx->driver_version;
+  info->gemm_backend = ctx->backend;
+  nvfp4moe__lock(&c->state_lock);
+  snprintf(info->cache_dir, sizeof info->cache_dir, "%s", ctx->cache_on ? ctx->cache_dir : "");
+  info->sm100_self_test = ctx->sm100_self_test;
+  info->compiles = ctx->compiles;
+  info->disk_hits = ctx->disk_hits;
+  info->disk_writes = ctx->disk_writes;
+  info->disk_rejects = ctx->disk_rejects;
+  info->modules_loaded = ctx->modules_loaded;
+  info->compile_ms = ctx->compile_ms;
+  nvfp4moe__unlock(&c->state_lock);
+  return NVFP4MOE_SUCCESS;
+}
+
+/* --------------------------------------------------------------------------------------
+   Launching: make the context current for the call, prepare the kernel, launch
+   -------------------------------------------------------------------------------------- */
+
+typedef struct nvfp4moe__scope {
+  int pushed;
+} nvfp4moe__scope;
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__enter(nvfp4moe_context* ctx, const char* op, nvfp4moe__scope* sc) {
+  nvfp4moe__CUcontext cur = 0;
+  nvfp4moe__CUresult cr;
+  sc->pushed = 0;
+  if (ctx->offline)
+    return nvfp4moe__fail_log(&ctx->desc.logger, NVFP4MOE_ERROR_NOT_SUPPORTED,
+                              "%s: this context is offline (compile only, target %s); it cannot launch kernels", op,
+                              ctx->target);
+  nvfp4moe__cu.cuCtxGetCurrent(&cur);
+  if (cur == ctx->cu_ctx) return NVFP4MOE_SUCCESS;
+  cr = nvfp4moe__cu.cuCtxPushCurrent(ctx->cu_ctx);
+  if (cr != 0) return nvfp4moe__cuda_fail(&ctx->desc.logger, cr, "cuCtxPushCurrent");
+  sc->pushed = 1;
+  return NVFP4MOE_SUCCESS;
+}
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__leave(nvfp4moe__scope* sc, nvfp4moe_result r) {
+  nvfp4moe__CUcontext prev;
+  if (sc->pushed) nvfp4moe__cu.cuCtxPopCurrent(&prev);
+  return r;
+}
+
+/* Dynamic shared memory above 48 KB must be opted into, once per kernel. */
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__set_smem(nvfp4moe_context* ctx, int s, int k, unsigned smem) {
+  nvfp4moe__module* m = &ctx->modules[s];
+  nvfp4moe__CUresult cr = 0;
+  if (smem <= 48 * 1024) return NVFP4MOE_SUCCESS;
+  nvfp4moe__lock(&m->lock);
+  if (m->smem_set[k] < (int)smem) {
+    cr = nvfp4moe__cu.cuFuncSetAttribute(m->fn[k], NVFP4MOE__CU_FUNC_MAX_DYN_SMEM, (int)smem);
+    if (cr == 0) m->smem_set[k] = (int)smem;
+  }
+  nvfp4moe__unlock(&m->lock);
+  return cr ? nvfp4moe__cuda_fail(&ctx->desc.logger, cr, "cuFuncSetAttribute(max dynamic shared memory)") : NVFP4MOE_SUCCESS;
+}
+
+/* Resident CTAs per SM of a kernel (for persistent grids), asked once. */
+NVFP4MOE__PRIVATE int nvfp4moe__occupancy(nvfp4moe_context* ctx, int s, int k, int block, unsigned smem) {
+  nvfp4moe__module* m = &ctx->modules[s];
+  int occ;
+  nvfp4moe__lock(&m->lock);
+  if (!m->occupancy[k]) {
+    int n = 0;
+    if (nvfp4moe__cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, m->fn[k], block, smem) != 0 || n < 1) n = 1;
+    m->occupancy[k] = n;
+  }
+  occ = m->occupancy[k];
+  nvfp4moe__unlock(&m->lock);
+  return occ;
+}
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch(nvfp4moe_context* ctx, const char* op, int s, int k, unsigned grid,
+                                                   unsigned block, unsigned smem, nvfp4moe_stream stream, void** args) {
+  nvfp4moe__CUresult cr;
+  nvfp4moe_result r;
+  if (grid == 0) return NVFP4MOE_SUCCESS;
+  r = nvfp4moe__prepare(ctx, s);
+  if (r != NVFP4MOE_SUCCESS) return r;
+  r = nvfp4moe__set_smem(ctx, s, k, smem);
+  if (r != NVFP4MOE_SUCCESS) return r;
+  cr = nvfp4moe__cu.cuLaunchKernel(ctx->modules[s].fn[k], grid, 1, 1, block, 1, 1, smem, stream, args, 0);
+  if (cr != 0) {
+    char what[160];
+    snprintf(what, sizeof what, "%s: cuLaunchKernel(%s)", op, nvfp4moe__specs[s].kernels[k]);
+    return nvfp4moe__cuda_fail(&ctx->desc.logger, cr, what);
+  }
+  return NVFP4MOE_SUCCESS;
+}
+
+/* --------------------------------------------------------------------------------------
+   Host numerics: the same operations, in the same order, as kernels_src/common.cuh.
+   Every product and sum goes through a volatile so the compiler cannot fuse or keep
+   extra precision; decodes build bit patterns, so no subnormal arithmetic is needed
+   for them (the reference assumes the default FP environment: no FTZ/DAZ).
+   -------------------------------------------------------------------------------------- */
+
+NVFP4MOE__PRIVATE float nvfp4moe__f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+NVFP4MOE__PRIVATE uint32_t nvfp4moe__bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+NVFP4MOE__PRIVATE float nvfp4moe__mul(float a, float b) { volatile float r = a * b; return r; }
+NVFP4MOE__PRIVATE float nvfp4moe__add(float a, float b) { volatile float r = a + b; return r; }
+NVFP4MOE__PRIVATE float nvfp4moe__sub(float a, float b) { volatile float r = a - b; return r; }
+NVFP4MOE__PRIVATE float nvfp4moe__div(float a, float b) { volatile float r = a / b; return r; }
+/* round to nearest even integer, |x| < 2^22 (as cvt.rni) */
+NVFP4MOE__PRIVATE float nvfp4moe__rint(float x) { volatile float t = x + 12582912.0f; return t - 12582912.0f; }
+NVFP4MOE__PRIVATE float nvfp4moe__fabs(float x) { return nvfp4moe__f32(nvfp4moe__bits(x) & 0x7FFFFFFFu); }
+NVFP4MOE__PRIVATE int nvfp4moe__nonfinite(float x) { return (nvfp4moe__bits(x) & 0x7F800000u) == 0x7F800000u; }
+
+#define NVFP4MOE__RCP6 0x3E2AAAABu    /* f32 nearest 1/6 */
+#define NVFP4MOE__RCP2688 0x39C30C31u /* f32 nearest 1/2688 */
+#define NVFP4MOE__FLT_MIN 1.17549435e-38f
+#define NVFP4MOE__NAN 0x7FC00000u
+
+NVFP4MOE__IMPL unsigned nvfp4moe_ref_e4m3_from_f32(float x) {
+  uint32_t v;
+  if (x != x) return 0x7Fu;
+  if (!(x > 0.0f)) return 0u; /* ue4m3 has no sign: 0 and negatives give 0 */
+  if (x >= 448.0f) return 0x7Eu;
+  if (x < 0.015625f) return (unsigned)nvfp4moe__rint(nvfp4moe__mul(x, 512.0f));
+  v = nvfp4moe__bits(x) - (120u << 23);
+  return (v + 0x7FFFFu + ((v >> 20) & 1u)) >> 20;
+}
+
+NVFP4MOE__IMPL float nvfp4moe_ref_e4m3_to_f32(unsigned b) {
+  b &= 0x7Fu;
+  if (b == 0x7Fu) return nvfp4moe__f32(NVFP4MOE__NAN);
+  if ((b >> 3) == 0) return (float)(b & 7u) * 0.001953125f; /* subnormal: m * 2^-9, exact */
+  return nvfp4moe__f32((((b >> 3) + 120u) << 23) | ((b & 7u) << 20));
+}
+
+NVFP4MOE__PRIVATE unsigned nvfp4moe__e2m1_mag(float a) {
+  return (unsigned)(a > 0.25f) + (unsigned)(a >= 0.75f) + (unsigned)(a > 1.25f) + (unsigned)(a >= 1.75f) +
+         (unsigned)(a > 2.5f) + (unsigned)(a >= 3.5f) + (unsigned)(a > 5.0f);
+}
+
+NVFP4MOE__IMPL unsigned nvfp4moe_ref_e2m1_from_f32(float x) {
+  return nvfp4moe__e2m1_mag(nvfp4moe__fabs(x)) | ((nvfp4moe__bits(x) >> 28) & 8u);
+}
+
+NVFP4MOE__IMPL float nvfp4moe_ref_e2m1_to_f32(unsigned code) {
+  unsigned m = code & 7u;
+  uint32_t bits = m < 2u ? (m ? 0x3F000000u : 0u) : ((126u + (m >> 1)) << 23) | ((m & 1u) << 22);
+  return nvfp4moe__f32(bits | ((uint32_t)(code & 8u) << 28));
+}
+
+NVFP4MOE__IMPL float nvfp4moe_ref_bf16_to_f32(unsigned short h) { return nvfp4moe__f32((uint32_t)h << 16); }
+
+NVFP4MOE__IMPL float nvfp4moe_ref_fp16_to_f32(unsigned short h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 31u, m = h & 1023u;
+  if (e == 31) return nvfp4moe__f32(sign | 0x7F800000u | (m << 13));
+  if (e == 0) {
+    float v = (float)m * 5.9604644775390625e-8f; /* m * 2^-24, exact */
+    return sign ? -v : v;
+  }
+  return nvfp4moe__f32(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+NVFP4MOE__IMPL unsigned short nvfp4moe_ref_f32_to_bf16(float x) {
+  uint32_t u = nvfp4moe__bits(x);
+  if (x != x) return 0x7FFF; /* canonical NaN, as cvt.rn.bf16.f32 */
+  return (unsigned short)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
+/* double -> bf16 with one rounding (RNE): via f32, correcting the one case where the
+   first rounding manufactured a tie. */
+NVFP4MOE__PRIVATE unsigned short nvfp4moe__f64_to_bf16(double d) {
+  float f = (float)d;
+  uint32_t u = nvfp4moe__bits(f);
+  if (d != d) return 0x7FFF;
+  if ((u & 0xFFFFu) == 0x8000u && (double)f != d) {
+    int away = (d < 0 ? -d : d) > (f < 0 ? -(double)f : (double)f);
+    return (unsigned short)((away ? u + 0x8000u : u) >> 16);
+  }
+  return nvfp4moe_ref_f32_to_bf16(f);
+}
+
+NVFP4MOE__PRIVATE float nvfp4moe__exp(float x) {
+  float n, r, p;
+  int ni, h;
+  if (x != x) return x;
+  if (x > 88.7228394f) return nvfp4moe__f32(0x7F800000u);
+  if (x < -103.972084f) return 0.0f;
+  n = nvfp4moe__rint(nvfp4moe__mul(x, 1.44269502f));
+  r = nvfp4moe__sub(x, nvfp4moe__mul(n, 0.693145751953125f));
+  r = nvfp4moe__sub(r, nvfp4moe__mul(n, 1.42860677e-06f));
+  p = 1.38888889e-3f;
+  p = nvfp4moe__add(nvfp4moe__mul(p, r), 8.33333377e-3f);
+  p = nvfp4moe__add(nvfp4moe__mul(p, r), 4.16666679e-2f);
+  p = nvfp4moe__add(nvfp4moe__mul(p, r), 0.166666672f);
+  p = nvfp4moe__add(nvfp4moe__mul(p, r), 0.5f);
+  p = nvfp4moe__add(nvfp4moe__mul(p, r), 1.0f);
+  p = nvfp4moe__add(nvfp4moe__mul(p, r), 1.0f);
+  ni = (int)n;
+  h = ni / 2;
+  p = nvfp4moe__mul(p, nvfp4moe__f32((uint32_t)(h + 127) << 23));
+  return nvfp4moe__mul(p, nvfp4moe__f32((uint32_t)(ni - h + 127) << 23));
+}
+
+NVFP4MOE__IMPL float nvfp4moe_ref_silu_mul(float g, float u) {
+  float sg = nvfp4moe__div(g, nvfp4moe__add(1.0f, nvfp4moe__exp(-g)));
+  return nvfp4moe_ref_bf16_to_f32(nvfp4moe_ref_f32_to_bf16(nvfp4moe__mul(sg, u)));
+}
+
+/* 16 codes of x[i] * out, sign from x (a zero keeps +-0 even if out is +inf). */
+NVFP4MOE__PRIVATE void nvfp4moe__e2m1_pack16(const float* x, float out, uint32_t* q) {
+  int w, j;
+  for (w = 0; w < 2; ++w) {
+    uint32_t word = 0;
+    for (j = 0; j < 8; ++j) {
+      float v = x[w * 8 + j];
+      uint32_t c = nvfp4moe__e2m1_mag(nvfp4moe__fabs(nvfp4moe__mul(v, out))) | ((nvfp4moe__bits(v) >> 28) & 8u);
+      word |= c << (4 * j);
+    }
+    q[w] = word;
+  }
+}
+
+NVFP4MOE__PRIVATE float nvfp4moe__block_error(const float* x, const uint32_t* q, float sff, float s, int mse) {
+  float err = 0.0f;
+  int i;
+  for (i = 0; i < 16; ++i) {
+    unsigned c = (q[i >> 3] >> (4 * (i & 7))) & 0xFu;
+    float deq = nvfp4moe__mul(nvfp4moe__mul(nvfp4moe_ref_e2m1_to_f32(c), sff), s);
+    float d = nvfp4moe__sub(deq, x[i]);
+    err = nvfp4moe__add(err, mse ? nvfp4moe__mul(d, d) : nvfp4moe__fabs(d));
+  }
+  return err;
+}
+
+/* NUMERICS.md 2, steps 2-5 and 4over6, for one block of 16 finite values. */
+NVFP4MOE__PRIVATE unsigned nvfp4moe__quantize_block16(const float* x, float amax, float s, float t, int fo6,
+                                                      uint32_t* q) {
+  float st;
+  unsigned sf6, sf4;
+  uint32_t q4[2] = {0u, 0u};
+  float e6, e4;
+  q[0] = q[1] = 0u;
+  if (amax == 0.0f) return 0u;
+  st = nvfp4moe__mul(amax, t);
+  sf6 = nvfp4moe_ref_e4m3_from_f32(st);
+  if (sf6) nvfp4moe__e2m1_pack16(x, nvfp4moe__div(1.0f, nvfp4moe__mul(nvfp4moe_ref_e4m3_to_f32(sf6), s)), q);
+  if (!fo6) return sf6;
+  sf4 = nvfp4moe_ref_e4m3_from_f32(nvfp4moe__mul(st, 1.5f));
+  if (sf4) nvfp4moe__e2m1_pack16(x, nvfp4moe__div(1.0f, nvfp4moe__mul(nvfp4moe_ref_e4m3_to_f32(sf4), s)), q4);
+  e6 = nvfp4moe__block_error(x, q, nvfp4moe_ref_e4m3_to_f32(sf6), s, fo6 == 2);
+  e4 = nvfp4moe__block_error(x, q4, nvfp4moe_ref_e4m3_to_f32(sf4), s, fo6 == 2);
+  if (e4 < e6) {
+    q[0] = q4[0];
+    q[1] = q4[1];
+    return sf4;
+  }
+  return sf6;
+}
+
+NVFP4MOE__PRIVATE long long nvfp4moe__sf_off_128x4(long long r, int c, int kc4) {
+  return (r / 128) * kc4 * 512 + (long long)(c / 4) * 512 + (r % 32) * 16 + ((r % 128) / 32) * 4 + (c % 4);
+}
+
+NVFP4MOE__IMPL size_t nvfp4moe_sf_bytes(int rows, int k, nvfp4moe_sf_layout layout) {
+  size_t nblk, kc4;
+  if (rows <= 0 || k <= 0) return 0;
+  nblk = (size_t)k / 16;
+  kc4 = (nblk + 3) / 4;
+  if (layout == NVFP4MOE_SF_LAYOUT_LINEAR) return (size_t)rows * nblk;
+  return (((size_t)rows + 127) / 128) * 128 * 4 * kc4;
+}
+
+/* --------------------------------------------------------------------------------------
+   Argument checks, shared by the device entry points and the host reference
+   -------------------------------------------------------------------------------------- */
+
+NVFP4MOE__PRIVATE NVFP4MOE__PRINTF(3, 4) nvfp4moe_result
+nvfp4moe__arg_fail(const nvfp4moe_logger* lg, const char* fn, const char* fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return nvfp4moe__fail_log(lg, NVFP4MOE_ERROR_INVALID_ARGUMENT, "%s: %s", fn, msg);
+}
+
+#define NVFP4MOE__REQUIRE(cond, ...)                                        \
+  do {                                                                      \
+    if (!(cond)) return nvfp4moe__arg_fail(lg, fn, __VA_ARGS__);            \
+  } while (0)
+#define NVFP4MOE__ALIGNED(p, n) (!dev || ((p) % (n)) == 0)
+
+NVFP4MOE__PRIVATE int nvfp4moe__normal_positive(float s) { return s >= NVFP4MOE__FLT_MIN && !nvfp4moe__nonfinite(s); }
+
+/* dev: device pointers (alignment rules apply). Returns the effective row stride. */
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_quantize(const nvfp4moe_logger* lg, const char* fn,
+                                                           const nvfp4moe_quantize_args* a, int per_token, int silu,
+                                                           int dev, long long* stride) {
+  long long width;
+  NVFP4MOE__REQUIRE(a != 0, "args is null");
+  NVFP4MOE__REQUIRE(a->dtype == NVFP4MOE_DTYPE_BF16 || a->dtype == NVFP4MOE_DTYPE_FP16,
+                    "args->dtype = %d: the input must be BF16 or FP16%s", (int)a->dtype, silu ? " (SiLU: BF16)" : "");
+  NVFP4MOE__REQUIRE(a->groups >= 1, "args->groups = %d must be >= 1", a->groups);
+  NVFP4MOE__REQUIRE(a->rows >= 1, "args->rows = %d must be >= 1", a->rows);
+  NVFP4MOE__REQUIRE(a->k > 0 && a->k % 16 == 0, "args->k = %d must be a positive multiple of 16 (one SF per 16 elements)",
+                    a->k);
+  width = silu ? 2LL * a->k : a->k;
+  *stride = a->x_row_stride ? a->x_row_stride : width;
+  NVFP4MOE__REQUIRE(*stride >= width, "args->x_row_stride = %lld is smaller than the row width %lld", *stride, width);
+  NVFP4MOE__REQUIRE(*stride % 8 == 0, "args->x_row_stride = %lld must be a multiple of 8 elements (16-byte rows)", *stride);
+  NVFP4MOE__REQUIRE((double)a->groups * a->rows * (double)*stride < 9.0e18, "args->groups * rows * row stride overflows");
+  NVFP4MOE__REQUIRE(a->x != 0, "args->x is null");
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->x, 16), "args->x = 0x%llx must be 16-byte aligned", a->x);
+  NVFP4MOE__REQUIRE(a->out_e2m1 != 0, "args->out_e2m1 is null");
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->out_e2m1, 8), "args->out_e2m1 = 0x%llx must be 8-byte aligned", a->out_e2m1);
+  NVFP4MOE__REQUIRE(a->out_sf != 0, "args->out_sf is null");
+  NVFP4MOE__REQUIRE(a->sf_layout == NVFP4MOE_SF_LAYOUT_128X4 || a->sf_layout == NVFP4MOE_SF_LAYOUT_LINEAR,
+                    "args->sf_layout = %d is not a layout", (int)a->sf_layout);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->masked_m, 4), "args->masked_m = 0x%llx must be 4-byte aligned", a->masked_m);
+  NVFP4MOE__REQUIRE((a->flags & ~3u) == 0, "args->flags = 0x%x has unknown bits (NVFP4MOE_QUANT_*)", a->flags);
+  if (per_token) {
+    NVFP4MOE__REQUIRE(a->scale != 0, "args->scale is null: per-token quantization writes the decode scales there");
+  } else {
+    NVFP4MOE__REQUIRE(a->scale != 0 || nvfp4moe__normal_positive(a->scale_value),
+                      "args->scale_value = %g must be a finite normal decode scale > 0 (or give args->scale)",
+                      (double)a->scale_value);
+  }
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->scale, 4), "args->scale = 0x%llx must be 4-byte aligned", a->scale);
+  NVFP4MOE__REQUIRE(silu || (a->gate_scale == 0 && a->up_scale == 0),
+                    "args->gate_scale / up_scale are for the SiLU functions only");
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->gate_scale, 4) && NVFP4MOE__ALIGNED(a->up_scale, 4),
+                    "args->gate_scale / up_scale must be 4-byte aligned");
+  return NVFP4MOE_SUCCESS;
+}
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_gemm(const nvfp4moe_logger* lg, const char* fn,
+                                                       const nvfp4moe_gemm_args* a, int dev, long long* ldd) {
+  NVFP4MOE__REQUIRE(a != 0, "args is null");
+  NVFP4MOE__REQUIRE(a->groups >= 1, "args->groups = %d must be >= 1", a->groups);
+  NVFP4MOE__REQUIRE(a->m_max >= 1, "args->m_max = %d must be >= 1", a->m_max);
+  NVFP4MOE__REQUIRE(a->n > 0 && a->n % 8 == 0, "args->n = %d must be a positive multiple of 8 (16-byte bf16 rows)", a->n);
+  NVFP4MOE__REQUIRE(a->k > 0 && a->k % 32 == 0, "args->k = %d must be a positive multiple of 32 (16-byte E2M1 rows)", a->k);
+  *ldd = a->ldd ? a->ldd : a->n;
+  NVFP4MOE__REQUIRE(*ldd >= a->n && *ldd % 8 == 0, "args->ldd = %lld must be >= n = %d and a multiple of 8", *ldd, a->n);
+  NVFP4MOE__REQUIRE(a->a != 0 && a->a_sf != 0, "args->a and args->a_sf must not be null");
+  NVFP4MOE__REQUIRE(a->b != 0 && a->b_sf != 0, "args->b and args->b_sf must not be null");
+  NVFP4MOE__REQUIRE(a->d != 0, "args->d is null");
+  NVFP4MOE__REQUIRE(a->masked_m != 0, "args->masked_m is null (int32 [G] on the device)");
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->a, 16) && NVFP4MOE__ALIGNED(a->b, 16) && NVFP4MOE__ALIGNED(a->d, 16),
+                    "args->a, b and d must be 16-byte aligned (a=0x%llx b=0x%llx d=0x%llx)", a->a, a->b, a->d);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->a_sf, 16) && NVFP4MOE__ALIGNED(a->b_sf, 16),
+                    "args->a_sf and b_sf must be 16-byte aligned");
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->masked_m, 4) && NVFP4MOE__ALIGNED(a->alpha, 4) &&
+                        NVFP4MOE__ALIGNED(a->row_scale, 4),
+                    "args->masked_m, alpha and row_scale must be 4-byte aligned");
+  NVFP4MOE__REQUIRE((double)a->groups * a->m_max * (double)*ldd < 9.0e18 &&
+                        (double)a->groups * a->n * (double)a->k < 9.0e18,
+                    "args shapes overflow 64-bit offsets");
+  NVFP4MOE__REQUIRE(a->expected_m >= 0, "args->expected_m = %d must be >= 0", a->expected_m);
+  return NVFP4MOE_SUCCESS;
+}
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_sf_convert(const nvfp4moe_logger* lg, const char* fn,
+                                                             const nvfp4moe_sf_convert_args* a) {
+  size_t s, d;
+  NVFP4MOE__REQUIRE(a != 0, "args is null");
+  NVFP4MOE__REQUIRE(a->groups >= 1 && a->rows >= 1, "args->groups = %d and rows = %d must be >= 1", a->groups, a->rows);
+  NVFP4MOE__REQUIRE(a->k > 0 && a->k % 16 == 0, "args->k = %d must be a positive multiple of 16", a->k);
+  NVFP4MOE__REQUIRE(a->src != 0 && a->dst != 0, "args->src and dst must not be null");
+  NVFP4MOE__REQUIRE(a->dst_layout == NVFP4MOE_SF_LAYOUT_128X4 || a->dst_layout == NVFP4MOE_SF_LAYOUT_LINEAR,
+                    "args->dst_layout = %d is not a layout", (int)a->dst_layout);
+  d = nvfp4moe_sf_bytes(a->rows, a->k, a->dst_layout) * (size_t)a->groups;
+  s = nvfp4moe_sf_bytes(a->rows, a->k, a->dst_layout == NVFP4MOE_SF_LAYOUT_LINEAR ? NVFP4MOE_SF_LAYOUT_128X4
+                                                                                : NVFP4MOE_SF_LAYOUT_LINEAR) *
+      (size_t)a->groups;
+  NVFP4MOE__REQUIRE(a->src + s <= a->dst || a->dst + d <= a->src, "args->src and dst overlap");
+  return NVFP4MOE_SUCCESS;
+}
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_dequantize(const nvfp4moe_logger* lg, const char* fn,
+                                                             const nvfp4moe_dequantize_args* a, int dev) {
+  NVFP4MOE__REQUIRE(a != 0, "args is null");
+  NVFP4MOE__REQUIRE(a->groups >= 1 && a->rows >= 1, "args->groups = %d and rows = %d must be >= 1", a->groups, a->rows);
+  NVFP4MOE__REQUIRE(a->k > 0 && a->k % 16 == 0, "args->k = %d must be a positive multiple of 16", a->k);
+  NVFP4MOE__REQUIRE(a->e2m1 != 0 && a->sf != 0 && a->scale != 0 && a->out != 0,
+                    "args->e2m1, sf, scale and out must not be null");
+  NVFP4MOE__REQUIRE(a->sf_layout == NVFP4MOE_SF_LAYOUT_128X4 || a->sf_layout == NVFP4MOE_SF_LAYOUT_LINEAR,
+                    "args->sf_layout = %d is not a layout", (int)a->sf_layout);
+  NVFP4MOE__REQUIRE(a->out_dtype == NVFP4MOE_DTYPE_F32 || a->out_dtype == NVFP4MOE_DTYPE_BF16,
+                    "args->out_dtype = %d must be F32 or BF16", (int)a->out_dtype);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->e2m1, 8), "args->e2m1 must be 8-byte aligned");
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->out, 16), "args->out must be 16-byte aligned");
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->scale, 4) && NVFP4MOE__ALIGNED(a->masked_m, 4),
+                    "args->scale and masked_m must be 4-byte aligned");
+  return NVFP4MOE_SUCCESS;
+}
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_weights(const nvfp4moe_logger* lg, const char* fn,
+                                                          const nvfp4moe_weight_quantize_args* a, int dev) {
+  NVFP4MOE__REQUIRE(a != 0, "args is null");
+  NVFP4MOE__REQUIRE(a->dtype == NVFP4MOE_DTYPE_BF16 || a->dtype == NVFP4MOE_DTYPE_FP16,
+                    "args->dtype = %d: weights must be BF16 or FP16", (int)a->dtype);
+  NVFP4MOE__REQUIRE(a->experts >= 1 && a->n >= 1, "args->experts = %d and n = %d must be >= 1", a->experts, a->n);
+  NVFP4MOE__REQUIRE(a->k > 0 && a->k % 16 == 0, "args->k = %d must be a positive multiple of 16", a->k);
+  NVFP4MOE__REQUIRE(a->w != 0 && a->out_e2m1 != 0 && a->out_sf != 0 && a->out_scale != 0,
+                    "args->w, out_e2m1, out_sf and out_scale must not be null");
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->w, 16), "args->w must be 16-byte aligned");
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->out_e2m1, 8), "args->out_e2m1 must be 8-byte aligned");
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->out_scale, 4), "args->out_scale must be 4-byte aligned");
+  NVFP4MOE__REQUIRE((a->flags & ~3u) == 0, "args->flags = 0x%x has unknown bits (NVFP4MOE_QUANT_*)", a->flags);
+  return NVFP4MOE_SUCCESS;
+}
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_moe(const nvfp4moe_logger* lg, const char* fn,
+                                                      const nvfp4moe_moe_weights* w, const nvfp4moe_moe_args* a, int dev,
+                                                      size_t need) {
+  NVFP4MOE__REQUIRE(w != 0 && a != 0, "weights and args must not be null");
+  NVFP4MOE__REQUIRE(w->experts >= 1, "weights->experts = %d must be >= 1", w->experts);
+  NVFP4MOE__REQUIRE(w->hidden > 0 && w->hidden % 32 == 0, "weights->hidden = %d must be a positive multiple of 32",
+                    w->hidden);
+  NVFP4MOE__REQUIRE(w->inter > 0 && w->inter % 32 == 0, "weights->inter = %d must be a positive multiple of 32", w->inter);
+  NVFP4MOE__REQUIRE(w->w13 && w->w13_sf && w->w13_gate_scale && w->w13_up_scale && w->w2 && w->w2_sf && w->w2_scale,
+                    "weights: w13, w13_sf, w13_gate_scale, w13_up_scale, w2, w2_sf and w2_scale must not be null");
+  NVFP4MOE__REQUIRE(a->scaling == NVFP4MOE_ACT_PER_TOKEN || a->scaling == NVFP4MOE_ACT_PER_EXPERT,
+                    "args->scaling = %d is not an activation scaling", (int)a->scaling);
+  NVFP4MOE__REQUIRE(a->scaling == NVFP4MOE_ACT_PER_TOKEN || (w->input_scale1 && w->input_scale2),
+                    "per-expert activation scaling needs weights->input_scale1 and input_scale2");
+  NVFP4MOE__REQUIRE(a->m_max >= 1, "args->m_max = %d must be >= 1", a->m_max);
+  NVFP4MOE__REQUIRE(a->expected_m >= 0, "args->expected_m = %d must be >= 0", a->expected_m);
+  NVFP4MOE__REQUIRE((a->quant_flags & ~3u) == 0, "args->quant_flags = 0x%x has unknown bits", a->quant_flags);
+  NVFP4MOE__REQUIRE(a->x && a->masked_m && a->out, "args->x, masked_m and out must not be null");
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->x, 16) && NVFP4MOE__ALIGNED(a->out, 16), "args->x and out must be 16-byte aligned");
+  NVFP4MOE__REQUIRE(a->workspace != 0 && NVFP4MOE__ALIGNED(a->workspace, 256),
+                    "args->workspace must be a 256-byte aligned buffer");
+  NVFP4MOE__REQUIRE(a->workspace_size >= need, "args->workspace_size = %zu but nvfp4moe_moe_workspace_size() = %zu",
+                    a->workspace_size, need);
+  return NVFP4MOE_SUCCESS;
+}
+
+/* --------------------------------------------------------------------------------------
+   Operations: quantization
+   -------------------------------------------------------------------------------------- */
+
+/* Mirror of NvfQuantParams (kernels_src/quantize.cu): same fields, same order. */
+typedef struct nvfp4moe__quant_params {
+  nvfp4moe_devptr x;
+  long long x_row_stride, x_group_stride;
+  nvfp4moe_devptr q, sf, scale_out, scale_in, gate_scale, up_scale, masked_m;
+  float scale_value;
+  int groups, rows, k, sf_linear, per_token, fo6, fp16, pad_rows;
+} nvfp4moe__quant_params;
+
+NVFP4MOE__PRIVATE int nvfp4moe__fo6(unsigned flags) {
+  return (flags & NVFP4MOE_QUANT_4OVER6_MSE) ? 2 : (flags & NVFP4MOE_QUANT_4OVER6) ? 1 : 0;
+}
+
+NVFP4MOE__PRIVATE nvfp4moe__quant_params nvfp4moe__quant_params_of(const nvfp4moe_quantize_args* a, long long stride,
+                                                                   int per_token) {
+  nvfp4moe__quant_params p;
+  memset(&p, 0, sizeof p);
+  p.x = a->x;
+  p.x_row_stride = stride;
+  p.x_group_stride = stride * a->rows;
+  p.q = a->out_e2m1;
+  p.sf = a->out_sf;
+  if (per_token) p.scale_out = a->scale;
+  else p.scale_in = a->scale;
+  p.gate_scale = a->gate_scale;
+  p.up_scale = a->up_scale;
+  p.masked_m = a->masked_m;
+  p.scale_value = a->scale_value;
+  p.groups = a->groups;
+  p.rows = a->rows;
+  p.k = a->k;
+  p.sf_linear = a->sf_layout == NVFP4MOE_SF_LAYOUT_LINEAR;
+  p.per_token = per_token;
+  p.fo6 = nvfp4moe__fo6(a->flags);
+  p.fp16 = a->dtype == NVFP4MOE_DTYPE_FP16;
+  p.pad_rows = !a->masked_m && !p.sf_linear;
+  return p;
+}
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ctx, const char* fn,
+                                                            const nvfp4moe__quant_params* p, int silu,
+                                                            nvfp4moe_stream stream) {
+  long long rows_pad = p->pad_rows ? (p->rows + 127) / 128 * 128 : p->rows;
+  long long slots = (long long)p->groups * rows_pad, cap = (long long)ctx->sm_count * 8;
+  void* args[1];
+  args[0] = (void*)p;
+  return nvfp4moe__launch(ctx, fn, silu ? NVFP4MOE__SPEC_SILU_QUANTIZE : NVFP4MOE__SPEC_QUANTIZE, 0,
+                          (unsigned)(slots < cap ? slots : cap), 128, 0, stream, args);
+}
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__quantize_op(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* a,
+                                                        nvfp4moe_stream stream, const char* fn, int per_token, int silu) {
+  long long stride;
+  nvfp4moe__quant_params p;
+  nvfp4moe__scope sc;
+  nvfp4moe_result r;
+  if (!ctx) return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_INVALID_ARGUMENT, "%s: ctx is null", fn);
+  r = nvfp4moe__check_quantize(&ctx->desc.logger, fn, a, per_token, silu, 1, &stride);
+  if (r != NVFP4MOE_SUCCESS) return r;
+  r = nvfp4moe__enter(ctx, fn, &sc);
+  if (r != NVFP4MOE_SUCCESS) return r;
+  p = nvfp4moe__quant_params_of(a, stride, per_token);
+  return nvfp4moe__leave(&sc, nvfp4moe__launch_quantize(ctx, fn, &p, silu, stream));
+}
+
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_per_token(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* args,
+                                                           nvfp4moe_stream stream) {
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_token", 1, 0);
+}
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_per_tensor(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* args,
+                                                            nvfp4moe_stream stream) {
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_tensor", 0, 0);
+}
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_silu_mul_quantize_per_token(nvfp4moe_context* ctx,
+                                                                    const nvfp4moe_quantize_args* args,
+                                                                    nvfp4moe_stream stream) {
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_token", 1, 1);
+}
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_silu_mul_quantize_per_tensor(nvfp4moe_context* ctx,
+                                                                     const nvfp4moe_quantize_args* args,
+                                                                     nvfp4moe_stream stream) {
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_tensor", 0, 1);
+}
+
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_weights(nvfp4moe_context* ctx, const nvfp4moe_weight_quantize_args* a,
+                                                         nvfp4moe_stream stream) {
+  const char* fn = "nvfp4moe_quantize_weights";
+  nvfp4moe__scope sc;
+  nvfp4moe_result r;
+  nvfp4moe__CUresult cr;
+  nvfp4moe__quant_params p;
+  long long elems;
+  int fp16, bpe, e;
+  unsigned grid;
+  void* args[5];
+  if (!ctx) return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_INVALID_ARGUMENT, "%s: ctx is null", fn);
+  r = nvfp4moe__check_weights(&ctx->desc.logger, fn, a, 1);
+  if (r != NVFP4MOE_SUCCESS) return r;
+  r = nvfp4moe__enter(ctx, fn, &sc);
+  if (r != NVFP4MOE_SUCCESS) return r;
+  /* 1. amax per expert (bits of a non-negative f32 compare as integers) */
+  cr = nvfp4moe__cu.cuMemsetD32Async(a->out_scale, 0, (size_t)a->experts, stream);
+  if (cr != 0) return nvfp4moe__leave(&sc, nvfp4moe__cuda_fail(&ctx->desc.logger, cr, "nvfp4moe_quantize_weights: cuMemsetD32Async"));
+  elems = (long long)a->n * a->k;
+  bpe = (int)((elems / 8 + 255) / 256);
+  if (bpe > 4 * ctx->sm_count) bpe = 4 * ctx->sm_count;
+  if (bpe < 1) bpe = 1;
+  fp16 = a->dtype == NVFP4MOE_DTYPE_FP16;
+  args[0] = (void*)&a->w; args[1] = &fp16; args[2] = &elems; args[3] = &bpe; args[4] = (void*)&a->out_scale;
+  r = nvfp4moe__launch(ctx, fn, NVFP4MOE__SPEC_QUANTIZE, NVFP4MOE__K_WEIGHT_AMAX, (unsigned)bpe * (unsigned)a->experts, 256, 0,
+                       stream, args);
+  /* 2. amax -> decode scale, in place */
+  if (r == NVFP4MOE_SUCCESS) {
+    e = a->experts;
+    args[0] = (void*)&a->out_scale; args[1] = &e;
+    grid = (unsigned)((e + 255) / 256);
+    r = nvfp4moe__launch(ctx, fn, NVFP4MOE__SPEC_QUANTIZE, NVFP4MOE__K_AMAX_TO_SCALE, grid, 256, 0, stream, args);
+  }
+  /* 3. quantize with the per-expert scales (rows of an expert = N, padding rows zeroed) */
+  if (r == NVFP4MOE_SUCCESS) {
+    memset(&p, 0, sizeof p);
+    p.x = a->w; p.x_row_stride = a->k; p.x_group_stride = elems;
+    p.q = a->out_e2m1; p.sf = a->out_sf; p.scale_in = a->out_scale;
+    p.groups = a->experts; p.rows = a->n; p.k = a->k;
+    p.fo6 = nvfp4moe__fo6(a->flags); p.fp16 = fp16; p.pad_rows = 1;
+    r = nvfp4moe__launch_quantize(ctx, fn, &p, 0, stream);
+  }
+  return nvfp4moe__leave(&sc, r);
+}
+
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_sf_convert(nvfp4moe_context* ctx, const nvfp4moe_sf_convert_args* a,
+                                                   nvfp4moe_stream stream) {
+  const char* fn = "nvfp4moe_sf_convert";
+  nvfp4moe__scope sc;
+  nvfp4moe_result r;
+  int to128;
+  long long total, cap;
+  void* args[6];
+  if (!ctx) return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_INVALID_ARGUMENT, "%s: ctx is null", fn);
+  r = nvfp4moe__check_sf_convert(&ctx->desc.logger, fn, a);
+  if (r != NVFP4MOE_SUCCESS) return r;
+  r = nvfp4moe__enter(ctx, fn, &sc);
+  if (r != NVFP4MOE_SUCCESS) return r;
+  to128 = a->dst_layout == NVFP4MOE_SF_LAYOUT_128X4;
+  total = (long long)nvfp4moe_sf_bytes(a->rows, a->k, a->dst_layout) * a->groups;
+  cap = (long long)ctx->sm_count * 16;
+  args[0] = (void*)&a->src; args[1] = (void*)&a->dst; args[2] = (void*)&a->groups;
+  args[3] = (void*)&a->rows; args[4] = (void*)&a->k; args[5] = &to128;
+  total = (total + 255) / 256;
+  r = nvfp4moe__launch(ctx, fn, NVFP4MOE__SPEC_QUANTIZE, NVFP4MOE__K_SF_CONVERT, (unsigned)(total < cap ? total : cap), 256, 0,
+                       stream, args);
+  return nvfp4moe__leave(&sc, r);
+}
+
+/* Mirror of NvfDequantParams. */
+typedef struct nvfp4moe__dequant_params {
+  nvfp4moe_devptr q, sf, scale, masked_m, out;
+  int groups, rows, k, sf_linear, scale_per_row, out_bf16;
+} nvfp4moe__dequant_params;
+
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_dequantize(nvfp4moe_context* ctx, const nvfp4moe_dequantize_args* a,
+                                                   nvfp4moe_stream stream) {
+  const char* fn = "nvfp4moe_dequantize";
+  nvfp4moe__scope sc;
+  nvfp4moe_result r;
+  nvfp4moe__dequant_params p;
+  long long total, cap;
+  void* args[1];
+  if (!ctx) return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_INVALID_ARGUMENT, "%s: ctx is null", fn);
+  r = nvfp4moe__check_dequantize(&ctx->desc.logger, fn, a, 1);
+  if (r != NVFP4MOE_SUCCESS) return r;
+  r = nvfp4moe__enter(ctx, fn, &sc);
+  if (r != NVFP4MOE_SUCCESS) return r;
+  p.q = a->e2m1; p.sf = a->sf; p.scale = a->scale; p.masked_m = a->masked_m; p.out = a->out;
+  p.groups = a->groups; p.rows = a->rows; p.k = a->k;
+  p.sf_linear = a->sf_layout == NVFP4MOE_SF_LAYOUT_LINEAR;
+  p.scale_per_row = a->scale_per_row != 0;
+  p.out_bf16 = a->out_dtype == NVFP4MOE_DTYPE_BF16;
+  total = ((long long)a->groups * a->rows * (a->k / 16) + 255) / 256;
+  cap = (long long)ctx->sm_count * 16;
+  args[0] = &p;
+  r = nvfp4moe__launch(ctx, fn, NVFP4MOE__SPEC_QUANTIZE, NVFP4MOE__K_DEQUANTIZE, (unsigned)(total < cap ? total : cap), 256, 0,
+                       stream, args);
+  return nvfp4moe__leave(&sc, r);
+}
+
+/* --------------------------------------------------------------------------------------
+   Operations: GEMM and expert layer
+   -------------------------------------------------------------------------------------- */
+
+/* Mirror of NvfGemmParams (kernels_src/gemm_portable.cu). */
+typedef struct nvfp4moe__gemm_params {
+  nvfp4moe_devptr a, a_sf, b, b_sf, masked_m, alpha, row_scale, d;
+  long long ldd;
+  int groups, m_max, n, k;
+} nvfp4moe__gemm_params;
+
+static const int nvfp4moe__portable_bm[4] = {16, 32, 64, 128};
+
+/* Tile choice of the portable path: the smallest M tile that holds expected_m. */
+NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a) {
+  int em = a->expected_m ? a->expected_m : a->m_max, i;
+  if (ctx->forced_gemm_spec >= NVFP4MOE__SPEC_GEMM_P16 && ctx->forced_gemm_spec <= NVFP4MOE__SPEC_GEMM_P128)
+    return ctx->forced_gemm_spec;
+  for (i = 0; i < 3; ++i)
+    if (em <= nvfp4moe__portable_bm[i]) return NVFP4MOE__SPEC_GEMM_P16 + i;
+  return NVFP4MOE__SPEC_GEMM_P128;
+}
+
+NVFP4MOE__IMPL size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* args) {
+  (void)ctx;
+  (void)args;
+  return 0; /* no split-K yet */
+}
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx, const char* fn,
+                                                          const nvfp4moe__gemm_params* p, int spec,
+                                                          nvfp4moe_stream stream) {
+  int bm = nvfp4moe__portable_bm[spec - NVFP4MOE__SPEC_GEMM_P16];
+  unsigned threads = bm == 128 ? 256 : 128, smem = 2u * (unsigned)(bm + 128) * 128u;
+  long long tiles = (long long)p->groups * ((p->m_max + bm - 1) / bm) * ((p->n + 127) / 128), cap;
+  nvfp4moe_result r;
+  void* args[1];
+  r = nvfp4moe__prepare(ctx, spec);
+  if (r == NVFP4MOE_SUCCESS) r = nvfp4moe__set_smem(ctx, spec, 0, smem);
+  if (r != NVFP4MOE_SUCCESS) return r;
+  cap = (long long)nvfp4moe__occupancy(ctx, spec, 0, (int)threads, smem) * ctx->sm_count;
+  args[0] = (void*)p;
+  return nvfp4moe__launch(ctx, fn, spec, 0, (unsigned)(tiles < cap ? tiles : cap), threads, smem, stream, args);
+}
+
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a,
+                                                               nvfp4moe_stream stream) {
+  const char* fn = "nvfp4moe_grouped_gemm_nt_masked";
+  nvfp4moe__scope sc;
+  nvfp4moe__gemm_params p;
+  nvfp4moe_result r;
+  long long ldd;
+  if (!ctx) return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_INVALID_ARGUMENT, "%s: ctx is null", fn);
+  r = nvfp4moe__check_gemm(&ctx->desc.logger, fn, a, 1, &ldd);
+  if (r != NVFP4MOE_SUCCESS) return r;
+  r = nvfp4moe__enter(ctx, fn, &sc);
+  if (r != NVFP4MOE_SUCCESS) return r;
+  p.a = a->a; p.a_sf = a->a_sf; p.b = a->b; p.b_sf = a->b_sf; p.masked_m = a->masked_m;
+  p.alpha = a->alpha; p.row_scale = a->row_scale; p.d = a->d; p.ldd = ldd;
+  p.groups = a->groups; p.m_max = a->m_max; p.n = a->n; p.k = a->k;
+  r = nvfp4moe__gemm_portable(ctx, fn, &p, nvfp4moe__portable_spec(ctx, a), stream);
+  return nvfp4moe__leave(&sc, r);
+}
+
+/* Workspace of the expert layer, regions 256-byte aligned. */
+typedef struct nvfp4moe__moe_ws {
+  size_t xq, xsf, xs, h, yq, ysf, ys, alpha2, total;
+} nvfp4moe__moe_ws;
+
+NVFP4MOE__PRIVATE size_t nvfp4moe__carve(size_t* off, size_t bytes) {
+  size_t at = *off;
+  *off += (bytes + 255) / 256 * 256;
+  return at;
+}
+
+NVFP4MOE__PRIVATE nvfp4moe__moe_ws nvfp4moe__moe_layout(const nvfp4moe_moe_weights* w, int m_max) {
+  nvfp4moe__moe_ws ws;
+  size_t off = 0, rows = (size_t)w->experts * (size_t)m_max;
+  ws.xq = nvfp4moe__carve(&off, rows * (size_t)w->hidden / 2);
+  ws.xsf = nvfp4moe__carve(&off, (size_t)w->experts * nvfp4moe_sf_bytes(m_max, w->hidden, NVFP4MOE_SF_LAYOUT_128X4));
+  ws.xs = nvfp4moe__carve(&off, rows * 4);
+  ws.h = nvfp4moe__carve(&off, rows * (size_t)w->inter * 4); /* bf16 [E, m_max, 2I] */
+  ws.yq = nvfp4moe__carve(&off, rows * (size_t)w->inter / 2);
+  ws.ysf = nvfp4moe__carve(&off, (size_t)w->experts * nvfp4moe_sf_bytes(m_max, w->inter, NVFP4MOE_SF_LAYOUT_128X4));
+  ws.ys = nvfp4moe__carve(&off, rows * 4);
+  ws.alpha2 = nvfp4moe__carve(&off, (size_t)w->experts * 4);
+  ws.total = off;
+  return ws;
+}
+
+NVFP4MOE__IMPL size_t nvfp4moe_moe_workspace_size(const nvfp4moe_moe_weights* w, int m_max) {
+  if (!w || w->experts < 1 || w->hidden < 1 || w->inter < 1 || m_max < 1) return 0;
+  return nvfp4moe__moe_layout(w, m_max).total;
+}
+
+/* The layer's four steps; ctx null runs the host reference on host buffers. */
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
+                                                    const nvfp4moe_moe_args* a, nvfp4moe_stream stream) {
+  const char* fn = ctx ? "nvfp4moe_moe_forward" : "nvfp4moe_ref_moe_forward";
+  const nvfp4moe_logger* lg = ctx ? &ctx->desc.logger : 0;
+  nvfp4moe__moe_ws ws;
+  nvfp4moe_quantize_args q;
+  nvfp4moe_gemm_args g;
+  nvfp4moe_devptr base, alpha2;
+  nvfp4moe_result r;
+  int per_token;
+  memset(&ws, 0, sizeof ws);
+  if (w && a && w->experts >= 1 && w->hidden >= 1 && w->inter >= 1 && a->m_max >= 1) ws = nvfp4moe__moe_layout(w, a->m_max);
+  r = nvfp4moe__check_moe(lg, fn, w, a, ctx != 0, ws.total);
+  if (r != NVFP4MOE_SUCCESS) return r;
+  base = a->workspace;
+  per_token = a->scaling == NVFP4MOE_ACT_PER_TOKEN;
+
+  /* 1. x -> NVFP4 */
+  memset(&q, 0, sizeof q);
+  q.dtype = NVFP4MOE_DTYPE_BF16; q.groups = w->experts; q.rows = a->m_max; q.k = w->hidden;
+  q.x = a->x; q.masked_m = a->masked_m; q.out_e2m1 = base + ws.xq; q.out_sf = base + ws.xsf;
+  q.flags = a->quant_flags;
+  q.scale = per_token ? base + ws.xs : w->input_scale1;
+  if (ctx) r = per_token ? nvfp4moe_quantize_per_token(ctx, &q, stream) : nvfp4moe_quantize_per_tensor(ctx, &q, stream);
+  else r = per_token ? nvfp4moe_ref_quantize_per_token(&q) : nvfp4moe_ref_quantize_per_tensor(&q);
+  if (r != NVFP4MOE_SUCCESS) return r;
+
+  /* 2. GEMM1: h = x_scale * (x . w13^T); the weight scales come in step 3 */
+  memset(&g, 0, sizeof g);
+  g.groups = w->experts; g.m_max = a->m_max; g.n = 2 * w->inter; g.k = w->hidden;
+  g.a = base + ws.xq; g.a_sf = base + ws.xsf; g.b = w->w13; g.b_sf = w->w13_sf;
+  g.masked_m = a->masked_m; g.alpha = per_token ? 0 : w->input_scale1; g.row_scale = per_token ? base + ws.xs : 0;
+  g.d = base + ws.h; g.ldd = 2 * w->inter; g.expected_m = a->expected_m;
+  r = ctx ? nvfp4moe_grouped_gemm_nt_masked(ctx, &g, stream) : nvfp4moe_ref_grouped_gemm_nt_masked(&g);
+  if (r != NVFP4MOE_SUCCESS) return r;
+
+  /* 3. y = bf16(silu(gate * gs) * (up * us)) -> NVFP4 */
+  memset(&q, 0, sizeof q);
+  q.dtype = NVFP4MOE_DTYPE_BF16; q.groups = w->experts; q.rows = a->m_max; q.k = w->inter;
+  q.x = base + ws.h; q.masked_m = a->masked_m; q.out_e2m1 = base + ws.yq; q.out_sf = base + ws.ysf;
+  q.gate_scale = w->w13_gate_scale; q.up_scale = w->w13_up_scale; q.flags = a->quant_flags;
+  q.scale = per_token ? base + ws.ys : w->input_scale2;
+  if (ctx) r = per_token ? nvfp4moe_silu_mul_quantize_per_token(ctx, &q, stream) : nvfp4moe_silu_mul_quantize_per_tensor(ctx, &q, stream);
+  else r = per_token ? nvfp4moe_ref_silu_mul_quantize_per_token(&q) : nvfp4moe_ref_silu_mul_quantize_per_tensor(&q);
+  if (r != NVFP4MOE_SUCCESS) return r;
+
+  /* 4. GEMM2 with alpha = w2_scale (* input_scale2 per expert) */
+  alpha2 = w->w2_scale;
+  if (!per_token) {
+    alpha2 = base + ws.alpha2;
+    if (ctx) {
+      nvfp4moe__scope sc;
+      void* args[4];
+      int e = w->experts;
+      r = nvfp4moe__enter(ctx, fn, &sc);
+      if (r != NVFP4MOE_SUCCESS) return r;
+      args[0] = (void*)&w->w2_scale; args[1] = (void*)&w->input_scale2; args[2] = &alpha2; args[3] = &e;
+      r = nvfp4moe__leave(&sc, nvfp4moe__launch(ctx, fn, NVFP4MOE__SPEC_QUANTIZE, NVFP4MOE__K_SCALE_PRODUCT,
+                                                (unsigned)((e + 255) / 256), 256, 0, stream, args));
+      if (r != NVFP4MOE_SUCCESS) return r;
+    } else {
+      int e;
+      const float* s2 = (const float*)(size_t)w->w2_scale;
+      const float* i2 = (const float*)(size_t)w->input_scale2;
+      float* al = (float*)(size_t)alpha2;
+      for (e = 0; e < w->experts; ++e) al[e] = nvfp4moe__mul(s2[e], i2[e]);
+    }
+  }
+  memset(&g, 0, sizeof g);
+  g.groups = w->experts; g.m_max = a->m_max; g.n = w->hidden; g.k = w->inter;
+  g.a = base + ws.yq; g.a_sf = base + ws.ysf; g.b = w->w2; g.b_sf = w->w2_sf;
+  g.masked_m = a->masked_m; g.alpha = alpha2; g.row_scale = per_token ? base + ws.ys : 0;
+  g.d = a->out; g.ldd = w->hidden; g.expected_m = a->expected_m;
+  return ctx ? nvfp4moe_grouped_gemm_nt_masked(ctx, &g, stream) : nvfp4moe_ref_grouped_gemm_nt_masked(&g);
+}
+
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_moe_forward(nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
+                                                    const nvfp4moe_moe_args* args, nvfp4moe_stream stream) {
+  if (!ctx) return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_INVALID_ARGUMENT, "nvfp4moe_moe_forward: ctx is null");
+  return nvfp4moe__moe_run(ctx, w, args, stream);
+}
+
+/* --------------------------------------------------------------------------------------
+   Host reference operations (host addresses in the nvfp4moe_devptr fields)
+   -------------------------------------------------------------------------------------- */
+
+#define NVFP4MOE__HP(type, p) ((type)(size_t)(p))
+
+NVFP4MOE__PRIVATE int nvfp4moe__ref_valid_rows(const int* masked_m, int g, int rows) {
+  int m;
+  if (!masked_m) return rows;
+  m = masked_m[g];
+  return m < 0 ? 0 : (m > rows ? rows : m);
+}
+
+/* Block b of a row: the input, or bf16(silu(gate * gs) * (up * us)). */
+NVFP4MOE__PRIVATE void nvfp4moe__ref_load_block(const unsigned short* row, int fp16, int silu, int k, int b, float gs,
+                                                float us, int use_gs, int use_us, float* v) {
+  int j;
+  for (j = 0; j < 16; ++j) {
+    unsigned short h = row[(size_t)b * 16 + (size_t)j];
+    v[j] = fp16 ? nvfp4moe_ref_fp16_to_f32(h) : nvfp4moe_ref_bf16_to_f32(h);
+    if (silu) {
+      unsigned short hu = row[(size_t)k + (size_t)b * 16 + (size_t)j];
+      float u = fp16 ? nvfp4moe_ref_fp16_to_f32(hu) : nvfp4moe_ref_bf16_to_f32(hu);
+      float g = use_gs ? nvfp4moe__mul(v[j], gs) : v[j];
+      v[j] = nvfp4moe_ref_silu_mul(g, use_us ? nvfp4moe__mul(u, us) : u);
+    }
+  }
+}
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__ref_quantize(const nvfp4moe_quantize_args* a, const char* fn, int per_token,
+                                                         int silu) {
+  long long stride;
+  int g, r, b, c, nblk, kc4, rows_pad, fo6, fp16, linear, pad;
+  nvfp4moe_result res = nvfp4moe__check_quantize(0, fn, a, per_token, silu, 0, &stride);
+  const int* mm;
+  unsigned char *qout, *sfout;
+  size_t sf_g;
+  if (res != NVFP4MOE_SUCCESS) return res;
+  nblk = a->k / 16;
+  kc4 = (nblk + 3) / 4;
+  linear = a->sf_layout == NVFP4MOE_SF_LAYOUT_LINEAR;
+  pad = !a->masked_m && !linear;
+  rows_pad = pad ? (a->rows + 127) / 128 * 128 : a->rows;
+  fo6 = nvfp4moe__fo6(a->flags);
+  fp16 = a->dtype == NVFP4MOE_DTYPE_FP16;
+  mm = NVFP4MOE__HP(const int*, a->masked_m);
+  qout = NVFP4MOE__HP(unsigned char*, a->out_e2m1);
+  sfout = NVFP4MOE__HP(unsigned char*, a->out_sf);
+  sf_g = nvfp4moe_sf_bytes(a->rows, a->k, a->sf_layout);
+  for (g = 0; g < a->groups; ++g) {
+    unsigned char* sfg = sfout + (size_t)g * sf_g;
+    int valid = nvfp4moe__ref_valid_rows(mm, g, a->rows);
+    float gs = a->gate_scale ? NVFP4MOE__HP(const float*, a->gate_scale)[g] : 1.0f;
+    float us = a->up_scale ? NVFP4MOE__HP(const float*, a->up_scale)[g] : 1.0f;
+    for (r = 0; r < rows_pad; ++r) {
+      const unsigned short* xrow;
+      float s, t = 0.0f, v[16];
+      int mode;
+      unsigned char* qrow;
+      if (r >= a->rows) {
+        for (c = 0; c < kc4 * 4; ++c) sfg[nvfp4moe__sf_off_128x4(r, c, kc4)] = 0;
+        continue;
+      }
+      if (r >= valid) continue;
+      xrow = NVFP4MOE__HP(const unsigned short*, a->x) + ((size_t)g * (size_t)a->rows + (size_t)r) * (size_t)stride;
+      if (per_token) {
+        uint32_t amax = 0, bad = 0;
+        int j;
+        for (b = 0; b < nblk; ++b) {
+          nvfp4moe__ref_load_block(xrow, fp16, silu, a->k, b, gs, us, a->gate_scale != 0, a->up_scale != 0, v);
+          for (j = 0; j < 16; ++j) {
+            uint32_t m = nvfp4moe__bits(v[j]) & 0x7FFFFFFFu;
+            bad |= m >= 0x7F800000u;
+            if (m > amax) amax = m;
+          }
+        }
+        s = nvfp4moe__mul(nvfp4moe__f32(amax), nvfp4moe__f32(NVFP4MOE__RCP2688));
+        if (bad) { s = nvfp4moe__f32(NVFP4MOE__NAN); mode = 2; }
+        else if (s < NVFP4MOE__FLT_MIN) { s = 0.0f; mode = 1; }
+        else mode = 0;
+        NVFP4MOE__HP(float*, a->scale)[(size_t)g * (size_t)a->rows + (size_t)r] = s;
+      } else {
+        s = a->scale ? NVFP4MOE__HP(const float*, a->scale)[g] : a->scale_value;
+        mode = s == 0.0f ? 1 : nvfp4moe__normal_positive(s) ? 0 : 2;
+      }
+      if (mode == 0) t = nvfp4moe__mul(nvfp4moe__div(1.0f, s), nvfp4moe__f32(NVFP4MOE__RCP6));
+      qrow = qout + ((size_t)g * (size_t)a->rows + (size_t)r) * (size_t)(a->k / 2);
+      for (b = 0; b < nblk; ++b) {
+        uint32_t q[2] = {0u, 0u};
+        unsigned sfb = mode == 2 ? 0x7Fu : 0u;
+        int j;
+        if (mode == 0) {
+          uint32_t amax = 0, bad = 0;
+          nvfp4moe__ref_load_block(xrow, fp16, silu, a->k, b, gs, us, a->gate_scale != 0, a->up_scale != 0, v);
+          for (j = 0; j < 16; ++j) {
+            uint32_t m = nvfp4moe__bits(v[j]) & 0x7FFFFFFFu;
+            bad |= m >= 0x7F800000u;
+            if (m > amax) amax = m;
+          }
+          sfb = bad ? 0x7Fu : nvfp4moe__quantize_block16(v, nvfp4moe__f32(amax), s, t, fo6, q);
+        }
+        for (j = 0; j < 4; ++j) {
+          qrow[b * 8 + j] = (unsigned char)(q[0] >> (8 * j));
+          qrow[b * 8 + 4 + j] = (unsigned char)(q[1] >> (8 * j));
+        }
+        sfg[linear ? (size_t)r * (size_t)nblk + (size_t)b : (size_t)nvfp4moe__sf_off_128x4(r, b, kc4)] = (unsigned char)sfb;
+      }
+      if (!linear)
+        for (c = nblk; c < kc4 * 4; ++c) sfg[nvfp4moe__sf_off_128x4(r, c, kc4)] = 0;
+    }
+  }
+  return NVFP4MOE_SUCCESS;
+}
+
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_quantize_per_token(const nvfp4moe_quantize_args* args) {
+  return nvfp4moe__ref_quantize(args, "nvfp4moe_ref_quantize_per_token", 1, 0);
+}
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_quantize_per_tensor(const nvfp4moe_quantize_args* args) {
+  return nvfp4moe__ref_quantize(args, "nvfp4moe_ref_quantize_per_tensor", 0, 0);
+}
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_silu_mul_quantize_per_token(const nvfp4moe_quantize_args* args) {
+  return nvfp4moe__ref_quantize(args, "nvfp4moe_ref_silu_mul_quantize_per_token", 1, 1);
+}
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_silu_mul_quantize_per_tensor(const nvfp4moe_quantize_args* args) {
+  return nvfp4moe__ref_quantize(args, "nvfp4moe_ref_silu_mul_quantize_per_tensor", 0, 1);
+}
+
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_quantize_weights(const nvfp4moe_weight_quantize_args* a) {
+  const char* fn = "nvfp4moe_ref_quantize_weights";
+  nvfp4moe_quantize_args q;
+  nvfp4moe_result r = nvfp4moe__check_weights(0, fn, a, 0);
+  int e;
+  if (r != NVFP4MOE_SUCCESS) return r;
+  for (e = 0; e < a->experts; ++e) {
+    const unsigned short* w = NVFP4MOE__HP(const unsigned short*, a->w) + (size_t)e * (size_t)a->n * (size_t)a->k;
+    size_t i, n = (size_t)a->n * (size_t)a->k;
+    uint32_t amax = 0;
+    float s;
+    for (i = 0; i < n; ++i) {
+      float v = a->dtype == NVFP4MOE_DTYPE_FP16 ? nvfp4moe_ref_fp16_to_f32(w[i]) : nvfp4moe_ref_bf16_to_f32(w[i]);
+      uint32_t m = nvfp4moe__bits(v) & 0x7FFFFFFFu;
+      if (m < 0x7F800000u && m > amax) amax = m; /* finite values only */
+    }
+    s = nvfp4moe__div(nvfp4moe__f32(amax), 2688.0f);
+    NVFP4MOE__HP(float*, a->out_scale)[e] = s < NVFP4MOE__FLT_MIN ? 0.0f : s;
+  }
+  memset(&q, 0, sizeof q);
+  q.dtype = a->dtype; q.groups = a->experts; q.rows = a->n; q.k = a->k; q.x = a->w;
+  q.out_e2m1 = a->out_e2m1; q.out_sf = a->out_sf; q.scale = a->out_scale; q.flags = a->flags;
+  return nvfp4moe__ref_quantize(&q, fn, 0, 0);
+}
+
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_sf_convert(const nvfp4moe_sf_convert_args* a) {
+  nvfp4moe_result r = nvfp4moe__check_sf_convert(0, "nvfp4moe_ref_sf_convert", a);
+  int g, row, c, nblk, kc4, rows_pad;
+  size_t lin, sw;
+  const unsigned char* src;
+  unsigned char* dst;
+  if (r != NVFP4MOE_SUCCESS) return r;
+  nblk = a->k / 16;
+  kc4 = (nblk + 3) / 4;
+  rows_pad = (a->rows + 127) / 128 * 128;
+  lin = nvfp4moe_sf_bytes(a->rows, a->k, NVFP4MOE_SF_LAYOUT_LINEAR);
+  sw = nvfp4moe_sf_bytes(a->rows, a->k, NVFP4MOE_SF_LAYOUT_128X4);
+  src = NVFP4MOE__HP(const unsigned char*, a->src);
+  dst = NVFP4MOE__HP(unsigned char*, a->dst);
+  for (g = 0; g < a->groups; ++g)
+    for (row = 0; row < rows_pad; ++row)
+      for (c = 0; c < kc4 * 4; ++c) {
+        int real = row < a->rows && c < nblk;
+        size_t o128 = (size_t)g * sw + (size_t)nvfp4moe__sf_off_128x4(row, c, kc4);
+        size_t olin = (size_t)g * lin + (size_t)row * (size_t)nblk + (size_t)c;
+        if (a->dst_layout == NVFP4MOE_SF_LAYOUT_128X4) dst[o128] = real ? src[olin] : 0;
+        else if (real) dst[olin] = src[o128];
+      }
+  return NVFP4MOE_SUCCESS;
+}
+
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_dequantize(const nvfp4moe_dequantize_args* a) {
+  nvfp4moe_result r = nvfp4moe__check_dequantize(0, "nvfp4moe_ref_dequantize", a, 0);
+  int g, row, b, j, nblk, kc4;
+  size_t sf_g;
+  if (r != NVFP4MOE_SUCCESS) return r;
+  nblk = a->k / 16;
+  kc4 = (nblk + 3) / 4;
+  sf_g = nvfp4moe_sf_bytes(a->rows, a->k, a->sf_layout);
+  for (g = 0; g < a->groups; ++g) {
+    int valid = nvfp4moe__ref_valid_rows(NVFP4MOE__HP(const int*, a->masked_m), g, a->rows);
+    for (row = 0; row < valid; ++row) {
+      size_t gr = (size_t)g * (size_t)a->rows + (size_t)row;
+      float s = NVFP4MOE__HP(const float*, a->scale)[a->scale_per_row ? gr : (size_t)g];
+      for (b = 0; b < nblk; ++b) {
+        const unsigned char* sfp = NVFP4MOE__HP(const unsigned char*, a->sf) + (size_t)g * sf_g;
+        unsigned sfb = sfp[a->sf_layout == NVFP4MOE_SF_LAYOUT_LINEAR ? (size_t)row * (size_t)nblk + (size_t)b
+                                                                     : (size_t)nvfp4moe__sf_off_128x4(row, b, kc4)];
+        float sff = nvfp4moe_ref_e4m3_to_f32(sfb);
+        for (j = 0; j < 16; ++j) {
+          unsigned char byte = NVFP4MOE__HP(const unsigned char*, a->e2m1)[gr * (size_t)(a->k / 2) + (size_t)b * 8 + (size_t)(j / 2)];
+          unsigned code = (j & 1) ? byte >> 4 : byte & 15u;
+          float v = nvfp4moe__mul(nvfp4moe__mul(nvfp4moe_ref_e2m1_to_f32(code), sff), s);
+          size_t o = gr * (size_t)a->k + (size_t)b * 16 + (size_t)j;
+          if (a->out_dtype == NVFP4MOE_DTYPE_BF16) NVFP4MOE__HP(unsigned short*, a->out)[o] = nvfp4moe_ref_f32_to_bf16(v);
+          else NVFP4MOE__HP(float*, a->out)[o] = v;
+        }
+      }
+    }
+  }
+  return NVFP4MOE_SUCCESS;
+}
+
+/* Dequantized [rows, K] of one NVFP4 matrix (128x4 SFs, decode scale 1) into f32. */
+NVFP4MOE__PRIVATE void nvfp4moe__ref_deq_rows(const unsigned char* q, const unsigned char* sf, int rows, int k, float* out) {
+  int r, c, nblk = k / 16, kc4 = (nblk + 3) / 4;
+  for (r = 0; r < rows; ++r)
+    for (c = 0; c < k; ++c) {
+      unsigned char byte = q[(size_t)r * (size_t)(k / 2) + (size_t)(c / 2)];
+      float sff = nvfp4moe_ref_e4m3_to_f32(sf[nvfp4moe__sf_off_128x4(r, c / 16, kc4)]);
+      out[(size_t)r * (size_t)k + (size_t)c] = nvfp4moe__mul(nvfp4moe_ref_e2m1_to_f32((c & 1) ? byte >> 4 : byte & 15u), sff);
+    }
+}
+
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_grouped_gemm_nt_masked(const nvfp4moe_gemm_args* a) {
+  const char* fn = "nvfp4moe_ref_grouped_gemm_nt_masked";
+  long long ldd;
+  nvfp4moe_result r = nvfp4moe__check_gemm(0, fn, a, 0, &ldd);
+  float *ad, *bd;
+  int g, m, n, kk;
+  size_t sfa_g, sfb_g;
+  if (r != NVFP4MOE_SUCCESS) return r;
+  ad = (float*)malloc((size_t)a->k * sizeof(float));
+  bd = (float*)malloc((size_t)a->n * (size_t)a->k * sizeof(float));
+  if (!ad || !bd) {
+    free(ad);
+    free(bd);
+    return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  }
+  sfa_g = nvfp4moe_sf_bytes(a->m_max, a->k, NVFP4MOE_SF_LAYOUT_128X4);
+  sfb_g = nvfp4moe_sf_bytes(a->n, a->k, NVFP4MOE_SF_LAYOUT_128X4);
+  for (g = 0; g < a->groups; ++g) {
+    int valid = nvfp4moe__ref_valid_rows(NVFP4MOE__HP(const int*, a->masked_m), g, a->m_max);
+    double alpha = a->alpha ? NVFP4MOE__HP(const float*, a->alpha)[g] : 1.0;
+    if (valid == 0) continue;
+    nvfp4moe__ref_deq_rows(NVFP4MOE__HP(const unsigned char*, a->b) + (size_t)g * (size_t)a->n * (size_t)(a->k / 2),
+                           NVFP4MOE__HP(const unsigned char*, a->b_sf) + (size_t)g * sfb_g, a->n, a->k, bd);
+    for (m = 0; m < valid; ++m) {
+      size_t row = (size_t)g * (size_t)a->m_max + (size_t)m;
+      const unsigned char* aq = NVFP4MOE__HP(const unsigned char*, a->a) + row * (size_t)(a->k / 2);
+      const unsigned char* asf = NVFP4MOE__HP(const unsigned char*, a->a_sf) + (size_t)g * sfa_g;
+      double scale = alpha * (a->row_scale ? NVFP4MOE__HP(const float*, a->row_scale)[row] : 1.0);
+      int c, nblk = a->k / 16, kc4 = (nblk + 3) / 4;
+      for (c = 0; c < a->k; ++c) {
+        unsigned char byte = aq[c / 2];
+        float sff = nvfp4moe_ref_e4m3_to_f32(asf[nvfp4moe__sf_off_128x4(m, c / 16, kc4)]);
+        ad[c] = nvfp4moe__mul(nvfp4moe_ref_e2m1_to_f32((c & 1) ? byte >> 4 : byte & 15u), sff);
+      }
+      for (n = 0; n < a->n; ++n) {
+        const float* brow = bd + (size_t)n * (size_t)a->k;
+        double acc = 0.0;
+        for (kk = 0; kk < a->k; ++kk) acc += (double)ad[kk] * (double)brow[kk];
+        NVFP4MOE__HP(unsigned short*, a->d)[row * (size_t)ldd + (size_t)n] = nvfp4moe__f64_to_bf16(scale * acc);
+      }
+    }
+  }
+  free(ad);
+  free(bd);
+  return NVFP4MOE_SUCCESS;
+}
+
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_moe_forward(const nvfp4moe_moe_weights* w, const nvfp4moe_moe_args* args) {
+  return nvfp4moe__moe_run(0, w, args, 0);
+}
+
+/* --------------------------------------------------------------------------------------
+   SM100 encoders (PTX ISA: tcgen05 instruction descriptor, shared memory descriptor,
+   tensor memory addressing)
+   -------------------------------------------------------------------------------------- */
+
+NVFP4MOE__IMPL unsigned nvfp4moe_sm100_idesc_mxf4nvf4(int m, int n) {
+  unsigned d = 0;
+  if (m != 128 || n < 8 || n > 256 || n % 8 != 0) return 0;
+  d |= 1u << 7;                 /* bits 7-9   atype: E2M1 */
+  d |= 1u << 10;                /* bits 10-11 btype: E2M1 */
+  d |= (unsigned)(n >> 3) << 17;/* bits 17-22 N >> 3 */
+  d |= 0u << 23;                /* bit 23     scale type: UE4M3 */
+  d |= (unsigned)(m >> 7) << 27;/* bits 27-28 M >> 7 */
+  return d;                     /* sparsity, negate, transpose (K-major), SF ids, K64: 0 */
+}
+
+NVFP4MOE__IMPL unsigned long long nvfp4moe_sm100_smem_desc(unsigned addr, unsigned lbo, unsigned sbo, int swizzle) {
+  unsigned long long d = 0;
+  d |= (unsigned long long)((addr & 0x3FFFFu) >> 4);         /* bits 0-13  start address >> 4 */
+  d |= (unsigned long long)((lbo & 0x3FFFFu) >> 4) << 16;    /* bits 16-29 leading byte offset >> 4 */
+  d |= (unsigned long long)((sbo & 0x3FFFFu) >> 4) << 32;    /* bits 32-45 stride byte offset >> 4 */
+  d |= 1ull << 46;                                            /* bits 46-48 fixed 0b001 (SM100) */
+  d |= (unsigned long long)(swizzle & 7) << 61;               /* bits 61-63 swizzle mode */
+  return d;                                                   /* base offset 0, LBO mode relative */
+}
+
+NVFP4MOE__IMPL unsigned nvfp4moe_sm100_tmem_addr(int lane, int column) {
+  return ((unsigned)lane << 16) | ((unsigned)column & 0xFFFFu);
+}
+
+#endif /* NVFP4MOE_IMPLEMENTATION */
+
+/*
+   MIT License
+
+   Copyright (c) 2026 The nvfp4moe authors
+
+   Permission is hereby granted, free of charge, to any person obtaining a copy of this
+   software and associated documentation files (the "Software"), to deal in the Software
+   without restriction, including without limitation the rights to use, copy, modify,
+   merge, publish, distribute, sublicense, and/or sell copies of the Software, and to
+   permit persons to whom the Software is furnished to do so, subject to the following
+   conditions:
+
+   The above copyright notice and this permission notice shall be included in all copies
+   or substantial portions of the Software.
+
+   THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED,
+   INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A
+   PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT
+   HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF
+   CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE
+   OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+*/

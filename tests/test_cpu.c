@@ -1,0 +1,599 @@
+/* test_cpu.c -- tests that need no GPU: the host reference numerics against hand-derived
+   values, the SF layouts, SHA-256, argument checks (host reference and device entry
+   points through an offline context), and small helpers. */
+#define NVFP4MOE_IMPLEMENTATION
+#include "../nvfp4moe.h"
+#include "test_util.h"
+
+/* ---- E2M1 ------------------------------------------------------------------------------ */
+
+static void test_e2m1_decode_all_codes(void) {
+  static const float mag[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  unsigned c;
+  for (c = 0; c < 16; ++c) {
+    float v = nvfp4moe_ref_e2m1_to_f32(c), want = (c & 8) ? -mag[c & 7] : mag[c & 7];
+    CHECK(tu_bits(v) == tu_bits(want), "code %u decodes to %g, want %g", c, v, want);
+    CHECK(nvfp4moe_ref_e2m1_from_f32(v) == c, "code %u does not round-trip", c);
+  }
+}
+
+static void test_e2m1_cut_points_and_ties(void) {
+  /* NUMERICS.md 1: <=0.25 -> 0, <0.75 -> 0.5, <=1.25 -> 1, <1.75 -> 1.5, <=2.5 -> 2,
+     <3.5 -> 3, <=5 -> 4, else 6; ties go to the even code. */
+  static const struct { float x; unsigned code; } v[] = {
+      {0.0f, 0}, {0.25f, 0}, {0.2500001f, 1}, {0.5f, 1}, {0.7499999f, 1}, {0.75f, 2}, {1.0f, 2},
+      {1.25f, 2}, {1.2500001f, 3}, {1.7499999f, 3}, {1.75f, 4}, {2.5f, 4}, {2.5000002f, 5}, {3.0f, 5},
+      {3.4999998f, 5}, {3.5f, 6}, {5.0f, 6}, {5.0000005f, 7}, {6.0f, 7}, {7.0f, 7}, {1e30f, 7},
+      {-0.0f, 8}, {-0.1f, 8}, {-0.25f, 8}, {-0.3f, 9}, {-0.75f, 10}, {-2.5f, 12}, {-3.5f, 14}, {-100.0f, 15}};
+  size_t i;
+  for (i = 0; i < sizeof v / sizeof v[0]; ++i) {
+    unsigned got = nvfp4moe_ref_e2m1_from_f32(v[i].x);
+    CHECK(got == v[i].code, "e2m1(%.9g) = %u, want %u", v[i].x, got, v[i].code);
+  }
+  CHECK(nvfp4moe_ref_e2m1_from_f32(tu_f32(0x7F800000u)) == 7, "+inf saturates to 6");
+  CHECK(nvfp4moe_ref_e2m1_from_f32(tu_f32(0xFF800000u)) == 15, "-inf saturates to -6");
+}
+
+/* ---- E4M3 ------------------------------------------------------------------------------ */
+
+static double e4m3_value(unsigned b) { /* straight from the format definition */
+  unsigned e = (b >> 3) & 15, m = b & 7;
+  return e == 0 ? ldexp((double)m, -9) : ldexp(1.0 + m / 8.0, (int)e - 7);
+}
+
+static void test_e4m3_decode_all_bytes(void) {
+  unsigned b;
+  for (b = 0; b < 0x7F; ++b) {
+    float v = nvfp4moe_ref_e4m3_to_f32(b);
+    CHECK((double)v == e4m3_value(b), "byte 0x%02x decodes to %g, want %g", b, v, e4m3_value(b));
+    CHECK(nvfp4moe_ref_e4m3_from_f32(v) == b, "byte 0x%02x does not round-trip", b);
+  }
+  CHECK(nvfp4moe_ref_e4m3_to_f32(0x7F) != nvfp4moe_ref_e4m3_to_f32(0x7F), "0x7F must decode to NaN");
+  CHECK(e4m3_value(0x7E) == 448.0 && e4m3_value(1) == ldexp(1.0, -9), "table sanity");
+}
+
+static void test_e4m3_rounding_and_saturation(void) {
+  unsigned b;
+  /* every midpoint between neighbours rounds to the even mantissa; just above goes up */
+  for (b = 0; b + 1 < 0x7F; ++b) {
+    double lo = e4m3_value(b), hi = e4m3_value(b + 1), mid = (lo + hi) / 2;
+    unsigned want_mid = (b & 1) ? b + 1 : b;
+    float fm = (float)mid; /* exact: midpoints need at most 5 significant bits */
+    CHECK((double)fm == mid, "midpoint not exact in f32");
+    CHECK(nvfp4moe_ref_e4m3_from_f32(fm) == want_mid, "midpoint of 0x%02x/0x%02x -> 0x%02x", b, b + 1,
+          nvfp4moe_ref_e4m3_from_f32(fm));
+    CHECK(nvfp4moe_ref_e4m3_from_f32(nextafterf(fm, 1e9f)) == b + 1, "above the midpoint of 0x%02x", b);
+    CHECK(nvfp4moe_ref_e4m3_from_f32(nextafterf(fm, 0.0f)) == b, "below the midpoint of 0x%02x", b);
+  }
+  CHECK(nvfp4moe_ref_e4m3_from_f32(448.0f) == 0x7E, "448");
+  CHECK(nvfp4moe_ref_e4m3_from_f32(463.9f) == 0x7E, "just under 464 saturates");
+  CHECK(nvfp4moe_ref_e4m3_from_f32(464.0f) == 0x7E, "464 (would round to 480) saturates, never 0x7F");
+  CHECK(nvfp4moe_ref_e4m3_from_f32(1e30f) == 0x7E, "huge saturates");
+  CHECK(nvfp4moe_ref_e4m3_from_f32(tu_f32(0x7F800000u)) == 0x7E, "+inf saturates (satfinite)");
+  CHECK(nvfp4moe_ref_e4m3_from_f32(tu_f32(0x7FC00000u)) == 0x7F, "NaN -> 0x7F");
+  CHECK(nvfp4moe_ref_e4m3_from_f32((float)ldexp(1.0, -10)) == 0, "2^-10 ties to 0");
+  CHECK(nvfp4moe_ref_e4m3_from_f32((float)ldexp(1.0, -10) * 1.001f) == 1, "just above 2^-10 -> 2^-9");
+  CHECK(nvfp4moe_ref_e4m3_from_f32(1e-30f) == 0, "tiny -> 0");
+  CHECK(nvfp4moe_ref_e4m3_from_f32(tu_f32(1)) == 0, "f32 subnormal -> 0");
+}
+
+/* ---- the block quantizer on hand-derived blocks ------------------------------------------- */
+
+/* Quantize one row of 16 bf16-exact values with a host decode scale. */
+static unsigned quantize_block(const float* x16, float s, unsigned flags, unsigned char q[8]) {
+  unsigned short xb[16];
+  unsigned char sf[128 * 4];
+  nvfp4moe_quantize_args a;
+  int i;
+  for (i = 0; i < 16; ++i) xb[i] = nvfp4moe_ref_f32_to_bf16(x16[i]);
+  memset(&a, 0, sizeof a);
+  a.dtype = NVFP4MOE_DTYPE_BF16; a.groups = 1; a.rows = 1; a.k = 16;
+  a.x = NVFP4MOE_HOSTPTR(xb); a.out_e2m1 = NVFP4MOE_HOSTPTR(q); a.out_sf = NVFP4MOE_HOSTPTR(sf);
+  a.sf_layout = NVFP4MOE_SF_LAYOUT_LINEAR; a.scale_value = s; a.flags = flags;
+  if (nvfp4moe_ref_quantize_per_tensor(&a) != NVFP4MOE_SUCCESS) return 0x100;
+  return sf[0];
+}
+
+static void test_block_hand_vectors(void) {
+  /* s = 1: t = f32(1/6); amax 6 -> 6 * t = 1.0000000298 -> SF 1.0 (0x38); out = 1, so the
+     codes are e2m1 of the values themselves. Element 2j in the low nibble of byte j. */
+  float x[16] = {6, 3, -1.5f, 0.5f, 0, -0.0f, 4, -6, 1, 2, 0.25f, 0.75f, -3.5f, 5, 2.5f, -0.3f};
+  unsigned char q[8], want[8] = {0x57, 0x1B, 0x80, 0xF6, 0x42, 0x20, 0x6E, 0x94};
+  unsigned sf = quantize_block(x, 1.0f, 0, q);
+  int i;
+  CHECK(sf == 0x38, "SF 0x%02x, want 0x38", sf);
+  for (i = 0; i < 8; ++i) CHECK(q[i] == want[i], "byte %d = 0x%02x, want 0x%02x", i, q[i], want[i]);
+
+  /* decode scale 2: enc 0.5, t = 0.5/6; amax 12 -> 12*t = 1 -> SF 1.0; out = 1/(1*2) = 0.5 */
+  {
+    float y[16] = {12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1};
+    sf = quantize_block(y, 2.0f, 0, q);
+    CHECK(sf == 0x38, "s=2: SF 0x%02x", sf);
+    CHECK(q[0] == 0x07 && q[7] == 0x90, "s=2: bytes 0x%02x 0x%02x (want 0x07, 0x90: -1*0.5 = -0.5)", q[0], q[7]);
+  }
+  /* a zero block: SF 0, codes +0 */
+  {
+    float z[16] = {0};
+    sf = quantize_block(z, 1.0f, 0, q);
+    CHECK(sf == 0, "zero block SF 0x%02x", sf);
+    for (i = 0; i < 8; ++i) CHECK(q[i] == 0, "zero block byte %d", i);
+  }
+  /* amax 448*6*1000 with s = 1: SF saturates at 448 (0x7E), never NaN */
+  {
+    float big[16] = {2688000.0f, 1.0f};
+    sf = quantize_block(big, 1.0f, 0, q);
+    CHECK(sf == 0x7E, "saturated SF 0x%02x", sf);
+    CHECK((q[0] & 0xF) == 7, "the saturated max is code 6");
+  }
+}
+
+static void test_4over6_hand_vectors(void) {
+  /* all 4.0, s = 1: 6-candidate SF = e4m3(4/6 = 0.667) = 0.6875; 4/0.6875 = 5.8 -> 6 ->
+     6*0.6875 = 4.125, error 16*0.125 = 2. 4-candidate SF = e4m3(1.0) = 1.0, code 4, error 0:
+     4over6 picks SF 0x38 with codes 6 (=4). Without 4over6: SF 0x33 (0.6875), codes 7. */
+  float x[16], one6[16] = {6};
+  unsigned char q[8];
+  unsigned sf;
+  int i;
+  for (i = 0; i < 16; ++i) x[i] = 4.0f;
+  sf = quantize_block(x, 1.0f, 0, q);
+  CHECK(sf == 0x33 && q[0] == 0x77, "plain: SF 0x%02x byte 0x%02x", sf, q[0]);
+  sf = quantize_block(x, 1.0f, NVFP4MOE_QUANT_4OVER6, q);
+  CHECK(sf == 0x38 && q[0] == 0x66, "4over6: SF 0x%02x byte 0x%02x", sf, q[0]);
+  sf = quantize_block(x, 1.0f, NVFP4MOE_QUANT_4OVER6_MSE, q);
+  CHECK(sf == 0x38 && q[0] == 0x66, "4over6 MSE: SF 0x%02x byte 0x%02x", sf, q[0]);
+  /* single 6: both candidates are exact (6 with SF 1.0; 4 with SF 1.5) -> the tie keeps 6 */
+  sf = quantize_block(one6, 1.0f, NVFP4MOE_QUANT_4OVER6, q);
+  CHECK(sf == 0x38 && (q[0] & 0xF) == 7, "tie keeps the 6-candidate: SF 0x%02x byte 0x%02x", sf, q[0]);
+}
+
+/* ---- rows: per-token scale, zero rows, non-finite rows and blocks -------------------------- */
+
+static void test_per_token_rows(void) {
+  enum { K = 32, M = 4 };
+  unsigned short x[M * K];
+  unsigned char q[M * K / 2], sf[128 * 4];
+  float s[M];
+  nvfp4moe_quantize_args a;
+  int i;
+  for (i = 0; i < M * K; ++i) x[i] = nvfp4moe_ref_f32_to_bf16((float)((i % 7) - 3));
+  x[0] = nvfp4moe_ref_f32_to_bf16(2688.0f);                            /* row 0 amax 2688 */
+  for (i = K; i < 2 * K; ++i) x[i] = 0;                                /* row 1 zero */
+  x[2 * K + 20] = 0x7FC0;                                              /* row 2: a NaN */
+  for (i = 3 * K; i < 4 * K; ++i) x[i] = nvfp4moe_ref_f32_to_bf16(-1.0f - (float)(i % 3)); /* all negative */
+  memset(&a, 0, sizeof a);
+  a.dtype = NVFP4MOE_DTYPE_BF16; a.groups = 1; a.rows = M; a.k = K;
+  a.x = NVFP4MOE_HOSTPTR(x); a.out_e2m1 = NVFP4MOE_HOSTPTR(q); a.out_sf = NVFP4MOE_HOSTPTR(sf);
+  a.scale = NVFP4MOE_HOSTPTR(s);
+  memset(sf, 0xCC, sizeof sf);
+  CHECK(nvfp4moe_ref_quantize_per_token(&a) == NVFP4MOE_SUCCESS, "quantize: %s", nvfp4moe_last_error());
+  CHECK(s[0] == (float)(2688.0 * (double)tu_f32(0x39C30C31u)), "row 0 scale %.9g", s[0]);
+  CHECK(s[1] == 0.0f && tu_bits(s[1]) == 0, "zero row scale %g", s[1]);
+  CHECK(tu_bits(s[2]) == 0x7FC00000u, "NaN row scale bits 0x%08x", tu_bits(s[2]));
+  CHECK(s[3] == (float)(3.0 * (double)tu_f32(0x39C30C31u)), "all-negative row: |min| is the amax (%.9g)", s[3]);
+  for (i = 0; i < 2; ++i) {
+    CHECK(sf[nvfp4moe__sf_off_128x4(1, i, 1)] == 0, "zero row SF");
+    CHECK(sf[nvfp4moe__sf_off_128x4(2, i, 1)] == 0x7F, "NaN row SF must be 0x7F in every block");
+  }
+  for (i = 0; i < K / 2; ++i) {
+    CHECK(q[K / 2 + i] == 0, "zero row codes");
+    CHECK(q[K + i] == 0, "NaN row codes must be 0");
+  }
+  /* SF padding: columns 2..3 of every row, rows 4..127: zero */
+  for (i = 0; i < 128; ++i) {
+    CHECK(sf[nvfp4moe__sf_off_128x4(i, 2, 1)] == 0 && sf[nvfp4moe__sf_off_128x4(i, 3, 1)] == 0, "padding column, row %d", i);
+    if (i >= M) CHECK(sf[nvfp4moe__sf_off_128x4(i, 0, 1)] == 0, "padding row %d", i);
+  }
+  /* all-negative row: amax 3 -> s = 3/2688, block SF 1*... every code negative */
+  for (i = 0; i < K / 2; ++i) CHECK((q[3 * K / 2 + i] & 0x88) == 0x88, "negative codes keep their sign");
+}
+
+static void test_given_scale_nonfinite_block(void) {
+  enum { K = 48 };
+  unsigned short x[K];
+  unsigned char q[K / 2], sf[3];
+  nvfp4moe_quantize_args a;
+  int i;
+  for (i = 0; i < K; ++i) x[i] = nvfp4moe_ref_f32_to_bf16(1.0f + (float)i / 8.0f);
+  x[20] = 0x7F80; /* +inf in block 1 */
+  memset(&a, 0, sizeof a);
+  a.dtype = NVFP4MOE_DTYPE_BF16; a.groups = 1; a.rows = 1; a.k = K;
+  a.x = NVFP4MOE_HOSTPTR(x); a.out_e2m1 = NVFP4MOE_HOSTPTR(q); a.out_sf = NVFP4MOE_HOSTPTR(sf);
+  a.sf_layout = NVFP4MOE_SF_LAYOUT_LINEAR; a.scale_value = 1.0f / 256.0f;
+  CHECK(nvfp4moe_ref_quantize_per_tensor(&a) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+  CHECK(sf[1] == 0x7F, "the inf block gets SF 0x7F (got 0x%02x)", sf[1]);
+  for (i = 8; i < 16; ++i) CHECK(q[i] == 0, "the inf block's codes are 0");
+  CHECK(sf[0] != 0 && sf[0] != 0x7F && sf[2] != 0 && sf[2] != 0x7F, "other blocks quantized normally");
+}
+
+/* ---- magnitude, not only shape: dequantize(quantize(x)) ~= x ------------------------------ */
+
+static void test_roundtrip_magnitude(void) {
+  enum { M = 37, K = 272 };
+  unsigned short x[M * K];
+  float xf[M * K], deq[M * K], s[M];
+  unsigned char q[M * K / 2], sf[256 * 4 * 5];
+  nvfp4moe_quantize_args a;
+  nvfp4moe_dequantize_args d;
+  double num = 0, den = 0, sx = 0, sd = 0;
+  int i;
+  for (i = 0; i < M * K; ++i) {
+    x[i] = nvfp4moe_ref_f32_to_bf16((float)(tu_normal() * 3.0));
+    xf[i] = nvfp4moe_ref_bf16_to_f32(x[i]);
+  }
+  memset(&a, 0, sizeof a);
+  a.dtype = NVFP4MOE_DTYPE_BF16; a.groups = 1; a.rows = M; a.k = K;
+  a.x = NVFP4MOE_HOSTPTR(x); a.out_e2m1 = NVFP4MOE_HOSTPTR(q); a.out_sf = NVFP4MOE_HOSTPTR(sf);
+  a.scale = NVFP4MOE_HOSTPTR(s);
+  CHECK(nvfp4moe_ref_quantize_per_token(&a) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+  memset(&d, 0, sizeof d);
+  d.groups = 1; d.rows = M; d.k = K; d.e2m1 = a.out_e2m1; d.sf = a.out_sf; d.scale = a.scale; d.scale_per_row = 1;
+  d.out_dtype = NVFP4MOE_DTYPE_F32; d.out = NVFP4MOE_HOSTPTR(deq);
+  CHECK(nvfp4moe_ref_dequantize(&d) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+  for (i = 0; i < M * K; ++i) {
+    num += (deq[i] - xf[i]) * (double)(deq[i] - xf[i]);
+    den += (double)xf[i] * xf[i];
+    sx += fabs(xf[i]);
+    sd += fabs(deq[i]);
+  }
+  /* NVFP4 on gaussian data: relative RMS error about 0.09-0.12 */
+  CHECK(sqrt(num / den) < 0.15, "relative RMS error %.4f", sqrt(num / den));
+  CHECK(sd / sx > 0.9 && sd / sx < 1.1, "magnitude ratio %.4f (an encode/decode mix-up gives a constant factor)", sd / sx);
+}
+
+/* ---- layouts ---------------------------------------------------------------------------------- */
+
+/* 128x4 built the other way: pad to [Mp, Kp], reshape (Mp/128, 4, 32, Kp/4, 4) and
+   permute to (m_tile, k_tile, r32, r4, c4) (SGLang swizzle_blockscale). */
+static void swizzle_by_permute(const unsigned char* lin, int rows, int nblk, unsigned char* out) {
+  int mp = (rows + 127) / 128 * 128, kp = (nblk + 3) / 4 * 4;
+  int mt, r4, r32, kt, c4;
+  size_t o = 0;
+  for (mt = 0; mt < mp / 128; ++mt)
+    for (kt = 0; kt < kp / 4; ++kt)
+      for (r32 = 0; r32 < 32; ++r32)
+        for (r4 = 0; r4 < 4; ++r4)
+          for (c4 = 0; c4 < 4; ++c4) {
+            int r = mt * 128 + r4 * 32 + r32, c = kt * 4 + c4;
+            out[o++] = (r < rows && c < nblk) ? lin[(size_t)r * nblk + c] : 0;
+          }
+}
+
+static void test_sf_layouts(void) {
+  static const int rows_set[] = {1, 31, 128, 129, 300}, k_set[] = {16, 48, 64, 80, 2880};
+  size_t ri, ki;
+  for (ri = 0; ri < 5; ++ri)
+    for (ki = 0; ki < 5; ++ki) {
+      int rows = rows_set[ri], k = k_set[ki], nblk = k / 16, g;
+      size_t lin_n = nvfp4moe_sf_bytes(rows, k, NVFP4MOE_SF_LAYOUT_LINEAR);
+      size_t sw_n = nvfp4moe_sf_bytes(rows, k, NVFP4MOE_SF_LAYOUT_128X4);
+      unsigned char *lin = (unsigned char*)malloc(2 * lin_n), *sw = (unsigned char*)malloc(2 * sw_n);
+      unsigned char *want = (unsigned char*)malloc(sw_n), *back = (unsigned char*)malloc(2 * lin_n);
+      nvfp4moe_sf_convert_args c;
+      size_t i;
+      CHECK(sw_n == (size_t)((rows + 127) / 128) * 128 * 4 * ((nblk + 3) / 4), "size rows=%d k=%d", rows, k);
+      for (i = 0; i < 2 * lin_n; ++i) lin[i] = (unsigned char)(tu_rand() % 0x7F);
+      memset(&c, 0, sizeof c);
+      c.groups = 2; c.rows = rows; c.k = k; c.src = NVFP4MOE_HOSTPTR(lin); c.dst = NVFP4MOE_HOSTPTR(sw);
+      c.dst_layout = NVFP4MOE_SF_LAYOUT_128X4;
+      memset(sw, 0xEE, 2 * sw_n);
+      CHECK(nvfp4moe_ref_sf_convert(&c) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+      for (g = 0; g < 2; ++g) {
+        swizzle_by_permute(lin + g * lin_n, rows, nblk, want);
+        CHECK(memcmp(want, sw + g * sw_n, sw_n) == 0, "128x4 differs from the permute construction rows=%d k=%d g=%d",
+              rows, k, g);
+      }
+      c.src = NVFP4MOE_HOSTPTR(sw); c.dst = NVFP4MOE_HOSTPTR(back); c.dst_layout = NVFP4MOE_SF_LAYOUT_LINEAR;
+      CHECK(nvfp4moe_ref_sf_convert(&c) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+      CHECK(memcmp(back, lin, 2 * lin_n) == 0, "round trip rows=%d k=%d", rows, k);
+      free(lin); free(sw); free(want); free(back);
+    }
+}
+
+/* ---- SHA-256 (FIPS 180-2 test vectors) -------------------------------------------------------- */
+
+static void sha_hex(const void* data, size_t n, char out[65]) {
+  nvfp4moe__sha256 h;
+  unsigned char d[32];
+  nvfp4moe__sha256_init(&h);
+  nvfp4moe__sha256_update(&h, data, n);
+  nvfp4moe__sha256_final(&h, d);
+  nvfp4moe__hex(d, 32, out);
+}
+
+static void test_sha256_vectors(void) {
+  char hex[65];
+  char* mil = (char*)malloc(1000000);
+  nvfp4moe__sha256 h;
+  unsigned char d[32];
+  size_t i;
+  sha_hex("", 0, hex);
+  CHECK(strcmp(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855") == 0, "empty: %s", hex);
+  sha_hex("abc", 3, hex);
+  CHECK(strcmp(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad") == 0, "abc: %s", hex);
+  sha_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 56, hex);
+  CHECK(strcmp(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1") == 0, "448-bit: %s", hex);
+  memset(mil, 'a', 1000000);
+  nvfp4moe__sha256_init(&h);
+  for (i = 0; i < 1000000; i += 999) nvfp4moe__sha256_update(&h, mil + i, i + 999 <= 1000000 ? 999 : 1000000 - i);
+  nvfp4moe__sha256_final(&h, d);
+  nvfp4moe__hex(d, 32, hex);
+  CHECK(strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0") == 0, "million a: %s", hex);
+  free(mil);
+}
+
+/* ---- SiLU exp, bf16 rounding ------------------------------------------------------------------ */
+
+static void test_exp_and_silu(void) {
+  int i;
+  for (i = 0; i < 200000; ++i) {
+    float x = (float)((tu_uniform() - 0.5) * 200.0);
+    double want = exp((double)x);
+    float got = nvfp4moe__exp(x);
+    if (want > 3.4028234663852886e38) CHECK(got == tu_f32(0x7F800000u), "exp(%g) should overflow", x);
+    else if (want > 1e-37) CHECK(fabs(got - want) <= 4.0 * want * 1.1920929e-7, "exp(%.9g) = %.9g, want %.9g", x, got, want);
+  }
+  CHECK(nvfp4moe__exp(0.0f) == 1.0f, "exp(0)");
+  CHECK(nvfp4moe_ref_silu_mul(-200.0f, 3.0f) == 0.0f, "silu(-200) * 3 = -0");
+  CHECK(fabs(nvfp4moe_ref_silu_mul(2.0f, 1.0f) - 1.7615942) < 0.01, "silu(2)");
+  CHECK(nvfp4moe_ref_silu_mul(tu_f32(0x7FC00000u), 1.0f) != nvfp4moe_ref_silu_mul(tu_f32(0x7FC00000u), 1.0f), "NaN stays NaN");
+}
+
+static void test_bf16_rounding(void) {
+  CHECK(nvfp4moe_ref_f32_to_bf16(1.0f) == 0x3F80, "1.0");
+  CHECK(nvfp4moe_ref_f32_to_bf16(tu_f32(0x3F808000u)) == 0x3F80, "tie to even (down)");
+  CHECK(nvfp4moe_ref_f32_to_bf16(tu_f32(0x3F818000u)) == 0x3F82, "tie to even (up)");
+  CHECK(nvfp4moe_ref_f32_to_bf16(tu_f32(0x3F808001u)) == 0x3F81, "above the tie");
+  CHECK(nvfp4moe_ref_f32_to_bf16(tu_f32(0x7FC00001u)) == 0x7FFF, "NaN -> canonical 0x7FFF");
+  CHECK(nvfp4moe_ref_f32_to_bf16(tu_f32(0x7F7FFFFFu)) == 0x7F80, "FLT_MAX rounds to inf");
+  /* f64: 1 + 2^-8 + 2^-40 is above the bf16 tie; via f32 it would look like a tie */
+  CHECK(nvfp4moe__f64_to_bf16(1.0 + ldexp(1.0, -8) + ldexp(1.0, -40)) == 0x3F81, "f64 just above a tie rounds up");
+  CHECK(nvfp4moe__f64_to_bf16(1.0 + ldexp(1.0, -8) - ldexp(1.0, -40)) == 0x3F80, "f64 just below a tie rounds down");
+  CHECK(nvfp4moe__f64_to_bf16(1.0 + ldexp(1.0, -8)) == 0x3F80, "f64 exact tie rounds to even");
+  CHECK(nvfp4moe_ref_fp16_to_f32(0x0001) == (float)ldexp(1.0, -24), "fp16 subnormal");
+  CHECK(nvfp4moe_ref_fp16_to_f32(0xFBFF) == -65504.0f, "fp16 max");
+}
+
+/* ---- GEMM reference on a hand example ----------------------------------------------------------- */
+
+static void test_ref_gemm_hand(void) {
+  /* K = 32: A row = codes 2 (1.0) everywhere with SF 1.0 -> all ones; B row 0 = code 4 (2.0)
+     with SF 0.5 -> all ones; B row 1 = first block code 7 (6) SF 2 -> 12, second block 0.
+     D[0,0] = 32 * 1, D[0,1] = 16 * 12 = 192; alpha 0.5, row scale 3 -> 48 and 288. */
+  unsigned char a[16], asf[512], b[8 * 16], bsf[512];
+  unsigned short d[2 * 8];
+  int mm = 1;
+  float alpha = 0.5f, rs[2] = {3.0f, 100.0f};
+  nvfp4moe_gemm_args g;
+  memset(a, 0x22, sizeof a);
+  memset(asf, 0, sizeof asf);
+  asf[0] = asf[1] = 0x38;
+  memset(b, 0, sizeof b);
+  memset(bsf, 0, sizeof bsf);
+  memset(b, 0x44, 16);
+  bsf[nvfp4moe__sf_off_128x4(0, 0, 1)] = bsf[nvfp4moe__sf_off_128x4(0, 1, 1)] = 0x30; /* 0.5 */
+  memset(b + 16, 0x77, 8);
+  bsf[nvfp4moe__sf_off_128x4(1, 0, 1)] = 0x40; /* 2.0 */
+  memset(d, 0xAB, sizeof d);
+  memset(&g, 0, sizeof g);
+  g.groups = 1; g.m_max = 2; g.n = 8; g.k = 32;
+  g.a = NVFP4MOE_HOSTPTR(a); g.a_sf = NVFP4MOE_HOSTPTR(asf); g.b = NVFP4MOE_HOSTPTR(b); g.b_sf = NVFP4MOE_HOSTPTR(bsf);
+  g.masked_m = NVFP4MOE_HOSTPTR(&mm); g.alpha = NVFP4MOE_HOSTPTR(&alpha); g.row_scale = NVFP4MOE_HOSTPTR(rs);
+  g.d = NVFP4MOE_HOSTPTR(d);
+  CHECK(nvfp4moe_ref_grouped_gemm_nt_masked(&g) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+  CHECK(nvfp4moe_ref_bf16_to_f32(d[0]) == 48.0f, "D[0,0] = %g, want 48", nvfp4moe_ref_bf16_to_f32(d[0]));
+  CHECK(nvfp4moe_ref_bf16_to_f32(d[1]) == 288.0f, "D[0,1] = %g, want 288", nvfp4moe_ref_bf16_to_f32(d[1]));
+  CHECK(d[2] == 0, "D[0,2] = 0 (zero B row)");
+  CHECK(d[8] == 0xABAB && d[15] == 0xABAB, "row 1 >= masked_m untouched");
+}
+
+/* ---- argument checks ------------------------------------------------------------------------------- */
+
+static nvfp4moe_context* offline_ctx(const char* target) {
+  nvfp4moe_desc d;
+  nvfp4moe_context* ctx = 0;
+  memset(&d, 0, sizeof d);
+  d.flags = NVFP4MOE_FLAG_OFFLINE | NVFP4MOE_FLAG_NO_DISK_CACHE;
+  d.target = target;
+  d.logger.func = tu_logger;
+  if (nvfp4moe_create(&d, &ctx) != NVFP4MOE_SUCCESS) return 0;
+  return ctx;
+}
+
+#define EXPECT_ARG_ERROR(call, needle)                                                                        \
+  do {                                                                                                        \
+    nvfp4moe_result r_ = (call);                                                                              \
+    CHECK(r_ == NVFP4MOE_ERROR_INVALID_ARGUMENT, "%s returned %s", #call, nvfp4moe_result_string(r_));        \
+    CHECK(strstr(nvfp4moe_last_error(), needle) != 0, "message \"%s\" does not name %s", nvfp4moe_last_error(), \
+          needle);                                                                                            \
+  } while (0)
+
+static void test_argument_checks(void) {
+  nvfp4moe_context* ctx = offline_ctx("sm_90a");
+  static unsigned char buf[1 << 16];
+  static int mm[4] = {1, 1, 1, 1};
+  nvfp4moe_quantize_args q, q0;
+  nvfp4moe_gemm_args g, g0;
+  nvfp4moe_dequantize_args dq;
+  nvfp4moe_sf_convert_args sc;
+  nvfp4moe_weight_quantize_args wq;
+  nvfp4moe_moe_weights mw;
+  nvfp4moe_moe_args ma;
+  nvfp4moe_devptr base = NVFP4MOE_HOSTPTR(buf);
+  base = (base + 255) / 256 * 256;
+  CHECK(ctx != 0, "offline context: %s", nvfp4moe_last_error());
+  if (!ctx) return;
+  memset(&q0, 0, sizeof q0);
+  q0.dtype = NVFP4MOE_DTYPE_BF16; q0.groups = 1; q0.rows = 4; q0.k = 64;
+  q0.x = base; q0.out_e2m1 = base + 4096; q0.out_sf = base + 8192; q0.scale = base + 16384;
+  q = q0; q.k = 40;
+  EXPECT_ARG_ERROR(nvfp4moe_quantize_per_token(ctx, &q, 0), "args->k");
+  EXPECT_ARG_ERROR(nvfp4moe_ref_quantize_per_token(&q), "args->k");
+  q = q0; q.k = 0;
+  EXPECT_ARG_ERROR(nvfp4moe_quantize_per_token(ctx, &q, 0), "args->k");
+  q = q0; q.x = 0;
+  EXPECT_ARG_ERROR(nvfp4moe_quantize_per_token(ctx, &q, 0), "args->x");
+  EXPECT_ARG_ERROR(nvfp4moe_ref_quantize_per_token(&q), "args->x");
+  q = q0; q.x = base + 8;
+  EXPECT_ARG_ERROR(nvfp4moe_quantize_per_token(ctx, &q, 0), "16-byte aligned");
+  q = q0; q.out_e2m1 = base + 4;
+  EXPECT_ARG_ERROR(nvfp4moe_quantize_per_token(ctx, &q, 0), "args->out_e2m1");
+  q = q0; q.rows = 0;
+  EXPECT_ARG_ERROR(nvfp4moe_quantize_per_token(ctx, &q, 0), "args->rows");
+  q = q0; q.groups = 0;
+  EXPECT_ARG_ERROR(nvfp4moe_quantize_per_token(ctx, &q, 0), "args->groups");
+  q = q0; q.scale = 0;
+  EXPECT_ARG_ERROR(nvfp4moe_quantize_per_token(ctx, &q, 0), "args->scale");
+  q = q0; q.x_row_stride = 60;
+  EXPECT_ARG_ERROR(nvfp4moe_quantize_per_token(ctx, &q, 0), "x_row_stride");
+  q = q0; q.x_row_stride = 68;
+  EXPECT_ARG_ERROR(nvfp4moe_quantize_per_token(ctx, &q, 0), "multiple of 8");
+  q = q0; q.dtype = NVFP4MOE_DTYPE_F32;
+  EXPECT_ARG_ERROR(nvfp4moe_quantize_per_token(ctx, &q, 0), "args->dtype");
+  q = q0; q.flags = 8;
+  EXPECT_ARG_ERROR(nvfp4moe_quantize_per_token(ctx, &q, 0), "args->flags");
+  q = q0; q.scale = 0; q.scale_value = 0.0f;
+  EXPECT_ARG_ERROR(nvfp4moe_quantize_per_tensor(ctx, &q, 0), "scale_value");
+  q.scale_value = -1.0f;
+  EXPECT_ARG_ERROR(nvfp4moe_ref_quantize_per_tensor(&q), "scale_value");
+  q.scale_value = tu_f32(0x7F800000u);
+  EXPECT_ARG_ERROR(nvfp4moe_quantize_per_tensor(ctx, &q, 0), "scale_value");
+  q.scale_value = tu_f32(0x7FC00000u);
+  EXPECT_ARG_ERROR(nvfp4moe_quantize_per_tensor(ctx, &q, 0), "scale_value");
+  q.scale_value = 1e-40f; /* subnormal: its reciprocal overflows */
+  EXPECT_ARG_ERROR(nvfp4moe_quantize_per_tensor(ctx, &q, 0), "scale_value");
+  q = q0; q.gate_scale = base;
+  EXPECT_ARG_ERROR(nvfp4moe_quantize_per_token(ctx, &q, 0), "gate_scale");
+  /* valid arguments on an offline context: not an argument error, a clear refusal */
+  q = q0;
+  CHECK(nvfp4moe_quantize_per_token(ctx, &q, 0) == NVFP4MOE_ERROR_NOT_SUPPORTED, "offline launch must be refused");
+  CHECK(strstr(nvfp4moe_last_error(), "offline") != 0, "message: %s", nvfp4moe_last_error());
+  CHECK(nvfp4moe_quantize_per_token(0, &q, 0) == NVFP4MOE_ERROR_INVALID_ARGUMENT, "null ctx");
+  CHECK(nvfp4moe_quantize_per_token(ctx, 0, 0) == NVFP4MOE_ERROR_INVALID_ARGUMENT, "null args");
+
+  memset(&g0, 0, sizeof g0);
+  g0.groups = 2; g0.m_max = 8; g0.n = 64; g0.k = 64;
+  g0.a = base; g0.a_sf = base + 1024; g0.b = base + 4096; g0.b_sf = base + 8192; g0.d = base + 16384;
+  g0.masked_m = NVFP4MOE_HOSTPTR(mm);
+  g = g0; g.k = 48;
+  EXPECT_ARG_ERROR(nvfp4moe_grouped_gemm_nt_masked(ctx, &g, 0), "args->k");
+  EXPECT_ARG_ERROR(nvfp4moe_ref_grouped_gemm_nt_masked(&g), "args->k");
+  g = g0; g.n = 60;
+  EXPECT_ARG_ERROR(nvfp4moe_grouped_gemm_nt_masked(ctx, &g, 0), "args->n");
+  g = g0; g.m_max = 0;
+  EXPECT_ARG_ERROR(nvfp4moe_grouped_gemm_nt_masked(ctx, &g, 0), "args->m_max");
+  g = g0; g.ldd = 32;
+  EXPECT_ARG_ERROR(nvfp4moe_grouped_gemm_nt_masked(ctx, &g, 0), "args->ldd");
+  g = g0; g.ldd = 66;
+  EXPECT_ARG_ERROR(nvfp4moe_grouped_gemm_nt_masked(ctx, &g, 0), "args->ldd");
+  g = g0; g.masked_m = 0;
+  EXPECT_ARG_ERROR(nvfp4moe_grouped_gemm_nt_masked(ctx, &g, 0), "masked_m");
+  g = g0; g.b = base + 4100;
+  EXPECT_ARG_ERROR(nvfp4moe_grouped_gemm_nt_masked(ctx, &g, 0), "16-byte aligned");
+  g = g0; g.d = 0;
+  EXPECT_ARG_ERROR(nvfp4moe_grouped_gemm_nt_masked(ctx, &g, 0), "args->d");
+  g = g0; g.alpha = base + 2;
+  EXPECT_ARG_ERROR(nvfp4moe_grouped_gemm_nt_masked(ctx, &g, 0), "alpha");
+  g = g0;
+  CHECK(nvfp4moe_grouped_gemm_nt_masked(ctx, &g, 0) == NVFP4MOE_ERROR_NOT_SUPPORTED, "offline GEMM refused");
+
+  memset(&dq, 0, sizeof dq);
+  dq.groups = 1; dq.rows = 1; dq.k = 24; dq.e2m1 = base; dq.sf = base; dq.scale = base; dq.out = base;
+  EXPECT_ARG_ERROR(nvfp4moe_dequantize(ctx, &dq, 0), "args->k");
+  dq.k = 32; dq.out_dtype = NVFP4MOE_DTYPE_FP16;
+  EXPECT_ARG_ERROR(nvfp4moe_ref_dequantize(&dq), "out_dtype");
+
+  memset(&sc, 0, sizeof sc);
+  sc.groups = 1; sc.rows = 4; sc.k = 64; sc.src = base; sc.dst = base + 8;
+  EXPECT_ARG_ERROR(nvfp4moe_sf_convert(ctx, &sc, 0), "overlap");
+  sc.dst = base + 4096; sc.dst_layout = (nvfp4moe_sf_layout)7;
+  EXPECT_ARG_ERROR(nvfp4moe_ref_sf_convert(&sc), "dst_layout");
+
+  memset(&wq, 0, sizeof wq);
+  wq.experts = 1; wq.n = 8; wq.k = 20; wq.w = base; wq.out_e2m1 = base; wq.out_sf = base; wq.out_scale = base;
+  EXPECT_ARG_ERROR(nvfp4moe_quantize_weights(ctx, &wq, 0), "args->k");
+  wq.k = 32; wq.out_scale = 0;
+  EXPECT_ARG_ERROR(nvfp4moe_ref_quantize_weights(&wq), "out_scale");
+
+  memset(&mw, 0, sizeof mw);
+  mw.experts = 2; mw.hidden = 64; mw.inter = 48;
+  mw.w13 = mw.w13_sf = mw.w13_gate_scale = mw.w13_up_scale = mw.w2 = mw.w2_sf = mw.w2_scale = base;
+  memset(&ma, 0, sizeof ma);
+  ma.m_max = 4; ma.x = base; ma.out = base; ma.masked_m = base; ma.workspace = base;
+  ma.workspace_size = nvfp4moe_moe_workspace_size(&mw, 4);
+  EXPECT_ARG_ERROR(nvfp4moe_moe_forward(ctx, &mw, &ma, 0), "inter");
+  mw.inter = 64; ma.workspace_size = 10;
+  EXPECT_ARG_ERROR(nvfp4moe_moe_forward(ctx, &mw, &ma, 0), "workspace_size");
+  ma.workspace_size = nvfp4moe_moe_workspace_size(&mw, 4); ma.scaling = NVFP4MOE_ACT_PER_EXPERT;
+  EXPECT_ARG_ERROR(nvfp4moe_ref_moe_forward(&mw, &ma), "input_scale1");
+  nvfp4moe_destroy(ctx);
+}
+
+static void test_free(void* p, void* user) {
+  (void)user;
+  free(p);
+}
+
+static void test_context_errors_and_queries(void) {
+  nvfp4moe_desc d;
+  nvfp4moe_context* ctx = 0;
+  nvfp4moe_info info;
+  memset(&d, 0, sizeof d);
+  d.logger.func = tu_logger;
+  d.flags = NVFP4MOE_FLAG_OFFLINE;
+  d.target = "compute_90";
+  CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_ERROR_INVALID_ARGUMENT && ctx == 0, "bad target rejected");
+  CHECK(strstr(nvfp4moe_last_error(), "desc->target") != 0, "message: %s", nvfp4moe_last_error());
+  d.target = "sm_75";
+  CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_ERROR_UNSUPPORTED_GPU, "sm_75 rejected");
+  d.target = "sm_990";
+  CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_ERROR_NVRTC_TOO_OLD, "an arch NVRTC lacks: %s", nvfp4moe_last_error());
+  d.target = "sm_90a";
+  d.backend = (nvfp4moe_backend)9;
+  CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_ERROR_INVALID_ARGUMENT, "bad backend");
+  d.backend = NVFP4MOE_BACKEND_SM100;
+  CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_ERROR_NOT_SUPPORTED, "sm100 backend on sm_90a refused");
+  d.backend = NVFP4MOE_BACKEND_AUTO;
+  d.allocator.alloc_fn = 0;
+  d.allocator.free_fn = test_free;
+  CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_ERROR_INVALID_ARGUMENT, "half an allocator");
+  d.allocator.free_fn = 0;
+  d.flags |= NVFP4MOE_FLAG_NO_DISK_CACHE;
+  CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+  if (ctx) {
+    nvfp4moe_desc e = nvfp4moe_query_desc(ctx);
+    CHECK(strcmp(e.target, "sm_90a") == 0, "query_desc target %s", e.target);
+    CHECK(e.backend == NVFP4MOE_BACKEND_PORTABLE, "effective backend %d", (int)e.backend);
+    CHECK(e.logger.level == NVFP4MOE_LOG_WARN, "default log level filled in");
+    CHECK(nvfp4moe_query_info(ctx, &info) == NVFP4MOE_SUCCESS && info.nvrtc_major >= 12, "info: nvrtc %d.%d",
+          info.nvrtc_major, info.nvrtc_minor);
+    CHECK(info.cache_dir[0] == 0, "NO_DISK_CACHE leaves no cache dir");
+    nvfp4moe_destroy(ctx);
+  }
+  CHECK(nvfp4moe_version() == ((NVFP4MOE_VERSION_MAJOR << 16) | (NVFP4MOE_VERSION_MINOR << 8) | NVFP4MOE_VERSION_PATCH),
+        "version");
+  CHECK(strcmp(nvfp4moe_result_string(NVFP4MOE_SUCCESS), "success") == 0, "result string");
+  CHECK(strcmp(nvfp4moe_result_string((nvfp4moe_result)99), "unknown result") == 0, "out of range result");
+  CHECK(nvfp4moe_specialization_name(-1) == 0 && nvfp4moe_specialization_name(0) != 0, "specialisation names");
+}
+
+int main(void) {
+  tu_seed_from_env();
+  RUN(test_e2m1_decode_all_codes);
+  RUN(test_e2m1_cut_points_and_ties);
+  RUN(test_e4m3_decode_all_bytes);
+  RUN(test_e4m3_rounding_and_saturation);
+  RUN(test_block_hand_vectors);
+  RUN(test_4over6_hand_vectors);
+  RUN(test_per_token_rows);
+  RUN(test_given_scale_nonfinite_block);
+  RUN(test_roundtrip_magnitude);
+  RUN(test_sf_layouts);
+  RUN(test_sha256_vectors);
+  RUN(test_exp_and_silu);
+  RUN(test_bf16_rounding);
+  RUN(test_ref_gemm_hand);
+  RUN(test_argument_checks);
+  RUN(test_context_errors_and_queries);
+  return tu_total_fail ? 1 : 0;
+}

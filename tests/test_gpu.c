@@ -1,0 +1,860 @@
+/* test_gpu.c -- GPU results against the host reference on fresh random data each run.
+   Quantization (per-token, per-tensor, masked, SiLU, weights, layouts, dequantization)
+   must match byte for byte, padding and untouched bytes included; the GEMM and the
+   expert layer must stay within the NUMERICS.md tolerance of a float64 reference.
+   Without a GPU every test prints SKIP with the reason. TEST_QUICK=1 runs fewer shapes
+   (for compute-sanitizer). */
+#define NVFP4MOE_IMPLEMENTATION
+#include "../nvfp4moe.h"
+#include "test_util.h"
+#include "../tools/cuda_driver.h"
+#include <math.h>
+#include <pthread.h>
+
+static nvfp4moe_context* g_ctx;
+static int g_have_gpu, g_quick;
+static char g_why[1200];
+
+#define NEED_GPU()        \
+  do {                    \
+    if (!g_have_gpu) {    \
+      tu_skip(g_why);     \
+      return;             \
+    }                     \
+  } while (0)
+
+/* ---- data ---------------------------------------------------------------------------------- */
+
+static unsigned short f32_to_fp16(float f) {
+  uint32_t u = tu_bits(f), sign = (u >> 16) & 0x8000u, r;
+  u &= 0x7FFFFFFFu;
+  if (u >= 0x7F800000u) return (unsigned short)(sign | 0x7C00u | (u > 0x7F800000u ? 0x200u : 0u));
+  if (u >= 0x477FF000u) return (unsigned short)(sign | 0x7C00u); /* >= 65520 rounds to inf */
+  if (u < 0x38800000u) return (unsigned short)(sign | (unsigned)nearbyintf(tu_f32(u) * 16777216.0f));
+  r = u - (112u << 23);
+  return (unsigned short)(sign | ((r + 0xFFFu + ((r >> 13) & 1u)) >> 13));
+}
+static unsigned short to_half(double v, int fp16) {
+  return fp16 ? f32_to_fp16((float)v) : nvfp4moe_ref_f32_to_bf16((float)v);
+}
+
+/* One row of a kind the field has seen break quantizers (EDGE_CASES.md). */
+static void gen_row(unsigned short* x, int n, int fp16, int allow_nonfinite) {
+  int kind = (int)(tu_rand() % 100), i;
+  double scale = exp(tu_normal() * 2.0);
+  if (kind < 35) { /* gaussian */
+    for (i = 0; i < n; ++i) x[i] = to_half(tu_normal() * scale, fp16);
+  } else if (kind < 55) { /* heavy tails */
+    for (i = 0; i < n; ++i) x[i] = to_half(tu_normal() * exp(tu_normal() * 1.5) * scale, fp16);
+  } else if (kind < 70) { /* a few outlier channels */
+    for (i = 0; i < n; ++i) x[i] = to_half(tu_normal() * scale * ((i % 97 == 3) ? 300.0 : 1.0), fp16);
+  } else if (kind < 74) { /* zero row */
+    for (i = 0; i < n; ++i) x[i] = (tu_rand() & 1) ? 0x8000 : 0;
+  } else if (kind < 78) { /* zero blocks and all-negative blocks */
+    for (i = 0; i < n; ++i) x[i] = ((i / 16) % 3 == 0) ? 0 : to_half(-fabs(tu_normal()) * scale, fp16);
+  } else if (kind < 82) { /* tiny values: E4M3 subnormal SFs, fp16 subnormals */
+    for (i = 0; i < n; ++i) x[i] = to_half(tu_normal() * (fp16 ? 1e-6 : 1e-30), fp16);
+  } else if (kind < 85) { /* huge values */
+    for (i = 0; i < n; ++i) x[i] = to_half(tu_normal() * (fp16 ? 2e4 : 1e30), fp16);
+  } else if (kind < 90) { /* exact e2m1 tie points on power-of-two blocks */
+    static const double ties[] = {0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0, 6.0};
+    for (i = 0; i < n; ++i) x[i] = to_half((tu_rand() & 1 ? -1 : 1) * ties[tu_rand() % 8] * ldexp(1.0, (int)(tu_rand() % 5)), fp16);
+  } else if (kind < 93 && allow_nonfinite) { /* NaN or Inf somewhere */
+    for (i = 0; i < n; ++i) x[i] = to_half(tu_normal(), fp16);
+    x[tu_rand() % (unsigned)n] = fp16 ? (tu_rand() & 1 ? 0x7E00 : 0xFC00) : (tu_rand() & 1 ? 0x7FC0 : 0x7F80);
+  } else { /* one element dominates its row */
+    for (i = 0; i < n; ++i) x[i] = to_half(tu_normal() * 1e-3 * scale, fp16);
+    x[tu_rand() % (unsigned)n] = to_half(scale * 1e3, fp16);
+  }
+}
+
+static int* make_masked_m(int groups, int rows, int pattern) {
+  int* mm = (int*)malloc(sizeof(int) * (size_t)groups);
+  int g;
+  for (g = 0; g < groups; ++g) {
+    switch (pattern) {
+      case 0: mm[g] = rows; break;                           /* all valid */
+      case 1: mm[g] = 0; break;                              /* all empty */
+      case 2: mm[g] = g >= groups / 2 ? 0 : rows; break;     /* trailing zeros */
+      case 3: mm[g] = 1; break;
+      default: {                                             /* random, with 0, 1, M_max and out-of-range */
+        unsigned r = (unsigned)(tu_rand() % 10);
+        mm[g] = r == 0 ? 0 : r == 1 ? 1 : r == 2 ? rows : r == 3 ? rows + 7 : r == 4 ? -3 : (int)(tu_rand() % (unsigned)rows);
+      }
+    }
+  }
+  return mm;
+}
+
+static int valid_rows(const int* mm, int g, int rows) {
+  int m = mm ? mm[g] : rows;
+  return m < 0 ? 0 : m > rows ? rows : m;
+}
+
+static long long first_diff(const unsigned char* a, const unsigned char* b, size_t n) {
+  size_t i;
+  for (i = 0; i < n; ++i)
+    if (a[i] != b[i]) return (long long)i;
+  return -1;
+}
+
+/* ---- quantization: GPU bytes == reference bytes -------------------------------------------- */
+
+typedef struct qcase {
+  int groups, rows, k, fp16, linear, flags, per_token, silu, mm_pattern, stride_extra, dev_scale, gate_up;
+} qcase;
+
+static nvfp4moe_context* g_qctx; /* the context quantization cases run on */
+
+static void run_qcase(const qcase* c) {
+  int width = c->silu ? 2 * c->k : c->k, g, r;
+  long long stride = width + c->stride_extra;
+  size_t nx = (size_t)c->groups * c->rows * (size_t)stride, nq = (size_t)c->groups * c->rows * (size_t)c->k / 2;
+  size_t nsf = (size_t)c->groups * nvfp4moe_sf_bytes(c->rows, c->k, c->linear ? NVFP4MOE_SF_LAYOUT_LINEAR : NVFP4MOE_SF_LAYOUT_128X4);
+  size_t nscale = c->per_token ? (size_t)c->groups * c->rows : (size_t)c->groups;
+  unsigned short* x = (unsigned short*)malloc(nx * 2);
+  unsigned char *q = (unsigned char*)malloc(nq), *qr = (unsigned char*)malloc(nq);
+  unsigned char *sf = (unsigned char*)malloc(nsf), *sfr = (unsigned char*)malloc(nsf);
+  float *scale = (float*)malloc(nscale * 4), *scaler = (float*)malloc(nscale * 4);
+  float gate[512], up[512];
+  int* mm = c->mm_pattern >= 0 ? make_masked_m(c->groups, c->rows, c->mm_pattern) : 0;
+  nvfp4moe_devptr dx, dq, dsf, dscale, dmm = 0, dgate = 0, dup = 0;
+  nvfp4moe_quantize_args a;
+  nvfp4moe_result rg, rr;
+  long long d;
+  for (g = 0; g < c->groups; ++g)
+    for (r = 0; r < c->rows; ++r) {
+      unsigned short* row = x + ((size_t)g * c->rows + r) * (size_t)stride;
+      gen_row(row, width, c->fp16, 1);
+      if (mm && r >= valid_rows(mm, g, c->rows)) /* invalid rows hold NaN: must change nothing */
+        for (d = 0; d < width; ++d) row[d] = c->fp16 ? 0x7E00 : 0x7FC0;
+      for (d = width; d < stride; ++d) row[d] = 0x7FC0; /* the gap of a strided input too */
+    }
+  for (g = 0; g < c->groups && g < 512; ++g) {
+    gate[g] = (float)exp(tu_normal());
+    up[g] = (float)exp(tu_normal());
+  }
+  memset(&a, 0, sizeof a);
+  a.dtype = c->fp16 ? NVFP4MOE_DTYPE_FP16 : NVFP4MOE_DTYPE_BF16;
+  a.groups = c->groups; a.rows = c->rows; a.k = c->k; a.x_row_stride = c->stride_extra ? stride : 0;
+  a.sf_layout = c->linear ? NVFP4MOE_SF_LAYOUT_LINEAR : NVFP4MOE_SF_LAYOUT_128X4;
+  a.flags = (unsigned)c->flags;
+  if (!c->per_token) {
+    if (c->dev_scale) { /* per-group decode scales, a few invalid ones to fault their own group */
+      for (g = 0; g < c->groups; ++g) {
+        unsigned s = (unsigned)(tu_rand() % 16);
+        scale[g] = s == 0 ? 0.0f : s == 1 ? tu_f32(0x7FC00000u) : s == 2 ? -1.0f : s == 3 ? 1e-40f
+                 : (float)(exp(tu_normal() * 3.0) / 2688.0);
+      }
+    } else {
+      a.scale_value = (float)(exp(tu_normal() * 2.0) / 448.0);
+    }
+  }
+  memcpy(scaler, scale, nscale * 4);
+  dx = gu_alloc(nx * 2); dq = gu_alloc(nq); dsf = gu_alloc(nsf); dscale = gu_alloc(nscale * 4);
+  gu_put(dx, x, nx * 2);
+  memset(q, 0xA5, nq); memset(sf, 0xA5, nsf);
+  gu_fill(dq, 0xA5, nq); gu_fill(dsf, 0xA5, nsf);
+  if (c->per_token) { memset(scale, 0xA5, nscale * 4); memset(scaler, 0xA5, nscale * 4); }
+  gu_put(dscale, scale, nscale * 4);
+  if (mm) { dmm = gu_alloc(4 * (size_t)c->groups); gu_put(dmm, mm, 4 * (size_t)c->groups); }
+  if (c->gate_up) { dgate = gu_alloc(4 * (size_t)c->groups); dup = gu_alloc(4 * (size_t)c->groups);
+                    gu_put(dgate, gate, 4 * (size_t)c->groups); gu_put(dup, up, 4 * (size_t)c->groups); }
+  /* device run */
+  a.x = dx; a.out_e2m1 = dq; a.out_sf = dsf; a.masked_m = dmm; a.gate_scale = dgate; a.up_scale = dup;
+  a.scale = (c->per_token || c->dev_scale) ? dscale : 0;
+  if (c->silu) rg = c->per_token ? nvfp4moe_silu_mul_quantize_per_token(g_qctx, &a, 0) : nvfp4moe_silu_mul_quantize_per_tensor(g_qctx, &a, 0);
+  else rg = c->per_token ? nvfp4moe_quantize_per_token(g_qctx, &a, 0) : nvfp4moe_quantize_per_tensor(g_qctx, &a, 0);
+  CHECK(rg == NVFP4MOE_SUCCESS, "GPU: %s", nvfp4moe_last_error());
+  gu_sync();
+  /* reference run on host buffers */
+  a.x = NVFP4MOE_HOSTPTR(x); a.out_e2m1 = NVFP4MOE_HOSTPTR(qr); a.out_sf = NVFP4MOE_HOSTPTR(sfr);
+  a.masked_m = NVFP4MOE_HOSTPTR(mm); a.gate_scale = c->gate_up ? NVFP4MOE_HOSTPTR(gate) : 0;
+  a.up_scale = c->gate_up ? NVFP4MOE_HOSTPTR(up) : 0;
+  a.scale = (c->per_token || c->dev_scale) ? NVFP4MOE_HOSTPTR(scaler) : 0;
+  memset(qr, 0xA5, nq); memset(sfr, 0xA5, nsf);
+  if (c->silu) rr = c->per_token ? nvfp4moe_ref_silu_mul_quantize_per_token(&a) : nvfp4moe_ref_silu_mul_quantize_per_tensor(&a);
+  else rr = c->per_token ? nvfp4moe_ref_quantize_per_token(&a) : nvfp4moe_ref_quantize_per_tensor(&a);
+  CHECK(rr == NVFP4MOE_SUCCESS, "ref: %s", nvfp4moe_last_error());
+  gu_get(q, dq, nq); gu_get(sf, dsf, nsf); gu_get(scale, dscale, nscale * 4);
+  d = first_diff(q, qr, nq);
+  CHECK(d < 0, "G%d M%d K%d %s %s fo6=%d tok=%d silu=%d mm=%d: E2M1 byte %lld: gpu 0x%02x ref 0x%02x", c->groups, c->rows,
+        c->k, c->fp16 ? "fp16" : "bf16", c->linear ? "linear" : "128x4", c->flags, c->per_token, c->silu, c->mm_pattern, d,
+        d >= 0 ? q[d] : 0, d >= 0 ? qr[d] : 0);
+  d = first_diff(sf, sfr, nsf);
+  CHECK(d < 0, "G%d M%d K%d %s %s fo6=%d tok=%d silu=%d mm=%d: SF byte %lld: gpu 0x%02x ref 0x%02x", c->groups, c->rows,
+        c->k, c->fp16 ? "fp16" : "bf16", c->linear ? "linear" : "128x4", c->flags, c->per_token, c->silu, c->mm_pattern, d,
+        d >= 0 ? sf[d] : 0, d >= 0 ? sfr[d] : 0);
+  d = first_diff((unsigned char*)scale, (unsigned char*)scaler, nscale * 4);
+  CHECK(d < 0, "G%d M%d K%d: scale byte %lld differs (gpu %.9g ref %.9g)", c->groups, c->rows, c->k, d,
+        d >= 0 ? scale[d / 4] : 0.0, d >= 0 ? scaler[d / 4] : 0.0);
+  gu_free(dx); gu_free(dq); gu_free(dsf); gu_free(dscale); gu_free(dmm); gu_free(dgate); gu_free(dup);
+  free(x); free(q); free(qr); free(sf); free(sfr); free(scale); free(scaler); free(mm);
+}
+
+static void test_quantize_per_token_all_shapes(void) {
+  static const int ks[] = {16, 32, 48, 80, 768, 2048, 2880, 7168};
+  static const int ms[] = {1, 31, 32, 33, 127, 128, 129, 4096};
+  int ki, mi, combo;
+  NEED_GPU();
+  g_qctx = g_ctx;
+  for (ki = 0; ki < 8; ++ki)
+    for (mi = 0; mi < 8; ++mi) {
+      long long elems = (long long)ks[ki] * ms[mi];
+      if (g_quick && elems > (1 << 18)) continue;
+      /* every (dtype, layout, 4over6) combination on the small shapes; two on the big ones */
+      for (combo = 0; combo < 12; ++combo) {
+        qcase c;
+        if (elems > (1 << 21) && combo != (ki + mi) % 12 && combo != (ki * 5 + mi * 3 + 7) % 12) continue;
+        memset(&c, 0, sizeof c);
+        c.groups = 1; c.rows = ms[mi]; c.k = ks[ki]; c.per_token = 1; c.mm_pattern = -1;
+        c.fp16 = combo & 1; c.linear = (combo >> 1) & 1;
+        c.flags = combo / 4 == 0 ? 0 : combo / 4 == 1 ? NVFP4MOE_QUANT_4OVER6 : NVFP4MOE_QUANT_4OVER6_MSE;
+        run_qcase(&c);
+      }
+    }
+}
+
+static void test_quantize_masked_and_per_tensor(void) {
+  static const int shapes[][3] = {{32, 256, 7168}, {8, 129, 2880}, {5, 33, 80}, {3, 1, 16}, {17, 200, 768}};
+  int s, pattern, variant;
+  NEED_GPU();
+  g_qctx = g_ctx;
+  for (s = 0; s < 5; ++s)
+    for (pattern = 0; pattern < 5; ++pattern)
+      for (variant = 0; variant < 4; ++variant) {
+        qcase c;
+        if (g_quick && s == 0) continue;
+        memset(&c, 0, sizeof c);
+        c.groups = shapes[s][0]; c.rows = shapes[s][1]; c.k = shapes[s][2];
+        c.mm_pattern = pattern == 4 && variant == 3 ? -1 : pattern;
+        c.per_token = variant & 1; c.dev_scale = variant == 2; c.fp16 = (s + pattern) & 1;
+        c.linear = (s + variant) % 3 == 0; c.flags = (pattern + variant) % 3 == 0 ? NVFP4MOE_QUANT_4OVER6 : 0;
+        c.stride_extra = variant == 3 ? 24 : 0;
+        run_qcase(&c);
+      }
+}
+
+static void test_silu_mul_quantize(void) {
+  static const int shapes[][3] = {{32, 256, 2048}, {8, 40, 768}, {4, 129, 1536}, {2, 7, 16}};
+  int s, variant;
+  NEED_GPU();
+  g_qctx = g_ctx;
+  for (s = 0; s < 4; ++s)
+    for (variant = 0; variant < 6; ++variant) {
+      qcase c;
+      if (g_quick && s == 0) continue;
+      memset(&c, 0, sizeof c);
+      c.groups = shapes[s][0]; c.rows = shapes[s][1]; c.k = shapes[s][2]; c.silu = 1;
+      c.mm_pattern = variant % 5; c.per_token = variant & 1; c.dev_scale = !(variant & 1);
+      c.gate_up = variant >= 2; c.flags = variant == 4 ? NVFP4MOE_QUANT_4OVER6 : variant == 5 ? NVFP4MOE_QUANT_4OVER6_MSE : 0;
+      run_qcase(&c);
+    }
+}
+
+/* The software E2M1/E4M3 path (NVFP4MOE_FLAG_SOFT_CVT) must give the same bytes too. */
+static void test_software_conversions(void) {
+  nvfp4moe_desc d;
+  nvfp4moe_context* soft = 0;
+  int i;
+  NEED_GPU();
+  memset(&d, 0, sizeof d);
+  d.flags = NVFP4MOE_FLAG_SOFT_CVT;
+  CHECK(nvfp4moe_create(&d, &soft) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+  if (!soft) return;
+  g_qctx = soft;
+  for (i = 0; i < 6; ++i) {
+    qcase c;
+    memset(&c, 0, sizeof c);
+    c.groups = 1 + i; c.rows = 33 + 40 * i; c.k = i == 5 ? 7168 : 80 * (i + 1); c.per_token = i & 1; c.dev_scale = i == 2;
+    c.mm_pattern = i > 2 ? 4 : -1; c.flags = i == 4 ? NVFP4MOE_QUANT_4OVER6 : 0; c.silu = i == 3; c.fp16 = i == 1;
+    run_qcase(&c);
+  }
+  g_qctx = g_ctx;
+  nvfp4moe_destroy(soft);
+}
+
+static void test_weight_quantization_in_place(void) {
+  static const int shapes[][3] = {{4, 384, 256}, {3, 130, 2880}, {2, 64, 48}};
+  int s, pass;
+  NEED_GPU();
+  for (s = 0; s < 3; ++s) {
+    int E = shapes[s][0], N = shapes[s][1], K = shapes[s][2], e;
+    size_t nw = (size_t)E * N * K, nq = nw / 2, nsf = (size_t)E * nvfp4moe_sf_bytes(N, K, NVFP4MOE_SF_LAYOUT_128X4);
+    unsigned short* w = (unsigned short*)malloc(nw * 2);
+    unsigned char *q = (unsigned char*)malloc(nq), *qr = (unsigned char*)malloc(nq);
+    unsigned char *sf = (unsigned char*)malloc(nsf), *sfr = (unsigned char*)malloc(nsf);
+    float sc[8], scr[8];
+    nvfp4moe_devptr dw = gu_alloc(nw * 2), dq = gu_alloc(nq), dsf = gu_alloc(nsf), ds = gu_alloc(4 * (size_t)E);
+    nvfp4moe_weight_quantize_args a;
+    /* two loads into the same buffers: a reload must not need new pointers */
+    for (pass = 0; pass < 2; ++pass) {
+      size_t i;
+      for (i = 0; i < nw; ++i) w[i] = to_half(tu_normal() * 0.02 * (1 + pass), s == 1);
+      for (i = 0; i < (size_t)N * K; ++i) w[i] = 0; /* expert 0: all zero */
+      if (E > 2) w[(size_t)2 * N * K + 77] = 0x7F80;  /* expert 2: one inf weight */
+      memset(&a, 0, sizeof a);
+      a.dtype = s == 1 ? NVFP4MOE_DTYPE_FP16 : NVFP4MOE_DTYPE_BF16; a.experts = E; a.n = N; a.k = K;
+      a.flags = pass ? NVFP4MOE_QUANT_4OVER6 : 0;
+      gu_put(dw, w, nw * 2);
+      gu_fill(dsf, 0xA5, nsf);
+      a.w = dw; a.out_e2m1 = dq; a.out_sf = dsf; a.out_scale = ds;
+      CHECK(nvfp4moe_quantize_weights(g_ctx, &a, 0) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+      a.w = NVFP4MOE_HOSTPTR(w); a.out_e2m1 = NVFP4MOE_HOSTPTR(qr); a.out_sf = NVFP4MOE_HOSTPTR(sfr);
+      a.out_scale = NVFP4MOE_HOSTPTR(scr);
+      memset(sfr, 0xA5, nsf);
+      CHECK(nvfp4moe_ref_quantize_weights(&a) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+      gu_sync();
+      gu_get(q, dq, nq); gu_get(sf, dsf, nsf); gu_get(sc, ds, 4 * (size_t)E);
+      CHECK(first_diff(q, qr, nq) < 0, "weights E%d N%d K%d pass %d: codes differ at %lld", E, N, K, pass, first_diff(q, qr, nq));
+      CHECK(first_diff(sf, sfr, nsf) < 0, "weights E%d N%d K%d pass %d: SFs differ at %lld", E, N, K, pass, first_diff(sf, sfr, nsf));
+      CHECK(memcmp(sc, scr, 4 * (size_t)E) == 0, "weights: decode scales differ (%.9g vs %.9g)", sc[1], scr[1]);
+      CHECK(sc[0] == 0.0f, "an all-zero expert has decode scale 0 (got %g)", sc[0]);
+      for (e = 1; e < E; ++e) CHECK(sc[e] > 0 && sc[e] < 1, "expert %d decode scale %g: amax/2688 of finite weights", e, sc[e]);
+    }
+    gu_free(dw); gu_free(dq); gu_free(dsf); gu_free(ds);
+    free(w); free(q); free(qr); free(sf); free(sfr);
+  }
+}
+
+static void test_sf_convert_and_dequantize(void) {
+  int groups = 3, rows = 200, k = 2880, to;
+  size_t lin = (size_t)groups * nvfp4moe_sf_bytes(rows, k, NVFP4MOE_SF_LAYOUT_LINEAR);
+  size_t sw = (size_t)groups * nvfp4moe_sf_bytes(rows, k, NVFP4MOE_SF_LAYOUT_128X4), i, nq = (size_t)groups * rows * k / 2;
+  unsigned char *a, *b, *br, *q;
+  float *s, *out, *outr;
+  int mm[3] = {200, 17, 0};
+  nvfp4moe_devptr da, db, dq, ds, dout, dmm;
+  NEED_GPU();
+  a = (unsigned char*)malloc(sw); b = (unsigned char*)malloc(sw); br = (unsigned char*)malloc(sw);
+  q = (unsigned char*)malloc(nq); s = (float*)malloc(4 * (size_t)groups * rows);
+  out = (float*)malloc(4 * (size_t)groups * rows * k); outr = (float*)malloc(4 * (size_t)groups * rows * k);
+  da = gu_alloc(sw); db = gu_alloc(sw); dq = gu_alloc(nq); ds = gu_alloc(4 * (size_t)groups * rows);
+  dout = gu_alloc(4 * (size_t)groups * rows * k); dmm = gu_alloc(12);
+  for (to = 0; to < 2; ++to) {
+    nvfp4moe_sf_convert_args c;
+    size_t nsrc = to ? lin : sw, ndst = to ? sw : lin;
+    for (i = 0; i < nsrc; ++i) a[i] = (unsigned char)(tu_rand() % 0x80);
+    memset(&c, 0, sizeof c);
+    c.groups = groups; c.rows = rows; c.k = k; c.dst_layout = to ? NVFP4MOE_SF_LAYOUT_128X4 : NVFP4MOE_SF_LAYOUT_LINEAR;
+    gu_put(da, a, nsrc); gu_fill(db, 0xA5, ndst);
+    c.src = da; c.dst = db;
+    CHECK(nvfp4moe_sf_convert(g_ctx, &c, 0) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+    c.src = NVFP4MOE_HOSTPTR(a); c.dst = NVFP4MOE_HOSTPTR(br);
+    memset(br, 0xA5, ndst);
+    CHECK(nvfp4moe_ref_sf_convert(&c) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+    gu_sync();
+    gu_get(b, db, ndst);
+    CHECK(first_diff(b, br, ndst) < 0, "sf_convert to %s differs at %lld", to ? "128x4" : "linear", first_diff(b, br, ndst));
+  }
+  /* dequantize: random codes and SFs (0x7F included), per-row scales, masked */
+  {
+    nvfp4moe_dequantize_args d;
+    size_t n = (size_t)groups * rows * k;
+    for (i = 0; i < nq; ++i) q[i] = (unsigned char)tu_rand();
+    for (i = 0; i < sw; ++i) a[i] = (unsigned char)(tu_rand() % 0x80);
+    for (i = 0; i < (size_t)groups * rows; ++i) s[i] = (float)exp(tu_normal() * 3);
+    gu_put(dq, q, nq); gu_put(da, a, sw); gu_put(ds, s, 4 * (size_t)groups * rows); gu_put(dmm, mm, 12);
+    gu_fill(dout, 0xA5, 4 * n);
+    memset(&d, 0, sizeof d);
+    d.groups = groups; d.rows = rows; d.k = k; d.scale_per_row = 1; d.out_dtype = NVFP4MOE_DTYPE_F32;
+    d.e2m1 = dq; d.sf = da; d.scale = ds; d.masked_m = dmm; d.out = dout;
+    CHECK(nvfp4moe_dequantize(g_ctx, &d, 0) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+    d.e2m1 = NVFP4MOE_HOSTPTR(q); d.sf = NVFP4MOE_HOSTPTR(a); d.scale = NVFP4MOE_HOSTPTR(s);
+    d.masked_m = NVFP4MOE_HOSTPTR(mm); d.out = NVFP4MOE_HOSTPTR(outr);
+    memset(outr, 0xA5, 4 * n);
+    CHECK(nvfp4moe_ref_dequantize(&d) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+    gu_sync();
+    gu_get(out, dout, 4 * n);
+    CHECK(first_diff((unsigned char*)out, (unsigned char*)outr, 4 * n) < 0, "dequantize differs at byte %lld",
+          first_diff((unsigned char*)out, (unsigned char*)outr, 4 * n));
+  }
+  gu_free(da); gu_free(db); gu_free(dq); gu_free(ds); gu_free(dout); gu_free(dmm);
+  free(a); free(b); free(br); free(q); free(s); free(out); free(outr);
+}
+
+/* ---- GEMM: within tolerance of float64 ------------------------------------------------------ */
+
+typedef struct gcase {
+  int groups, m_max, n, k, mm_pattern, row_scale, alpha, ldd_extra, expected_m;
+} gcase;
+
+typedef struct gdata {
+  gcase c;
+  long long ldd;
+  int* mm;
+  unsigned char *a, *asf, *b, *bsf;
+  float *alpha, *rs;
+  size_t na, nasf, nb, nbsf, nd;
+  nvfp4moe_devptr da, dasf, db, dbsf, dmm, dalpha, drs, dd;
+} gdata;
+
+/* Random NVFP4 operands: every code, SFs over a wide range; invalid A rows get NaN SFs. */
+static void gdata_make(gdata* t, const gcase* c) {
+  size_t i;
+  int g, r, cc, nblk = c->k / 16, kc4 = (nblk + 3) / 4;
+  memset(t, 0, sizeof *t);
+  t->c = *c;
+  t->ldd = c->n + c->ldd_extra;
+  t->mm = make_masked_m(c->groups, c->m_max, c->mm_pattern);
+  t->na = (size_t)c->groups * c->m_max * c->k / 2;
+  t->nasf = (size_t)c->groups * nvfp4moe_sf_bytes(c->m_max, c->k, NVFP4MOE_SF_LAYOUT_128X4);
+  t->nb = (size_t)c->groups * c->n * c->k / 2;
+  t->nbsf = (size_t)c->groups * nvfp4moe_sf_bytes(c->n, c->k, NVFP4MOE_SF_LAYOUT_128X4);
+  t->nd = (size_t)c->groups * c->m_max * (size_t)t->ldd;
+  t->a = (unsigned char*)malloc(t->na); t->asf = (unsigned char*)malloc(t->nasf);
+  t->b = (unsigned char*)malloc(t->nb); t->bsf = (unsigned char*)malloc(t->nbsf);
+  t->alpha = (float*)malloc(4 * (size_t)c->groups); t->rs = (float*)malloc(4 * (size_t)c->groups * c->m_max);
+  for (i = 0; i < t->na; ++i) t->a[i] = (unsigned char)tu_rand();
+  for (i = 0; i < t->nb; ++i) t->b[i] = (unsigned char)tu_rand();
+  memset(t->asf, 0, t->nasf);
+  memset(t->bsf, 0, t->nbsf);
+  for (g = 0; g < c->groups; ++g) {
+    size_t ga = (size_t)g * nvfp4moe_sf_bytes(c->m_max, c->k, NVFP4MOE_SF_LAYOUT_128X4);
+    size_t gb = (size_t)g * nvfp4moe_sf_bytes(c->n, c->k, NVFP4MOE_SF_LAYOUT_128X4);
+    int valid = valid_rows(t->mm, g, c->m_max);
+    for (r = 0; r < c->m_max; ++r)
+      for (cc = 0; cc < nblk; ++cc)
+        t->asf[ga + nvfp4moe__sf_off_128x4(r, cc, kc4)] = r < valid ? (unsigned char)(0x18 + tu_rand() % 0x48) : 0x7F;
+    for (r = 0; r < c->n; ++r)
+      for (cc = 0; cc < nblk; ++cc) t->bsf[gb + nvfp4moe__sf_off_128x4(r, cc, kc4)] = (unsigned char)(0x18 + tu_rand() % 0x48);
+    t->alpha[g] = (float)exp(tu_normal() - 4.0);
+  }
+  for (i = 0; i < (size_t)c->groups * c->m_max; ++i) t->rs[i] = (float)exp(tu_normal());
+  t->da = gu_alloc(t->na); t->dasf = gu_alloc(t->nasf); t->db = gu_alloc(t->nb); t->dbsf = gu_alloc(t->nbsf);
+  t->dmm = gu_alloc(4 * (size_t)c->groups); t->dalpha = gu_alloc(4 * (size_t)c->groups);
+  t->drs = gu_alloc(4 * (size_t)c->groups * c->m_max); t->dd = gu_alloc(2 * t->nd);
+  gu_put(t->da, t->a, t->na); gu_put(t->dasf, t->asf, t->nasf); gu_put(t->db, t->b, t->nb); gu_put(t->dbsf, t->bsf, t->nbsf);
+  gu_put(t->dmm, t->mm, 4 * (size_t)c->groups); gu_put(t->dalpha, t->alpha, 4 * (size_t)c->groups);
+  gu_put(t->drs, t->rs, 4 * (size_t)c->groups * c->m_max);
+}
+
+static void gdata_free(gdata* t) {
+  gu_free(t->da); gu_free(t->dasf); gu_free(t->db); gu_free(t->dbsf); gu_free(t->dmm); gu_free(t->dalpha);
+  gu_free(t->drs); gu_free(t->dd);
+  free(t->a); free(t->asf); free(t->b); free(t->bsf); free(t->alpha); free(t->rs); free(t->mm);
+}
+
+static nvfp4moe_gemm_args gdata_args(const gdata* t) {
+  nvfp4moe_gemm_args g;
+  memset(&g, 0, sizeof g);
+  g.groups = t->c.groups; g.m_max = t->c.m_max; g.n = t->c.n; g.k = t->c.k;
+  g.a = t->da; g.a_sf = t->dasf; g.b = t->db; g.b_sf = t->dbsf; g.masked_m = t->dmm;
+  g.alpha = t->c.alpha ? t->dalpha : 0; g.row_scale = t->c.row_scale ? t->drs : 0;
+  g.d = t->dd; g.ldd = t->ldd; g.expected_m = t->c.expected_m;
+  return g;
+}
+
+static float deq_elem(const unsigned char* q, const unsigned char* sf, int row, int col, int k) {
+  unsigned char byte = q[(size_t)row * (k / 2) + col / 2];
+  int kc4 = (k / 16 + 3) / 4;
+  return nvfp4moe_ref_e2m1_to_f32((col & 1) ? byte >> 4 : byte & 15u) *
+         nvfp4moe_ref_e4m3_to_f32(sf[nvfp4moe__sf_off_128x4(row, col / 16, kc4)]);
+}
+
+/* Checks D (downloaded) against float64; returns the number of bad elements. */
+static long long gemm_verify(const gdata* t, const unsigned short* d, double* worst_rel) {
+  const gcase* c = &t->c;
+  long long bad = 0;
+  int g, m, n, kk;
+  float* ad = (float*)malloc(4 * (size_t)c->k);
+  float* bd = (float*)malloc(4 * (size_t)c->n * c->k);
+  *worst_rel = 0;
+  for (g = 0; g < c->groups; ++g) {
+    const unsigned char* ga = t->a + (size_t)g * c->m_max * c->k / 2;
+    const unsigned char* gasf = t->asf + (size_t)g * nvfp4moe_sf_bytes(c->m_max, c->k, NVFP4MOE_SF_LAYOUT_128X4);
+    const unsigned char* gb = t->b + (size_t)g * c->n * c->k / 2;
+    const unsigned char* gbsf = t->bsf + (size_t)g * nvfp4moe_sf_bytes(c->n, c->k, NVFP4MOE_SF_LAYOUT_128X4);
+    int valid = valid_rows(t->mm, g, c->m_max);
+    for (n = 0; n < c->n && valid > 0; ++n)
+      for (kk = 0; kk < c->k; ++kk) bd[(size_t)n * c->k + kk] = deq_elem(gb, gbsf, n, kk, c->k);
+    for (m = 0; m < c->m_max; ++m) {
+      const unsigned short* drow = d + ((size_t)g * c->m_max + m) * (size_t)t->ldd;
+      double sc = (c->alpha ? t->alpha[g] : 1.0) * (c->row_scale ? t->rs[(size_t)g * c->m_max + m] : 1.0);
+      if (m >= valid) { /* rows past masked_m keep their sentinel */
+        for (n = 0; n < t->ldd; ++n) bad += drow[n] != 0xABAB;
+        continue;
+      }
+      for (kk = 0; kk < c->k; ++kk) ad[kk] = deq_elem(ga, gasf, m, kk, c->k);
+      for (n = 0; n < c->n; ++n) {
+        const float* br = bd + (size_t)n * c->k;
+        double acc = 0, mag = 0, ref, got, tol;
+        for (kk = 0; kk < c->k; ++kk) {
+          double p = (double)ad[kk] * br[kk];
+          acc += p;
+          mag += fabs(p);
+        }
+        ref = sc * acc;
+        got = nvfp4moe_ref_bf16_to_f32(drow[n]);
+        tol = ldexp(fabs(ref), -8) + c->k * ldexp(1.0, -23) * fabs(sc) * mag;
+        if (!(fabs(got - ref) <= tol)) {
+          if (bad < 3) printf("#   g%d m%d n%d: got %.6g ref %.6g tol %.3g\n", g, m, n, got, ref, tol);
+          ++bad;
+        }
+        if (ref != 0 && fabs(got - ref) / fabs(ref) > *worst_rel) *worst_rel = fabs(got - ref) / fabs(ref);
+      }
+      for (n = c->n; n < t->ldd; ++n) bad += drow[n] != 0xABAB; /* columns past N untouched */
+    }
+  }
+  free(ad);
+  free(bd);
+  return bad;
+}
+
+static void run_gcase(nvfp4moe_context* ctx, const gcase* c, const char* label) {
+  gdata t;
+  nvfp4moe_gemm_args g;
+  unsigned short* d;
+  double worst;
+  long long bad;
+  gdata_make(&t, c);
+  g = gdata_args(&t);
+  gu_fill(t.dd, 0xAB, 2 * t.nd);
+  CHECK(nvfp4moe_grouped_gemm_nt_masked(ctx, &g, 0) == NVFP4MOE_SUCCESS, "%s: %s", label, nvfp4moe_last_error());
+  gu_sync();
+  d = (unsigned short*)malloc(2 * t.nd);
+  gu_get(d, t.dd, 2 * t.nd);
+  bad = gemm_verify(&t, d, &worst);
+  CHECK(bad == 0, "%s G%d M%d N%d K%d mm%d rs%d: %lld elements out of tolerance or touched", label, c->groups, c->m_max,
+        c->n, c->k, c->mm_pattern, c->row_scale, bad);
+  free(d);
+  gdata_free(&t);
+}
+
+static const gcase g_gemm_cases[] = {
+    /* groups, m_max, n, k, masked_m pattern, row_scale, alpha, ldd_extra, expected_m */
+    {1, 300, 2944, 2880, 4, 1, 1, 0, 0},   {1, 257, 1856, 768, 0, 0, 1, 8, 0},   {8, 64, 1856, 736, 4, 1, 1, 0, 33},
+    {8, 50, 2880, 768, 2, 0, 0, 0, 0},     {32, 40, 512, 512, 4, 1, 1, 16, 20},  {32, 256, 256, 1024, 4, 1, 1, 0, 33},
+    {128, 16, 128, 256, 4, 0, 1, 0, 8},    {128, 9, 136, 96, 3, 1, 1, 0, 1},     {256, 8, 64, 128, 2, 1, 1, 0, 4},
+    {256, 4, 72, 64, 1, 1, 1, 0, 0},       {4, 129, 384, 2048, 0, 1, 1, 0, 129}, {2, 1, 8, 32, 0, 0, 0, 0, 0},
+};
+
+static void test_gemm_shapes(void) {
+  size_t i;
+  NEED_GPU();
+  for (i = 0; i < sizeof g_gemm_cases / sizeof g_gemm_cases[0]; ++i) {
+    if (g_quick && i < 2) continue;
+    run_gcase(g_ctx, &g_gemm_cases[i], "default tiles");
+  }
+}
+
+/* Every tile configuration the dispatcher can pick, forced through NVFP4MOE_GEMM_CONFIG,
+   in the same process as the default one. */
+static void test_gemm_every_tile_config(void) {
+  static const char* configs[] = {"gemm_portable_m16", "gemm_portable_m32", "gemm_portable_m64", "gemm_portable_m128"};
+  static const gcase cases[] = {{3, 300, 1856, 736, 4, 1, 1, 8, 0}, {5, 70, 264, 2880, 4, 0, 1, 0, 0}};
+  size_t i, j;
+  NEED_GPU();
+  for (i = 0; i < 4; ++i) {
+    nvfp4moe_context* ctx = 0;
+    nvfp4moe_desc d;
+    memset(&d, 0, sizeof d);
+    setenv("NVFP4MOE_GEMM_CONFIG", configs[i], 1);
+    CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_SUCCESS, "%s: %s", configs[i], nvfp4moe_last_error());
+    unsetenv("NVFP4MOE_GEMM_CONFIG");
+    if (!ctx) continue;
+    for (j = 0; j < 2; ++j) run_gcase(ctx, &cases[j], configs[i]);
+    nvfp4moe_destroy(ctx);
+  }
+}
+
+/* A poisoned group (NaN SFs in A, NaN alpha) changes nothing in the other groups. */
+static void test_gemm_group_isolation(void) {
+  gcase c = {4, 70, 256, 512, 0, 1, 1, 0, 0};
+  gdata t;
+  nvfp4moe_gemm_args g;
+  unsigned short *clean, *poisoned;
+  size_t per_group;
+  float nan = tu_f32(0x7FC00000u);
+  int gi;
+  NEED_GPU();
+  gdata_make(&t, &c);
+  g = gdata_args(&t);
+  per_group = (size_t)c.m_max * (size_t)t.ldd;
+  clean = (unsigned short*)malloc(2 * t.nd);
+  poisoned = (unsigned short*)malloc(2 * t.nd);
+  gu_fill(t.dd, 0xAB, 2 * t.nd);
+  CHECK(nvfp4moe_grouped_gemm_nt_masked(g_ctx, &g, 0) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+  gu_sync();
+  gu_get(clean, t.dd, 2 * t.nd);
+  gu_fill(t.dasf + nvfp4moe_sf_bytes(c.m_max, c.k, NVFP4MOE_SF_LAYOUT_128X4), 0x7F,
+          nvfp4moe_sf_bytes(c.m_max, c.k, NVFP4MOE_SF_LAYOUT_128X4)); /* group 1: every SF NaN */
+  gu_put(t.dalpha + 4, &nan, 4);
+  gu_fill(t.dd, 0xAB, 2 * t.nd);
+  CHECK(nvfp4moe_grouped_gemm_nt_masked(g_ctx, &g, 0) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+  gu_sync();
+  gu_get(poisoned, t.dd, 2 * t.nd);
+  for (gi = 0; gi < 4; ++gi) {
+    if (gi == 1) {
+      size_t i, nans = 0;
+      for (i = 0; i < per_group; ++i) nans += (poisoned[per_group + i] & 0x7FFF) > 0x7F80;
+      CHECK(nans == per_group, "the poisoned group shows its fault (%zu of %zu NaN)", nans, per_group);
+    } else {
+      CHECK(memcmp(clean + gi * per_group, poisoned + gi * per_group, 2 * per_group) == 0, "group %d changed", gi);
+    }
+  }
+  free(clean); free(poisoned);
+  gdata_free(&t);
+}
+
+/* A captured CUDA graph replayed with new masked_m values equals eager execution. */
+static void test_gemm_graph_replay(void) {
+  gcase c = {6, 96, 384, 768, 0, 1, 1, 0, 40};
+  gdata t;
+  nvfp4moe_gemm_args g;
+  gu_stream s = 0;
+  gu_graph graph = 0;
+  gu_graph_exec exec = 0;
+  unsigned short *eager, *replay;
+  int round;
+  NEED_GPU();
+  gdata_make(&t, &c);
+  g = gdata_args(&t);
+  eager = (unsigned short*)malloc(2 * t.nd);
+  replay = (unsigned short*)malloc(2 * t.nd);
+  gu_check(gu.stream_create(&s, 1), "cuStreamCreate");
+  gu_check(gu.begin_capture(s, 0 /* global */), "cuStreamBeginCapture");
+  CHECK(nvfp4moe_grouped_gemm_nt_masked(g_ctx, &g, s) == NVFP4MOE_SUCCESS, "capture: %s", nvfp4moe_last_error());
+  gu_check(gu.end_capture(s, &graph), "cuStreamEndCapture");
+  gu_check(gu.graph_instantiate(&exec, graph, 0), "cuGraphInstantiateWithFlags");
+  for (round = 0; round < 4; ++round) {
+    int* mm = make_masked_m(c.groups, c.m_max, 4);
+    gu_put(t.dmm, mm, 4 * (size_t)c.groups);
+    gu_fill(t.dd, 0xAB, 2 * t.nd);
+    gu_check(gu.graph_launch(exec, s), "cuGraphLaunch");
+    gu_check(gu.stream_sync(s), "sync");
+    gu_get(replay, t.dd, 2 * t.nd);
+    gu_fill(t.dd, 0xAB, 2 * t.nd);
+    CHECK(nvfp4moe_grouped_gemm_nt_masked(g_ctx, &g, s) == NVFP4MOE_SUCCESS, "eager: %s", nvfp4moe_last_error());
+    gu_check(gu.stream_sync(s), "sync");
+    gu_get(eager, t.dd, 2 * t.nd);
+    CHECK(memcmp(eager, replay, 2 * t.nd) == 0, "round %d: replay differs from eager", round);
+    free(t.mm);
+    t.mm = mm;
+    {
+      double worst;
+      CHECK(gemm_verify(&t, replay, &worst) == 0, "round %d: replay wrong", round);
+    }
+  }
+  gu.graph_exec_destroy(exec);
+  gu.graph_destroy(graph);
+  gu.stream_destroy(s);
+  free(eager); free(replay);
+  gdata_free(&t);
+}
+
+/* ---- the expert layer --------------------------------------------------------------------------- */
+
+/* NVFP4 weights [E, rows, K] from bf16 values with one decode scale per expert and per
+   half (gate and up may differ), 128x4 SFs. Host buffers. */
+static void make_half(const float* w, int E, int rows, int K, float* scale, unsigned char* q, unsigned char* sflin) {
+  int e;
+  for (e = 0; e < E; ++e) {
+    size_t n = (size_t)rows * K, i;
+    unsigned short* wb = (unsigned short*)malloc(n * 2);
+    nvfp4moe_quantize_args a;
+    double amax = 0;
+    for (i = 0; i < n; ++i) {
+      wb[i] = nvfp4moe_ref_f32_to_bf16(w[(size_t)e * n + i]);
+      if (fabs(nvfp4moe_ref_bf16_to_f32(wb[i])) > amax) amax = fabs(nvfp4moe_ref_bf16_to_f32(wb[i]));
+    }
+    scale[e] = (float)(amax / 2688.0);
+    memset(&a, 0, sizeof a);
+    a.dtype = NVFP4MOE_DTYPE_BF16; a.groups = 1; a.rows = rows; a.k = K; a.x = NVFP4MOE_HOSTPTR(wb);
+    a.out_e2m1 = NVFP4MOE_HOSTPTR(q + (size_t)e * n / 2); a.out_sf = NVFP4MOE_HOSTPTR(sflin + (size_t)e * rows * (K / 16));
+    a.sf_layout = NVFP4MOE_SF_LAYOUT_LINEAR; a.scale_value = scale[e];
+    nvfp4moe_ref_quantize_per_tensor(&a);
+    free(wb);
+  }
+}
+
+static void test_moe_layer(void) {
+  int E = 8, H = 256, I = 192, M = 40, e, r, mode;
+  size_t nx = (size_t)E * M * H;
+  NEED_GPU();
+  for (mode = 0; mode < 3; ++mode) {
+    float *wg = (float*)malloc(4 * (size_t)E * I * H), *wu = (float*)malloc(4 * (size_t)E * I * H);
+    float *w2 = (float*)malloc(4 * (size_t)E * H * I);
+    float gs[8], us[8], s2[8], in1[8], in2[8];
+    unsigned char *qg = (unsigned char*)malloc((size_t)E * I * H / 2), *qu = (unsigned char*)malloc((size_t)E * I * H / 2);
+    unsigned char *q13 = (unsigned char*)malloc((size_t)E * I * H), *q2 = (unsigned char*)malloc((size_t)E * H * I / 2);
+    unsigned char *lg = (unsigned char*)malloc((size_t)E * I * H / 16), *lu = (unsigned char*)malloc((size_t)E * I * H / 16);
+    unsigned char *l13 = (unsigned char*)malloc((size_t)E * 2 * I * H / 16), *l2 = (unsigned char*)malloc((size_t)E * H * I / 16);
+    size_t n13sf = (size_t)E * nvfp4moe_sf_bytes(2 * I, H, NVFP4MOE_SF_LAYOUT_128X4);
+    size_t n2sf = (size_t)E * nvfp4moe_sf_bytes(H, I, NVFP4MOE_SF_LAYOUT_128X4);
+    unsigned char *s13 = (unsigned char*)malloc(n13sf), *s2f = (unsigned char*)malloc(n2sf);
+    unsigned short *x = (unsigned short*)malloc(2 * nx), *out = (unsigned short*)malloc(2 * nx), *outr = (unsigned short*)malloc(2 * nx);
+    int* mm = make_masked_m(E, M, 4);
+    nvfp4moe_moe_weights w, wh;
+    nvfp4moe_moe_args a, ah;
+    nvfp4moe_sf_convert_args cv;
+    size_t ws, i;
+    unsigned char* hws;
+    nvfp4moe_devptr d13, d13sf, dgs, dus, d2, d2sf, ds2, din1, din2, dx, dout, dmm, dws;
+    double num = 0, den = 0;
+    long long touched = 0, nans = 0;
+    for (i = 0; i < (size_t)E * I * H; ++i) {
+      wg[i] = (float)(tu_normal() * 0.05);
+      wu[i] = (float)(tu_normal() * (mode == 2 ? 0.005 : 0.05)); /* different gate / up global scales */
+      w2[i] = (float)(tu_normal() * 0.05);
+    }
+    make_half(wg, E, I, H, gs, qg, lg);
+    make_half(wu, E, I, H, us, qu, lu);
+    make_half(w2, E, H, I, s2, q2, l2);
+    for (e = 0; e < E; ++e) { /* w13 = [gate; up] rows */
+      memcpy(q13 + (size_t)e * I * H, qg + (size_t)e * I * H / 2, (size_t)I * H / 2);
+      memcpy(q13 + (size_t)e * I * H + (size_t)I * H / 2, qu + (size_t)e * I * H / 2, (size_t)I * H / 2);
+      memcpy(l13 + (size_t)e * 2 * I * (H / 16), lg + (size_t)e * I * (H / 16), (size_t)I * (H / 16));
+      memcpy(l13 + (size_t)e * 2 * I * (H / 16) + (size_t)I * (H / 16), lu + (size_t)e * I * (H / 16), (size_t)I * (H / 16));
+      in1[e] = (float)(4.0 / 2688.0);
+      in2[e] = (float)(0.5 / 2688.0);
+    }
+    memset(&cv, 0, sizeof cv);
+    cv.groups = E; cv.rows = 2 * I; cv.k = H; cv.src = NVFP4MOE_HOSTPTR(l13); cv.dst = NVFP4MOE_HOSTPTR(s13);
+    nvfp4moe_ref_sf_convert(&cv);
+    cv.rows = H; cv.k = I; cv.src = NVFP4MOE_HOSTPTR(l2); cv.dst = NVFP4MOE_HOSTPTR(s2f);
+    nvfp4moe_ref_sf_convert(&cv);
+    for (e = 0; e < E; ++e)
+      for (r = 0; r < M; ++r) {
+        unsigned short* row = x + ((size_t)e * M + r) * H;
+        if (r < valid_rows(mm, e, M)) for (i = 0; i < (size_t)H; ++i) row[i] = nvfp4moe_ref_f32_to_bf16((float)(tu_normal() * (i % 61 == 5 ? 20 : 1)));
+        else for (i = 0; i < (size_t)H; ++i) row[i] = 0x7FC0; /* padding rows hold NaN */
+      }
+    memset(&w, 0, sizeof w);
+    w.experts = E; w.hidden = H; w.inter = I;
+    ws = nvfp4moe_moe_workspace_size(&w, M);
+    d13 = gu_alloc((size_t)E * I * H); d13sf = gu_alloc(n13sf); dgs = gu_alloc(4 * E); dus = gu_alloc(4 * E);
+    d2 = gu_alloc((size_t)E * H * I / 2); d2sf = gu_alloc(n2sf); ds2 = gu_alloc(4 * E); din1 = gu_alloc(4 * E);
+    din2 = gu_alloc(4 * E); dx = gu_alloc(2 * nx); dout = gu_alloc(2 * nx); dmm = gu_alloc(4 * E); dws = gu_alloc(ws);
+    gu_put(d13, q13, (size_t)E * I * H); gu_put(d13sf, s13, n13sf); gu_put(dgs, gs, 4 * E); gu_put(dus, us, 4 * E);
+    gu_put(d2, q2, (size_t)E * H * I / 2); gu_put(d2sf, s2f, n2sf); gu_put(ds2, s2, 4 * E); gu_put(din1, in1, 4 * E);
+    gu_put(din2, in2, 4 * E); gu_put(dx, x, 2 * nx); gu_put(dmm, mm, 4 * E); gu_fill(dout, 0xAB, 2 * nx);
+    w.w13 = d13; w.w13_sf = d13sf; w.w13_gate_scale = dgs; w.w13_up_scale = dus; w.w2 = d2; w.w2_sf = d2sf; w.w2_scale = ds2;
+    w.input_scale1 = din1; w.input_scale2 = din2;
+    memset(&a, 0, sizeof a);
+    a.m_max = M; a.expected_m = 20; a.scaling = mode == 1 ? NVFP4MOE_ACT_PER_EXPERT : NVFP4MOE_ACT_PER_TOKEN;
+    a.x = dx; a.masked_m = dmm; a.out = dout; a.workspace = dws; a.workspace_size = ws;
+    CHECK(nvfp4moe_moe_forward(g_ctx, &w, &a, 0) == NVFP4MOE_SUCCESS, "forward: %s", nvfp4moe_last_error());
+    gu_sync();
+    gu_get(out, dout, 2 * nx);
+    /* the same layer with the host reference pieces */
+    wh = w;
+    wh.w13 = NVFP4MOE_HOSTPTR(q13); wh.w13_sf = NVFP4MOE_HOSTPTR(s13); wh.w13_gate_scale = NVFP4MOE_HOSTPTR(gs);
+    wh.w13_up_scale = NVFP4MOE_HOSTPTR(us); wh.w2 = NVFP4MOE_HOSTPTR(q2); wh.w2_sf = NVFP4MOE_HOSTPTR(s2f);
+    wh.w2_scale = NVFP4MOE_HOSTPTR(s2); wh.input_scale1 = NVFP4MOE_HOSTPTR(in1); wh.input_scale2 = NVFP4MOE_HOSTPTR(in2);
+    hws = (unsigned char*)malloc(ws + 256);
+    ah = a;
+    ah.x = NVFP4MOE_HOSTPTR(x); ah.masked_m = NVFP4MOE_HOSTPTR(mm); ah.out = NVFP4MOE_HOSTPTR(outr);
+    ah.workspace = (NVFP4MOE_HOSTPTR(hws) + 255) / 256 * 256;
+    memset(outr, 0xAB, 2 * nx);
+    CHECK(nvfp4moe_ref_moe_forward(&wh, &ah) == NVFP4MOE_SUCCESS, "reference forward: %s", nvfp4moe_last_error());
+    for (e = 0; e < E; ++e)
+      for (r = 0; r < M; ++r)
+        for (i = 0; i < (size_t)H; ++i) {
+          size_t o = ((size_t)e * M + r) * H + i;
+          if (r >= valid_rows(mm, e, M)) { touched += out[o] != 0xABAB; continue; }
+          {
+            double gv = nvfp4moe_ref_bf16_to_f32(out[o]), rv = nvfp4moe_ref_bf16_to_f32(outr[o]);
+            nans += gv != gv;
+            num += (gv - rv) * (gv - rv);
+            den += rv * rv;
+          }
+        }
+    /* GEMM sums in another order can move an intermediate by one bf16 ulp and so change an
+       FP4 code downstream: compare the whole layer in relative L2, not bit for bit. */
+    CHECK(nans == 0, "mode %d: %lld NaN outputs", mode, nans);
+    CHECK(touched == 0, "mode %d: %lld elements of rows >= masked_m were written", mode, touched);
+    CHECK(den > 0 && sqrt(num / den) < 1e-2, "mode %d: relative L2 difference to the reference layer %.3g", mode,
+          den > 0 ? sqrt(num / den) : -1.0);
+    printf("# layer mode %d: relative L2 GPU vs reference %.3g\n", mode, den > 0 ? sqrt(num / den) : -1.0);
+    gu_free(d13); gu_free(d13sf); gu_free(dgs); gu_free(dus); gu_free(d2); gu_free(d2sf); gu_free(ds2); gu_free(din1);
+    gu_free(din2); gu_free(dx); gu_free(dout); gu_free(dmm); gu_free(dws);
+    free(wg); free(wu); free(w2); free(qg); free(qu); free(q13); free(q2); free(lg); free(lu); free(l13); free(l2);
+    free(s13); free(s2f); free(x); free(out); free(outr); free(mm); free(hws);
+  }
+}
+
+/* ---- many threads, one context ------------------------------------------------------------------ */
+
+typedef struct worker {
+  int id, ok;
+} worker;
+
+static void* worker_main(void* p) {
+  worker* wk = (worker*)p;
+  int it, M = 64 + 8 * wk->id, K = 1024;
+  size_t nx = (size_t)M * K, i;
+  unsigned short* x = (unsigned short*)malloc(2 * nx);
+  unsigned char *q = (unsigned char*)malloc(nx / 2), *qr = (unsigned char*)malloc(nx / 2);
+  float *s = (float*)malloc(4 * (size_t)M), *sr = (float*)malloc(4 * (size_t)M);
+  unsigned char sf[256 * 4 * 16], sfr[256 * 4 * 16];
+  nvfp4moe_devptr dx = gu_alloc(2 * nx), dq = gu_alloc(nx / 2), dsf = gu_alloc(sizeof sf), ds = gu_alloc(4 * (size_t)M);
+  gu_stream st = 0;
+  nvfp4moe_quantize_args a;
+  wk->ok = 1;
+  gu.ctx_set_current(nvfp4moe_query_desc(g_ctx).cu_context);
+  gu.stream_create(&st, 1);
+  for (it = 0; it < 8; ++it) {
+    for (i = 0; i < nx; ++i) x[i] = nvfp4moe_ref_f32_to_bf16((float)((double)((wk->id * 7919 + it * 104729 + (int)i) % 2001) - 1000.0));
+    gu_put(dx, x, 2 * nx);
+    memset(&a, 0, sizeof a);
+    a.dtype = NVFP4MOE_DTYPE_BF16; a.groups = 1; a.rows = M; a.k = K;
+    a.x = dx; a.out_e2m1 = dq; a.out_sf = dsf; a.scale = ds;
+    if (nvfp4moe_quantize_per_token(g_ctx, &a, st) != NVFP4MOE_SUCCESS) wk->ok = 0;
+    gu.stream_sync(st);
+    a.x = NVFP4MOE_HOSTPTR(x); a.out_e2m1 = NVFP4MOE_HOSTPTR(qr); a.out_sf = NVFP4MOE_HOSTPTR(sfr); a.scale = NVFP4MOE_HOSTPTR(sr);
+    nvfp4moe_ref_quantize_per_token(&a);
+    gu_get(q, dq, nx / 2); gu_get(sf, dsf, nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4)); gu_get(s, ds, 4 * (size_t)M);
+    if (memcmp(q, qr, nx / 2) || memcmp(sf, sfr, nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4)) || memcmp(s, sr, 4 * (size_t)M))
+      wk->ok = 0;
+  }
+  gu.stream_destroy(st);
+  gu_free(dx); gu_free(dq); gu_free(dsf); gu_free(ds);
+  free(x); free(q); free(qr); free(s); free(sr);
+  return 0;
+}
+
+static void test_threads_share_a_context(void) {
+  pthread_t th[4];
+  worker wk[4];
+  int i;
+  NEED_GPU();
+  for (i = 0; i < 4; ++i) {
+    wk[i].id = i;
+    pthread_create(&th[i], 0, worker_main, &wk[i]);
+  }
+  for (i = 0; i < 4; ++i) {
+    pthread_join(th[i], 0);
+    CHECK(wk[i].ok, "thread %d got wrong results or an error", i);
+  }
+}
+
+int main(void) {
+  const char* why = 0;
+  nvfp4moe_info info;
+  tu_seed_from_env();
+  g_quick = getenv("TEST_QUICK") != 0;
+  g_have_gpu = gu_open(0, &g_ctx, &why);
+  if (!g_have_gpu) {
+    snprintf(g_why, sizeof g_why, "GPU test not run: %s", why ? why : "?");
+    printf("# %s\n", g_why);
+  } else {
+    nvfp4moe_query_info(g_ctx, &info);
+    printf("# GPU %s (cc %d.%d, %d SMs), target %s, backend %d, NVRTC %d.%d\n", info.gpu_name, info.cc_major,
+           info.cc_minor, info.sm_count, info.target, (int)info.gemm_backend, info.nvrtc_major, info.nvrtc_minor);
+  }
+  RUN(test_quantize_per_token_all_shapes);
+  RUN(test_quantize_masked_and_per_tensor);
+  RUN(test_silu_mul_quantize);
+  RUN(test_software_conversions);
+  RUN(test_weight_quantization_in_place);
+  RUN(test_sf_convert_and_dequantize);
+  RUN(test_gemm_shapes);
+  RUN(test_gemm_every_tile_config);
+  RUN(test_gemm_group_isolation);
+  RUN(test_gemm_graph_replay);
+  RUN(test_moe_layer);
+  RUN(test_threads_share_a_context);
+  if (g_have_gpu) nvfp4moe_destroy(g_ctx);
+  return tu_total_fail ? 1 : 0;
+}
