@@ -237,7 +237,8 @@ typedef struct nvfp4moe_sf_convert_args {
 } nvfp4moe_sf_convert_args;
 
 /* Dequantization: x = (e2m1(q) * ue4m3(sf)) * s, s per row [G, rows] or per group [G];
-   an SF byte 0x7F (a faulted block) gives NaN. Rows >= masked_m are not written. */
+   an SF byte 0x7F (a faulted block) gives NaN (0x7FC00000 / bf16 0x7FC0). Rows >=
+   masked_m are not written. */
 typedef struct nvfp4moe_dequantize_args {
   int groups, rows, k;
   nvfp4moe_devptr e2m1, sf;   /* as the quantizer writes them */
@@ -1502,7 +1503,202 @@ static const char* const nvfp4moe__src_gemm_portable_cu[] = {
   "}\n",
   0};
 static const char* const nvfp4moe__src_gemm_sm100_cu[] = {
-  "// placeholder\n",
+  "// gemm_sm100.cu -- masked grouped NVFP4 GEMM (NT) on SM100 with the native block-scaled\n"
+  "// tensor-core MMA: tcgen05.mma kind::mxf4nvf4, ue4m3 scales from tensor memory.\n"
+  "// Same contract as gemm_portable.cu (NUMERICS.md 4). COMPILED AND REVIEWED, NOT RUN: no\n"
+  "// SM100 GPU was available; the library self-tests it against the portable kernel at\n"
+  "// first use and falls back on a mismatch.\n"
+  "//\n"
+  "// Roles (192 threads, persistent, one CTA per SM):\n"
+  "//   warp 0      producer: TMA of the A/B tiles (128-byte swizzle), bulk copy of the SF atoms\n"
+  "//   warp 1      allocates TMEM; one lane issues tcgen05.cp (SFs) and tcgen05.mma\n"
+  "//   warps 2..5  epilogue: tcgen05.ld of the accumulator, alpha * row_scale, bf16 stores\n"
+  "//               for rows < masked_m and columns < N only\n"
+  "// Tile 128 (tokens, M) x NVF_BN (weights, N) x 256 (K); NVF_STAGES smem stages; two TMEM\n"
+  "// accumulators so the epilogue of one tile overlaps the MMAs of the next.\n"
+  "//\n"
+  "// Facts this relies on (ISA text, CUTLASS's own encoders for the numbers; see\n"
+  "// tests/test_sm100_encoders.c and docs/sm100.md): idesc / smem-descriptor bit layouts,\n"
+  "// the TMEM scale-factor layout for scale_vec::4X (row r -> lane r%32, column base + r/32,\n"
+  "// byte = SF index, replicated to 4 lane quarters by .32x128b.warpx4), K-step of 32 bytes\n"
+  "// inside a 128-byte swizzle atom, and cp -> mma ordering without a wait.\n"
+  "#include \"common.cuh\"\n"
+  "#include \"ptx_tcgen05.cuh\"\n"
+  "#include \"scheduler.cuh\"\n"
+  "\n"
+  "#ifndef NVF_BN\n"
+  "#define NVF_BN 128\n"
+  "#endif\n"
+  "#define NVF_BM 128\n"
+  "#define NVF_BK 256                    // K elements per stage = 128 bytes per row = one swizzle atom\n"
+  "#define NVF_STAGES 5\n"
+  "#define NVF_A_BYTES (NVF_BM * 128)    // 16 KB\n"
+  "#define NVF_B_BYTES (NVF_BN * 128)\n"
+  "#define NVF_SF_BYTES 2048             // 4 atoms of 512 bytes = 128 rows x 16 SFs\n"
+  "#define NVF_STAGE_BYTES (NVF_A_BYTES + NVF_B_BYTES + 2 * NVF_SF_BYTES)\n"
+  "#define NVF_THREADS 192\n"
+  "// TMEM columns: accumulators at 0 and NVF_BN; per stage 16 SFA + 16 SFB columns after them.\n"
+  "#define NVF_ACC_COLS (2 * NVF_BN)\n"
+  "#define NVF_SF_COL(stage) (NVF_ACC_COLS + 32 * (stage))\n"
+  "#define NVF_TMEM_COLS 512\n"
+  "\n"
+  "static_assert(NVF_BN == 128, \"one SFB atom per MMA assumes a 128-row B tile\");\n"
+  "static_assert(NVF_ACC_COLS + 32 * NVF_STAGES <= NVF_TMEM_COLS, \"TMEM budget\");\n"
+  "static_assert(NVF_STAGE_BYTES % 1024 == 0, \"swizzled tiles need 1024-byte alignment\");\n"
+  "\n"
+  "struct __align__(64) NvfSm100Params {\n"
+  "  NvfTensorMap tma_a;     // UINT8 {K/2, m_max, G}, box {128, 128, 1}, 128B swizzle\n"
+  "  NvfTensorMap tma_b;     // UINT8 {K/2, N, G},     box {128, 128, 1}, 128B swizzle\n"
+  "  const u8* a_sf;         // 128x4, per group roundup(m_max,128)*4*Kc4 bytes\n"
+  "  const u8* b_sf;         // 128x4, per group roundup(N,128)*4*Kc4 bytes\n"
+  "  const int* masked_m;\n"
+  "  const float* alpha;     // or null\n"
+  "  const float* row_scale; // or null\n"
+  "  u16* d;\n"
+  "  i64 ldd;\n"
+  "  int groups, m_max, n, k;\n"
+  "  u32 idesc;              // nvfp4moe_sm100_idesc_mxf4nvf4(128, NVF_BN)\n"
+  "  u32 pad0;\n"
+  "  u64 desc_ab;            // smem descriptor of an A/B tile at address 0 (LBO 16, SBO 1024, 128B swizzle)\n"
+  "  u64 desc_sf;            // smem descriptor of an SF atom at address 0 (LBO 16, SBO 128, no swizzle)\n"
+  "};\n"
+  "\n"
+  "struct NvfSm100Shared {\n"
+  "  u64 full[NVF_STAGES], empty[NVF_STAGES], tmem_full[2], tmem_empty[2];\n"
+  "  u32 tmem_base;\n"
+  "};\n"
+  "\n"
+  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, 1)\n"
+  "nvf_gemm_sm100(const __grid_constant__ NvfSm100Params p) {\n"
+  "  extern __shared__ u8 smem_raw[];\n"
+  "  __shared__ NvfSm100Shared sh;\n"
+  "  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n",
+  "  // the 128-byte swizzle pattern is anchored to 1024-byte boundaries\n"
+  "  const u32 smem_base = (nvf_smem_u32(smem_raw) + 1023u) & ~1023u;\n"
+  "  const int kt_count = (p.k + NVF_BK - 1) / NVF_BK, kc4 = (p.k / 16 + 3) / 4;\n"
+  "  const int n_tiles = (p.n + NVF_BN - 1) / NVF_BN;\n"
+  "  const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);\n"
+  "\n"
+  "  if (threadIdx.x == 0) {\n"
+  "    for (int s = 0; s < NVF_STAGES; ++s) {\n"
+  "      nvf_mbar_init(nvf_smem_u32(&sh.full[s]), 1);\n"
+  "      nvf_mbar_init(nvf_smem_u32(&sh.empty[s]), 1);\n"
+  "    }\n"
+  "    for (int a = 0; a < 2; ++a) {\n"
+  "      nvf_mbar_init(nvf_smem_u32(&sh.tmem_full[a]), 1);\n"
+  "      nvf_mbar_init(nvf_smem_u32(&sh.tmem_empty[a]), 128); // every epilogue thread arrives\n"
+  "    }\n"
+  "    nvf_fence_mbar_init();\n"
+  "  }\n"
+  "  if (warp == 1) nvf_tmem_alloc(nvf_smem_u32(&sh.tmem_base), NVF_TMEM_COLS);\n"
+  "  nvf_tc_fence_before();\n"
+  "  __syncthreads();\n"
+  "  nvf_tc_fence_after();\n"
+  "  const u32 tmem = sh.tmem_base;\n"
+  "\n"
+  "  NvfMaskedScheduler sched;\n"
+  "  sched.init(p.masked_m, p.groups, p.m_max, NVF_BM, n_tiles);\n"
+  "  NvfTile t;\n"
+  "\n"
+  "  if (warp == 0 && lane == 0) {\n"
+  "    // ---- producer ----\n"
+  "    int stage = 0;\n"
+  "    u32 phase = 0;\n"
+  "    for (i64 ti = blockIdx.x; sched.get(ti, t); ti += gridDim.x) {\n"
+  "      const u8* sfa = p.a_sf + t.g * sfa_g + ((i64)t.m_tile * kc4) * 512;\n"
+  "      const u8* sfb = p.b_sf + t.g * sfb_g + ((i64)t.n_tile * kc4) * 512;\n"
+  "      for (int kt = 0; kt < kt_count; ++kt) {\n"
+  "        const int atoms = kc4 - 4 * kt < 4 \? kc4 - 4 * kt : 4; // one atom per K=64 MMA\n"
+  "        const u32 bar = nvf_smem_u32(&sh.full[stage]);\n"
+  "        const u32 st = smem_base + stage * NVF_STAGE_BYTES;\n"
+  "        nvf_mbar_wait(nvf_smem_u32(&sh.empty[stage]), phase ^ 1u);\n"
+  "        // TMA counts the whole box, out-of-bounds bytes (zero-filled) included\n"
+  "        nvf_mbar_expect_tx(bar, NVF_A_BYTES + NVF_B_BYTES + 2u * 512u * (u32)atoms);\n"
+  "        nvf_tma_load_3d(st, &p.tma_a, kt * 128, t.m_tile * NVF_BM, t.g, bar);\n"
+  "        nvf_tma_load_3d(st + NVF_A_BYTES, &p.tma_b, kt * 128, t.n_tile * NVF_BN, t.g, bar);\n"
+  "        nvf_bulk_load(st + NVF_A_BYTES + NVF_B_BYTES, sfa + (i64)kt * 2048, 512u * (u32)atoms, bar);\n"
+  "        nvf_bulk_load(st + NVF_A_BYTES + NVF_B_BYTES + NVF_SF_BYTES, sfb + (i64)kt * 2048, 512u * (u32)atoms, bar);\n"
+  "        if (++stage == NVF_STAGES) { stage = 0; phase ^= 1u; }\n"
+  "      }\n"
+  "    }\n"
+  "  } else if (warp == 1 && lane == 0) {\n"
+  "    // ---- MMA issuer ----\n"
+  "    int stage = 0, acc = 0;\n"
+  "    u32 phase = 0, acc_phase = 0;\n"
+  "    for (i64 ti = blockIdx.x; sched.get(ti, t); ti += gridDim.x) {\n"
+  "      nvf_mbar_wait(nvf_smem_u32(&sh.tmem_empty[acc]), acc_phase ^ 1u);\n"
+  "      nvf_tc_fence_after();\n"
+  "      const u32 d = tmem + (u32)(acc * NVF_BN);\n"
+  "      for (int kt = 0; kt < kt_count; ++kt) {\n"
+  "        const int atoms = kc4 - 4 * kt < 4 \? kc4 - 4 * kt : 4;\n"
+  "        const u32 st = smem_base + stage * NVF_STAGE_BYTES;\n"
+  "        const u32 sfa_t = tmem + NVF_SF_COL(stage), sfb_t = sfa_t + 16;\n"
+  "        nvf_mbar_wait(nvf_smem_u32(&sh.full[stage]), phase);\n"
+  "        nvf_tc_fence_after();\n"
+  "        for (int j = 0; j < atoms; ++j) {\n"
+  "          const u32 sa = st + NVF_A_BYTES + NVF_B_BYTES + 512u * j, sb = sa + NVF_SF_BYTES;\n"
+  "          nvf_tmem_cp_sf(sfa_t + 4u * j, p.desc_sf | (u64)((sa & 0x3FFFFu) >> 4));\n"
+  "          nvf_tmem_cp_sf(sfb_t + 4u * j, p.desc_sf | (u64)((sb & 0x3FFFFu) >> 4));\n"
+  "        }\n"
+  "        // cp -> mma of one thread execute in issue order (PTX: pipelined tcgen05 instructions)\n"
+  "        for (int j = 0; j < atoms; ++j) {\n",
+  "          const u32 a_lo = ((st & 0x3FFFFu) >> 4) + 2u * j; // +32 bytes of K per MMA\n"
+  "          const u32 b_lo = (((st + NVF_A_BYTES) & 0x3FFFFu) >> 4) + 2u * j;\n"
+  "          nvf_mma_mxf4nvf4(d, p.desc_ab | a_lo, p.desc_ab | b_lo, p.idesc, sfa_t + 4u * j, sfb_t + 4u * j,\n"
+  "                           (kt > 0 || j > 0) \? 1u : 0u);\n"
+  "        }\n"
+  "        nvf_tc_commit(nvf_smem_u32(&sh.empty[stage])); // frees the stage once these MMAs are done\n"
+  "        if (++stage == NVF_STAGES) { stage = 0; phase ^= 1u; }\n"
+  "      }\n"
+  "      nvf_tc_commit(nvf_smem_u32(&sh.tmem_full[acc]));\n"
+  "      if (++acc == 2) { acc = 0; acc_phase ^= 1u; }\n"
+  "    }\n"
+  "  } else if (warp >= 2) {\n"
+  "    // ---- epilogue: warp w reads TMEM lanes 32*(w%4) .. +31 ----\n"
+  "    const int quarter = warp & 3;\n"
+  "    int acc = 0;\n"
+  "    u32 acc_phase = 0;\n"
+  "    for (i64 ti = blockIdx.x; sched.get(ti, t); ti += gridDim.x) {\n"
+  "      nvf_mbar_wait(nvf_smem_u32(&sh.tmem_full[acc]), acc_phase);\n"
+  "      nvf_tc_fence_after();\n"
+  "      const int m = t.m_tile * NVF_BM + quarter * 32 + lane;\n"
+  "      const bool row_ok = m < t.valid_m;\n"
+  "      float sc = 0.0f;\n"
+  "      if (row_ok) {\n"
+  "        const float alpha = p.alpha \? p.alpha[t.g] : 1.0f;\n"
+  "        sc = __fmul_rn(alpha, p.row_scale \? p.row_scale[(i64)t.g * p.m_max + m] : 1.0f);\n"
+  "      }\n"
+  "      u16* drow = p.d + ((i64)t.g * p.m_max + (row_ok \? m : 0)) * p.ldd;\n"
+  "      #pragma unroll 1\n"
+  "      for (int c = 0; c < NVF_BN / 32; ++c) {\n"
+  "        u32 v[32];\n"
+  "        nvf_tmem_ld32(tmem + ((u32)(quarter * 32) << 16) + (u32)(acc * NVF_BN + c * 32), v);\n"
+  "        if (row_ok) {\n"
+  "          #pragma unroll\n"
+  "          for (int g8 = 0; g8 < 4; ++g8) {\n"
+  "            const int n = t.n_tile * NVF_BN + c * 32 + g8 * 8;\n"
+  "            if (n < p.n) {\n"
+  "              uint4 o;\n"
+  "              o.x = nvf_pack_bf16x2(__fmul_rn(sc, __uint_as_float(v[g8 * 8 + 0])), __fmul_rn(sc, __uint_as_float(v[g8 * 8 + 1])));\n"
+  "              o.y = nvf_pack_bf16x2(__fmul_rn(sc, __uint_as_float(v[g8 * 8 + 2])), __fmul_rn(sc, __uint_as_float(v[g8 * 8 + 3])));\n"
+  "              o.z = nvf_pack_bf16x2(__fmul_rn(sc, __uint_as_float(v[g8 * 8 + 4])), __fmul_rn(sc, __uint_as_float(v[g8 * 8 + 5])));\n"
+  "              o.w = nvf_pack_bf16x2(__fmul_rn(sc, __uint_as_float(v[g8 * 8 + 6])), __fmul_rn(sc, __uint_as_float(v[g8 * 8 + 7])));\n"
+  "              *(uint4*)(drow + n) = o;\n"
+  "            }\n"
+  "          }\n"
+  "        }\n"
+  "      }\n"
+  "      nvf_tc_fence_before();\n"
+  "      nvf_mbar_arrive(nvf_smem_u32(&sh.tmem_empty[acc]));\n"
+  "      if (++acc == 2) { acc = 0; acc_phase ^= 1u; }\n"
+  "    }\n"
+  "  }\n"
+  "  __syncthreads();\n"
+  "  if (warp == 1) {\n"
+  "    nvf_tc_fence_after();\n"
+  "    nvf_tmem_dealloc(tmem, NVF_TMEM_COLS);\n"
+  "  }\n"
+  "}\n",
   0};
 static const char* const nvfp4moe__src_ptx_mma_cuh[] = {
   "// ptx_mma.cuh -- warp-level tensor-core wrappers (sm_80+): ldmatrix and mma.sync.\n"
@@ -1522,6 +1718,97 @@ static const char* const nvfp4moe__src_ptx_mma_cuh[] = {
   "               \"{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\"\n"
   "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
   "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));\n"
+  "}\n",
+  0};
+static const char* const nvfp4moe__src_ptx_tcgen05_cuh[] = {
+  "// ptx_tcgen05.cuh -- thin wrappers for the SM100 (sm_100a / sm_103a) instructions the\n"
+  "// native GEMM uses: mbarriers, TMA and bulk copies, and the tcgen05 family (TMEM\n"
+  "// allocation, SF copies into TMEM, block-scaled MMA, commit, TMEM loads, fences).\n"
+  "// Forms and operand orders follow the PTX ISA 9.0 (tcgen05 section); see\n"
+  "// ../shared/reference/sm100_tcgen05.md of the project for the sources.\n"
+  "#pragma once\n"
+  "#include \"common.cuh\"\n"
+  "\n"
+  "NVF_DEV u32 nvf_smem_u32(const void* p) { return (u32)__cvta_generic_to_shared(p); }\n"
+  "\n"
+  "// ---- mbarriers ------------------------------------------------------------------------\n"
+  "NVF_DEV void nvf_mbar_init(u32 bar, u32 count) {\n"
+  "  asm volatile(\"mbarrier.init.shared::cta.b64 [%0], %1;\" ::\"r\"(bar), \"r\"(count) : \"memory\");\n"
+  "}\n"
+  "NVF_DEV void nvf_fence_mbar_init() { asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\"); }\n"
+  "NVF_DEV void nvf_mbar_expect_tx(u32 bar, u32 bytes) {\n"
+  "  asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" ::\"r\"(bar), \"r\"(bytes) : \"memory\");\n"
+  "}\n"
+  "NVF_DEV void nvf_mbar_arrive(u32 bar) {\n"
+  "  asm volatile(\"mbarrier.arrive.shared::cta.b64 _, [%0];\" ::\"r\"(bar) : \"memory\");\n"
+  "}\n"
+  "NVF_DEV bool nvf_mbar_try_wait(u32 bar, u32 parity) {\n"
+  "  u32 ok;\n"
+  "  asm volatile(\"{\\n .reg .pred p;\\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\\n selp.u32 %0, 1, 0, p;\\n}\"\n"
+  "               : \"=r\"(ok) : \"r\"(bar), \"r\"(parity) : \"memory\");\n"
+  "  return ok != 0;\n"
+  "}\n"
+  "// Waits until the phase with the given parity has completed.\n"
+  "NVF_DEV void nvf_mbar_wait(u32 bar, u32 parity) {\n"
+  "  while (!nvf_mbar_try_wait(bar, parity)) {\n"
+  "  }\n"
+  "}\n"
+  "\n"
+  "// ---- TMA (tensor) and bulk (1-D) copies into shared memory, completing on an mbarrier --\n"
+  "struct __align__(64) NvfTensorMap {\n"
+  "  u64 opaque[16]; // a CUtensorMap encoded on the host by cuTensorMapEncodeTiled\n"
+  "};\n"
+  "NVF_DEV void nvf_tma_load_3d(u32 dst, const NvfTensorMap* map, int c0, int c1, int c2, u32 bar) {\n"
+  "  asm volatile(\n"
+  "      \"cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\"\n"
+  "      ::\"r\"(dst), \"l\"((u64)map), \"r\"(c0), \"r\"(c1), \"r\"(c2), \"r\"(bar) : \"memory\");\n"
+  "}\n"
+  "NVF_DEV void nvf_bulk_load(u32 dst, const void* src, u32 bytes, u32 bar) {\n"
+  "  asm volatile(\"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\"\n"
+  "               ::\"r\"(dst), \"l\"(src), \"r\"(bytes), \"r\"(bar) : \"memory\");\n"
+  "}\n"
+  "\n"
+  "// ---- tensor memory -------------------------------------------------------------------\n"
+  "// Whole warp: allocates `cols` columns (power of 2, >= 32), writes the base to smem `slot`.\n"
+  "NVF_DEV void nvf_tmem_alloc(u32 slot, u32 cols) {\n"
+  "  asm volatile(\"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], %1;\" ::\"r\"(slot), \"r\"(cols) : \"memory\");\n"
+  "  asm volatile(\"tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\" ::: \"memory\");\n"
+  "}\n"
+  "NVF_DEV void nvf_tmem_dealloc(u32 base, u32 cols) {\n"
+  "  asm volatile(\"tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, %1;\" ::\"r\"(base), \"r\"(cols) : \"memory\");\n"
+  "}\n"
+  "NVF_DEV void nvf_tc_fence_before() { asm volatile(\"tcgen05.fence::before_thread_sync;\" ::: \"memory\"); }\n"
+  "NVF_DEV void nvf_tc_fence_after() { asm volatile(\"tcgen05.fence::after_thread_sync;\" ::: \"memory\"); }\n"
+  "\n"
+  "// Scale factors: one 512-byte 128x4 atom in shared memory (16 bytes per row-of-32 group)\n"
+  "// -> 4 TMEM columns of 32 lanes, replicated to all four lane quarters (.warpx4).\n"
+  "NVF_DEV void nvf_tmem_cp_sf(u32 taddr, u64 sdesc) {\n",
+  "  asm volatile(\"tcgen05.cp.cta_group::1.32x128b.warpx4 [%0], %1;\" ::\"r\"(taddr), \"l\"(sdesc) : \"memory\");\n"
+  "}\n"
+  "\n"
+  "// D(tmem, f32) (+)= A(smem desc) * B(smem desc)^T, E2M1 x E2M1 with ue4m3 block-16 scales\n"
+  "// from TMEM; one thread issues it.\n"
+  "NVF_DEV void nvf_mma_mxf4nvf4(u32 d, u64 adesc, u64 bdesc, u32 idesc, u32 sfa, u32 sfb, u32 accumulate) {\n"
+  "  asm volatile(\n"
+  "      \"{\\n .reg .pred p;\\n setp.ne.b32 p, %4, 0;\\n\"\n"
+  "      \" tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X [%0], %1, %2, %3, [%5], [%6], p;\\n}\"\n"
+  "      ::\"r\"(d), \"l\"(adesc), \"l\"(bdesc), \"r\"(idesc), \"r\"(accumulate), \"r\"(sfa), \"r\"(sfb) : \"memory\");\n"
+  "}\n"
+  "// Arrives once on `bar` when every earlier tcgen05 operation of this thread is complete.\n"
+  "NVF_DEV void nvf_tc_commit(u32 bar) {\n"
+  "  asm volatile(\"tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];\" ::\"r\"(bar) : \"memory\");\n"
+  "}\n"
+  "// Warp-collective: thread t reads TMEM lane (lane base + t), 32 consecutive columns.\n"
+  "NVF_DEV void nvf_tmem_ld32(u32 taddr, u32* v) {\n"
+  "  asm volatile(\n"
+  "      \"tcgen05.ld.sync.aligned.32x32b.x32.b32 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, \"\n"
+  "      \"%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, [%32];\"\n"
+  "      : \"=r\"(v[0]), \"=r\"(v[1]), \"=r\"(v[2]), \"=r\"(v[3]), \"=r\"(v[4]), \"=r\"(v[5]), \"=r\"(v[6]), \"=r\"(v[7]), \"=r\"(v[8]),\n"
+  "        \"=r\"(v[9]), \"=r\"(v[10]), \"=r\"(v[11]), \"=r\"(v[12]), \"=r\"(v[13]), \"=r\"(v[14]), \"=r\"(v[15]), \"=r\"(v[16]),\n"
+  "        \"=r\"(v[17]), \"=r\"(v[18]), \"=r\"(v[19]), \"=r\"(v[20]), \"=r\"(v[21]), \"=r\"(v[22]), \"=r\"(v[23]), \"=r\"(v[24]),\n"
+  "        \"=r\"(v[25]), \"=r\"(v[26]), \"=r\"(v[27]), \"=r\"(v[28]), \"=r\"(v[29]), \"=r\"(v[30]), \"=r\"(v[31])\n"
+  "      : \"r\"(taddr) : \"memory\");\n"
+  "  asm volatile(\"tcgen05.wait::ld.sync.aligned;\" ::: \"memory\");\n"
   "}\n",
   0};
 static const char* const nvfp4moe__src_quantize_cu[] = {
@@ -1793,13 +2080,14 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    if (r >= nvf_valid_rows(p.masked_m, g, p.rows)) continue;\n"
   "    const float s = p.scale_per_row \? p.scale[gr] : p.scale[g];\n"
   "    const u8 sfb = p.sf[(i64)g * sf_gbytes + (p.sf_linear \? (i64)r * nblk + b : nvf_sf_offset_128x4(r, b, kc4))];\n"
-  "    const float sff = sfb == 0x7F \? nvf_f32(0x7FC00000u) : nvf_e4m3_to_f32(sfb);\n"
+  "    const float sff = nvf_e4m3_to_f32(sfb);\n"
   "    const uint2 qq = *(const uint2*)(p.q + gr * (p.k / 2) + (i64)b * 8);\n"
   "    float o[16];\n"
   "    #pragma unroll\n"
   "    for (int j = 0; j < 16; ++j) {\n"
   "      const u32 c = ((j < 8 \? qq.x : qq.y) >> (4 * (j & 7))) & 0xFu;\n"
-  "      o[j] = __fmul_rn(__fmul_rn(nvf_e2m1_to_f32(c), sff), s);\n"
+  "      // a faulted block (SF 0x7F) is NaN with fixed bits, so every backend writes the same\n"
+  "      o[j] = sfb == 0x7F \? nvf_f32(0x7FC00000u) : __fmul_rn(__fmul_rn(nvf_e2m1_to_f32(c), sff), s);\n"
   "    }\n"
   "    const i64 base = gr * p.k + (i64)b * 16;\n"
   "    if (p.out_bf16) {\n"
@@ -1865,6 +2153,7 @@ static const nvfp4moe__source nvfp4moe__sources[] = {
   {"gemm_portable.cu", nvfp4moe__src_gemm_portable_cu},
   {"gemm_sm100.cu", nvfp4moe__src_gemm_sm100_cu},
   {"ptx_mma.cuh", nvfp4moe__src_ptx_mma_cuh},
+  {"ptx_tcgen05.cuh", nvfp4moe__src_ptx_tcgen05_cuh},
   {"quantize.cu", nvfp4moe__src_quantize_cu},
   {"scheduler.cuh", nvfp4moe__src_scheduler_cuh},
   {0, 0}};
@@ -1947,6 +2236,7 @@ struct nvfp4moe_context {
   int cc_major, cc_minor, sm_count, smem_optin, driver_version;
   char gpu_name[128];
   nvfp4moe_backend backend;
+  int desc_backend_forced; /* desc->backend or $NVFP4MOE_BACKEND named a backend */
   int forced_gemm_spec; /* $NVFP4MOE_GEMM_CONFIG (tests, benchmarks), -1 = heuristic */
   int sm100_self_test;
   nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
@@ -2467,6 +2757,8 @@ NVFP4MOE__IMPL void nvfp4moe_destroy(nvfp4moe_context* ctx) {
   nvfp4moe__free(&al, ctx);
 }
 
+NVFP4MOE__PRIVATE void nvfp4moe__self_test(nvfp4moe_context* ctx);
+
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4moe_context** out) {
   nvfp4moe_desc d;
   nvfp4moe_context* ctx;
@@ -2538,6 +2830,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
                            "backend sm100 needs an sm_100a/sm_103a target (this one is %s)", ctx->target);
     goto fail;
   }
+  ctx->desc_backend_forced = d.backend != NVFP4MOE_BACKEND_AUTO;
   ctx->backend = d.backend != NVFP4MOE_BACKEND_AUTO ? d.backend
                  : nvfp4moe__target_is_sm100(ctx) ? NVFP4MOE_BACKEND_SM100 : NVFP4MOE_BACKEND_PORTABLE;
   if ((v = nvfp4moe__getenv("NVFP4MOE_GEMM_CONFIG")) != 0) {
@@ -2557,6 +2850,8 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   ctx->desc.device = ctx->offline ? d.device : ctx->desc.device;
   ctx->desc.cu_context = ctx->cu_ctx;
   if (!ctx->desc.logger.level) ctx->desc.logger.level = NVFP4MOE_LOG_WARN;
+  nvfp4moe__self_test(ctx);
+  ctx->desc.backend = ctx->backend;
   *out = ctx;
   return NVFP4MOE_SUCCESS;
 fail:
@@ -3254,6 +3549,60 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
   return nvfp4moe__launch(ctx, fn, spec, 0, (unsigned)(tiles < cap ? tiles : cap), threads, smem, stream, args);
 }
 
+/* Mirror of NvfSm100Params (kernels_src/gemm_sm100.cu): two 128-byte tensor maps, then
+   the pointers; padded to the device struct's 64-byte alignment (384 bytes). */
+typedef struct nvfp4moe__sm100_params {
+  unsigned long long tma_a[16], tma_b[16];
+  nvfp4moe_devptr a_sf, b_sf, masked_m, alpha, row_scale, d;
+  long long ldd;
+  int groups, m_max, n, k;
+  unsigned idesc, pad0;
+  unsigned long long desc_ab, desc_sf;
+  unsigned long long pad1[4];
+} nvfp4moe__sm100_params;
+typedef char nvfp4moe__sm100_params_size[sizeof(nvfp4moe__sm100_params) == 384 ? 1 : -1];
+
+#define NVFP4MOE__SM100_STAGES 5
+#define NVFP4MOE__SM100_SMEM (NVFP4MOE__SM100_STAGES * (128 * 128 * 2 + 2048 * 2) + 1024)
+
+/* A 3-D UINT8 tensor map {K/2, rows, G} with a {128, 128, 1} box and the 128-byte swizzle
+   the MMA's K-major descriptors expect (TMA zero-fills rows past `rows` and bytes past K/2). */
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__tensor_map(nvfp4moe_context* ctx, unsigned long long* out, nvfp4moe_devptr base,
+                                                       int rows, int k, int groups) {
+  unsigned long long storage[16 + 8];
+  void* aligned = (void*)(((size_t)storage + 63) & ~(size_t)63);
+  unsigned long long dims[3], strides[2];
+  unsigned box[3] = {128, 128, 1}, estr[3] = {1, 1, 1};
+  nvfp4moe__CUresult cr;
+  dims[0] = (unsigned long long)k / 2; dims[1] = (unsigned long long)rows; dims[2] = (unsigned long long)groups;
+  strides[0] = (unsigned long long)k / 2; strides[1] = (unsigned long long)rows * (unsigned long long)(k / 2);
+  cr = nvfp4moe__cu.cuTensorMapEncodeTiled(aligned, 0 /* UINT8 */, 3, (void*)(size_t)base, dims, strides, box, estr,
+                                           0 /* no interleave */, 3 /* 128B swizzle */, 3 /* L2 256B */, 0 /* zero fill */);
+  if (cr != 0) return nvfp4moe__cuda_fail(&ctx->desc.logger, cr, "cuTensorMapEncodeTiled");
+  memcpy(out, aligned, 128);
+  return NVFP4MOE_SUCCESS;
+}
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_sm100(nvfp4moe_context* ctx, const char* fn, const nvfp4moe__gemm_params* g,
+                                                       nvfp4moe_stream stream) {
+  nvfp4moe__sm100_params p;
+  nvfp4moe_result r;
+  long long tiles = (long long)g->groups * ((g->m_max + 127) / 128) * ((g->n + 127) / 128);
+  void* args[1];
+  memset(&p, 0, sizeof p);
+  r = nvfp4moe__tensor_map(ctx, p.tma_a, g->a, g->m_max, g->k, g->groups);
+  if (r == NVFP4MOE_SUCCESS) r = nvfp4moe__tensor_map(ctx, p.tma_b, g->b, g->n, g->k, g->groups);
+  if (r != NVFP4MOE_SUCCESS) return r;
+  p.a_sf = g->a_sf; p.b_sf = g->b_sf; p.masked_m = g->masked_m; p.alpha = g->alpha; p.row_scale = g->row_scale;
+  p.d = g->d; p.ldd = g->ldd; p.groups = g->groups; p.m_max = g->m_max; p.n = g->n; p.k = g->k;
+  p.idesc = nvfp4moe_sm100_idesc_mxf4nvf4(128, 128);
+  p.desc_ab = nvfp4moe_sm100_smem_desc(0, 16, 1024, 2);
+  p.desc_sf = nvfp4moe_sm100_smem_desc(0, 16, 128, 0);
+  args[0] = &p;
+  return nvfp4moe__launch(ctx, fn, NVFP4MOE__SPEC_GEMM_SM100, 0, (unsigned)(tiles < ctx->sm_count ? tiles : ctx->sm_count),
+                          192, NVFP4MOE__SM100_SMEM, stream, args);
+}
+
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a,
                                                                nvfp4moe_stream stream) {
   const char* fn = "nvfp4moe_grouped_gemm_nt_masked";
@@ -3269,8 +3618,212 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context*
   p.a = a->a; p.a_sf = a->a_sf; p.b = a->b; p.b_sf = a->b_sf; p.masked_m = a->masked_m;
   p.alpha = a->alpha; p.row_scale = a->row_scale; p.d = a->d; p.ldd = ldd;
   p.groups = a->groups; p.m_max = a->m_max; p.n = a->n; p.k = a->k;
-  r = nvfp4moe__gemm_portable(ctx, fn, &p, nvfp4moe__portable_spec(ctx, a), stream);
+  if (ctx->backend == NVFP4MOE_BACKEND_SM100) r = nvfp4moe__gemm_sm100(ctx, fn, &p, stream);
+  else r = nvfp4moe__gemm_portable(ctx, fn, &p, nvfp4moe__portable_spec(ctx, a), stream);
   return nvfp4moe__leave(&sc, r);
+}
+
+/* ---- first-use self-test of the native SM100 path ----------------------------------------
+   The tcgen05 kernel and the hardware E2M1/E4M3 conversions were compiled and reviewed but
+   never run on an SM100 GPU by their authors. At context creation a small problem with
+   awkward shapes (K tail, N tail, masked rows poisoned with NaN SFs) is run through the
+   native GEMM and the portable one, and an awkward quantization through the
+   hardware-conversion kernel and the host reference. A mismatch logs a warning and
+   switches to the portable GEMM / software conversions. NVFP4MOE_SELF_TEST=force runs the
+   same plumbing on any GPU (portable against portable), =force-fail also corrupts the
+   result, for the tests of the fallback itself. */
+#define NVFP4MOE__ST_G 3
+#define NVFP4MOE__ST_M 200
+#define NVFP4MOE__ST_N 264
+#define NVFP4MOE__ST_K 288
+
+NVFP4MOE__PRIVATE unsigned nvfp4moe__lcg(unsigned* s) {
+  *s = *s * 1664525u + 1013904223u;
+  return *s >> 8;
+}
+
+/* Returns 1 if the native GEMM agrees with the portable one (or -1 on a mismatch, 0 if the
+   test itself could not run), and fills why. */
+NVFP4MOE__PRIVATE int nvfp4moe__self_test_gemm(nvfp4moe_context* ctx, int mode, char* why, size_t nwhy) {
+  enum { G = NVFP4MOE__ST_G, M = NVFP4MOE__ST_M, N = NVFP4MOE__ST_N, K = NVFP4MOE__ST_K };
+  static const int mm[G] = {0, 131, 200};
+  const size_t na = (size_t)G * M * K / 2, nb = (size_t)G * N * K / 2, nd = (size_t)G * M * N;
+  const size_t sfa_g = nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4), sfb_g = nvfp4moe_sf_bytes(N, K, NVFP4MOE_SF_LAYOUT_128X4);
+  const size_t off_asf = (na + 255) / 256 * 256, off_b = off_asf + (G * sfa_g + 255) / 256 * 256;
+  const size_t off_bsf = off_b + (nb + 255) / 256 * 256, off_mm = off_bsf + (G * sfb_g + 255) / 256 * 256;
+  const size_t off_al = off_mm + 256, off_rs = off_al + 256, off_d1 = off_rs + ((size_t)G * M * 4 + 255) / 256 * 256;
+  const size_t off_d2 = off_d1 + (nd * 2 + 255) / 256 * 256, total = off_d2 + nd * 2;
+  unsigned char* h = (unsigned char*)malloc(total);
+  unsigned short *d1, *d2;
+  float alpha[G] = {0.5f, 1.0f, 2.0f}, *rs;
+  unsigned seed = 12345u;
+  nvfp4moe_devptr dev = 0;
+  nvfp4moe__gemm_params p;
+  int g, m, n, k, r, c, kc4 = (K / 16 + 3) / 4, result = 1;
+  long long bad = 0;
+  nvfp4moe_result res;
+  if (!h || nvfp4moe__cu.cuMemAlloc(&dev, total) != 0) {
+    free(h);
+    snprintf(why, nwhy, "could not allocate %zu bytes for the self-test", total);
+    return 0;
+  }
+  memset(h, 0, total);
+  for (k = 0; k < (int)na; ++k) h[k] = (unsigned char)nvfp4moe__lcg(&seed);
+  for (k = 0; k < (int)nb; ++k) h[off_b + (size_t)k] = (unsigned char)nvfp4moe__lcg(&seed);
+  for (g = 0; g < G; ++g) {
+    for (r = 0; r < M; ++r)
+      for (c = 0; c < K / 16; ++c) /* rows past masked_m carry NaN SFs: they must change nothing */
+        h[off_asf + (size_t)g * sfa_g + (size_t)nvfp4moe__sf_off_128x4(r, c, kc4)] =
+            r < mm[g] ? (unsigned char)(0x30 + nvfp4moe__lcg(&seed) % 16) : 0x7F;
+    for (r = 0; r < N; ++r)
+      for (c = 0; c < K / 16; ++c)
+        h[off_bsf + (size_t)g * sfb_g + (size_t)nvfp4moe__sf_off_128x4(r, c, kc4)] = (unsigned char)(0x30 + nvfp4moe__lcg(&seed) % 16);
+  }
+  memcpy(h + off_mm, mm, sizeof mm);
+  memcpy(h + off_al, alpha, sizeof alpha);
+  rs = (float*)(h + off_rs);
+  for (k = 0; k < G * M; ++k) rs[k] = 0.25f + (float)(nvfp4moe__lcg(&seed) % 64) / 32.0f;
+  memset(h + off_d1, 0xAB, 4 * nd); /* d1 and d2 sentinels (adjacent regions) */
+  memset(&p, 0, sizeof p);
+  p.a = dev; p.a_sf = dev + off_asf; p.b = dev + off_b; p.b_sf = dev + off_bsf; p.masked_m = dev + off_mm;
+  p.alpha = dev + off_al; p.row_scale = dev + off_rs; p.ldd = N; p.groups = G; p.m_max = M; p.n = N; p.k = K;
+  res = nvfp4moe__cu.cuMemcpyHtoD(dev, h, total) == 0 ? NVFP4MOE_SUCCESS : NVFP4MOE_ERROR_CUDA;
+  if (res == NVFP4MOE_SUCCESS) {
+    p.d = dev + off_d1;
+    res = mode == 0 ? nvfp4moe__gemm_sm100(ctx, "self-test", &p, 0)
+                    : nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P64, 0);
+  }
+  if (res == NVFP4MOE_SUCCESS) {
+    p.d = dev + off_d2;
+    res = nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P16, 0);
+  }
+  if (res == NVFP4MOE_SUCCESS && (nvfp4moe__cu.cuStreamSynchronize(0) != 0 ||
+                                  nvfp4moe__cu.cuMemcpyDtoH(h + off_d1, dev + off_d1, total - off_d1) != 0))
+    res = NVFP4MOE_ERROR_CUDA;
+  if (res != NVFP4MOE_SUCCESS) {
+    snprintf(why, nwhy, "the self-test could not run: %.180s", nvfp4moe_last_error());
+    result = mode == 0 ? -1 : 0; /* a native kernel that fails to launch is not usable */
+  } else {
+    d1 = (unsigned short*)(h + off_d1);
+    d2 = (unsigned short*)(h + off_d2);
+    if (mode == 2) d1[(size_t)1 * M * N + 5] ^= 0x4000; /* force-fail: corrupt one valid element */
+    for (g = 0; g < G; ++g) {
+      /* both are bf16 roundings of f32 sums in different orders: a few bf16 ulps, plus
+         slack for cancellation relative to the group's RMS; a layout error is O(RMS) */
+      double rms = 0;
+      long long cnt = 0;
+      for (m = 0; m < mm[g]; ++m)
+        for (n = 0; n < N; ++n, ++cnt) {
+          double x2 = nvfp4moe_ref_bf16_to_f32(d2[((size_t)g * M + (size_t)m) * N + (size_t)n]);
+          rms += x2 * x2;
+        }
+      rms = cnt ? rms / (double)cnt : 0;
+      for (m = 0; m < M; ++m)
+        for (n = 0; n < N; ++n) {
+          size_t o = ((size_t)g * M + (size_t)m) * N + (size_t)n;
+          double x1, x2, diff;
+          if (m >= mm[g]) { bad += d1[o] != 0xABAB; continue; } /* rows past masked_m untouched */
+          x1 = nvfp4moe_ref_bf16_to_f32(d1[o]);
+          x2 = nvfp4moe_ref_bf16_to_f32(d2[o]);
+          diff = x1 > x2 ? x1 - x2 : x2 - x1;
+          if (!(diff * diff <= (x2 * x2) / 4096.0 + rms / 65536.0)) ++bad;
+        }
+    }
+    if (bad) {
+      snprintf(why, nwhy, "%lld outputs differ from the portable kernel", bad);
+      result = -1;
+    }
+  }
+  nvfp4moe__cu.cuMemFree(dev);
+  free(h);
+  return result;
+}
+
+/* The quantizer with hardware conversions against the host reference on blocks that
+   exercise ties, saturation and subnormal SFs. 1 pass, -1 mismatch, 0 could not run. */
+NVFP4MOE__PRIVATE int nvfp4moe__self_test_quantize(nvfp4moe_context* ctx, int mode, char* why, size_t nwhy) {
+  enum { M = 8, K = 128 };
+  static const float ties[8] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 6.0f};
+  unsigned short x[M * K];
+  unsigned char q[2][M * K / 2], sf[2][128 * 4 * 2];
+  float s[2][M];
+  unsigned seed = 777u;
+  nvfp4moe_quantize_args a;
+  nvfp4moe__quant_params p;
+  nvfp4moe_devptr dev = 0;
+  int i, result = 1;
+  for (i = 0; i < M * K; ++i) {
+    int row = i / K, blk = (i % K) / 16;
+    float v = (nvfp4moe__lcg(&seed) & 1 ? -1.0f : 1.0f) * ties[nvfp4moe__lcg(&seed) % 8];
+    if (blk == 1) v *= 1e-8f;                   /* tiny: subnormal SFs */
+    if (blk == 2 && (i % 16) == 0) v = 3e38f;   /* a huge element */
+    if (row == 3) v = 0.0f;                     /* a zero row */
+    x[i] = nvfp4moe_ref_f32_to_bf16(v * (float)(1 << (row % 5)));
+  }
+  memset(&a, 0, sizeof a);
+  a.dtype = NVFP4MOE_DTYPE_BF16; a.groups = 1; a.rows = M; a.k = K; a.flags = NVFP4MOE_QUANT_4OVER6;
+  a.x = NVFP4MOE_HOSTPTR(x); a.out_e2m1 = NVFP4MOE_HOSTPTR(q[0]); a.out_sf = NVFP4MOE_HOSTPTR(sf[0]); a.scale = NVFP4MOE_HOSTPTR(s[0]);
+  nvfp4moe_ref_quantize_per_token(&a);
+  if (nvfp4moe__cu.cuMemAlloc(&dev, 65536) != 0) { snprintf(why, nwhy, "no memory for the self-test"); return 0; }
+  p = nvfp4moe__quant_params_of(&a, K, 1);
+  p.x = dev; p.q = dev + 16384; p.sf = dev + 32768; p.scale_out = dev + 49152;
+  if (nvfp4moe__cu.cuMemcpyHtoD(dev, x, sizeof x) != 0 || nvfp4moe__launch_quantize(ctx, "self-test", &p, 0, 0) != NVFP4MOE_SUCCESS ||
+      nvfp4moe__cu.cuStreamSynchronize(0) != 0 || nvfp4moe__cu.cuMemcpyDtoH(q[1], dev + 16384, sizeof q[1]) != 0 ||
+      nvfp4moe__cu.cuMemcpyDtoH(sf[1], dev + 32768, nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4)) != 0 ||
+      nvfp4moe__cu.cuMemcpyDtoH(s[1], dev + 49152, sizeof s[1]) != 0) {
+    snprintf(why, nwhy, "the quantizer self-test could not run: %.180s", nvfp4moe_last_error());
+    result = 0;
+  } else {
+    if (mode == 2) q[1][3] ^= 1;
+    if (memcmp(q[0], q[1], sizeof q[0]) || memcmp(sf[0], sf[1], nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4)) ||
+        memcmp(s[0], s[1], sizeof s[0])) {
+      snprintf(why, nwhy, "the quantizer with hardware conversions differs from the host reference");
+      result = -1;
+    }
+  }
+  nvfp4moe__cu.cuMemFree(dev);
+  return result;
+}
+
+/* Runs at context creation (so never inside a graph capture). */
+NVFP4MOE__PRIVATE void nvfp4moe__self_test(nvfp4moe_context* ctx) {
+  const char* env = nvfp4moe__getenv("NVFP4MOE_SELF_TEST");
+  int mode = env && strcmp(env, "force") == 0 ? 1 : env && strcmp(env, "force-fail") == 0 ? 2 : 0;
+  int native = nvfp4moe__target_is_sm100(ctx);
+  char why[256];
+  nvfp4moe__scope sc;
+  if (ctx->offline || (!native && !mode)) return;
+  if (!mode && (ctx->desc.flags & NVFP4MOE_FLAG_NO_SELF_TEST)) return;
+  if (nvfp4moe__enter(ctx, "self-test", &sc) != NVFP4MOE_SUCCESS) return;
+  why[0] = 0;
+  if ((native && !(ctx->desc.flags & NVFP4MOE_FLAG_SOFT_CVT)) || mode) {
+    if (nvfp4moe__self_test_quantize(ctx, mode, why, sizeof why) < 0) {
+      int s;
+      nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_WARN, "self-test: %s; using software E2M1/E4M3 conversions", why);
+      ctx->desc.flags |= NVFP4MOE_FLAG_SOFT_CVT; /* new options -> new keys: recompiled on next use */
+      for (s = NVFP4MOE__SPEC_QUANTIZE; s <= NVFP4MOE__SPEC_SILU_QUANTIZE; ++s) {
+        if (ctx->modules[s].module) nvfp4moe__cu.cuModuleUnload(ctx->modules[s].module);
+        memset(ctx->modules[s].fn, 0, sizeof ctx->modules[s].fn);
+        memset(ctx->modules[s].smem_set, 0, sizeof ctx->modules[s].smem_set);
+        memset(ctx->modules[s].occupancy, 0, sizeof ctx->modules[s].occupancy);
+        ctx->modules[s].module = 0;
+        ctx->modules[s].state = 0;
+      }
+    }
+  }
+  /* an explicit desc->backend / NVFP4MOE_BACKEND = sm100 forces the native path untested */
+  if ((ctx->backend == NVFP4MOE_BACKEND_SM100 && ctx->desc_backend_forced == 0) || mode) {
+    int r = nvfp4moe__self_test_gemm(ctx, mode ? mode : 0, why, sizeof why);
+    ctx->sm100_self_test = r;
+    if (r < 0) {
+      nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_WARN, "self-test: the native SM100 GEMM failed (%s); using the portable path",
+                    why);
+      ctx->backend = NVFP4MOE_BACKEND_PORTABLE;
+    } else if (r == 0) {
+      nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_WARN, "self-test skipped: %s", why);
+    }
+  }
+  nvfp4moe__leave(&sc, NVFP4MOE_SUCCESS);
 }
 
 /* Workspace of the expert layer, regions 256-byte aligned. */
@@ -3586,7 +4139,8 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_dequantize(const nvfp4moe_dequantize
         for (j = 0; j < 16; ++j) {
           unsigned char byte = NVFP4MOE__HP(const unsigned char*, a->e2m1)[gr * (size_t)(a->k / 2) + (size_t)b * 8 + (size_t)(j / 2)];
           unsigned code = (j & 1) ? byte >> 4 : byte & 15u;
-          float v = nvfp4moe__mul(nvfp4moe__mul(nvfp4moe_ref_e2m1_to_f32(code), sff), s);
+          float v = sfb == 0x7Fu ? nvfp4moe__f32(NVFP4MOE__NAN)
+                                 : nvfp4moe__mul(nvfp4moe__mul(nvfp4moe_ref_e2m1_to_f32(code), sff), s);
           size_t o = gr * (size_t)a->k + (size_t)b * 16 + (size_t)j;
           if (a->out_dtype == NVFP4MOE_DTYPE_BF16) NVFP4MOE__HP(unsigned short*, a->out)[o] = nvfp4moe_ref_f32_to_bf16(v);
           else NVFP4MOE__HP(float*, a->out)[o] = v;

@@ -6,7 +6,7 @@ set -u
 cd "$(dirname "$0")/compile"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-W="-Wall -Wextra -pedantic -Werror"
+W="-O2 -Wall -Wextra -pedantic -Werror"
 check() { # name, command...
   local name=$1; shift
   local log

@@ -46,6 +46,7 @@ step "host numerics, layouts, argument checks" ./build/test_cpu
 step "NVRTC compiles every kernel" ./build/test_nvrtc
 step "disk cache" ./build/test_cache
 step "numerics against ml_dtypes" python3 tests/test_numerics.py
+step "quantizer against torchao" python3 tests/test_torchao.py
 step "GPU" ./build/test_gpu
 echo "== examples"
 single example_moe_layer_runs ./build/moe_layer

@@ -774,6 +774,64 @@ static void test_moe_layer(void) {
   }
 }
 
+/* ---- the first-use self-test and its fallback (plumbing run on any GPU) ------------------------ */
+
+static int g_st_warns;
+static char g_st_last[512];
+static void st_logger(int level, const char* msg, void* user) {
+  (void)user;
+  if (level <= NVFP4MOE_LOG_WARN) {
+    ++g_st_warns;
+    snprintf(g_st_last, sizeof g_st_last, "%s", msg);
+  }
+}
+
+static void test_self_test_and_fallback(void) {
+  nvfp4moe_desc d;
+  nvfp4moe_context* ctx = 0;
+  nvfp4moe_info info;
+  NEED_GPU();
+  memset(&d, 0, sizeof d);
+  d.logger.func = st_logger;
+  /* force: the comparison runs (portable against portable here) and must pass */
+  g_st_warns = 0;
+  setenv("NVFP4MOE_SELF_TEST", "force", 1);
+  CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+  unsetenv("NVFP4MOE_SELF_TEST");
+  if (ctx) {
+    nvfp4moe_query_info(ctx, &info);
+    CHECK(info.sm100_self_test == 1, "forced self-test result %d (%s)", info.sm100_self_test, g_st_last);
+    CHECK(g_st_warns == 0, "no warning when it passes (%s)", g_st_last);
+    CHECK((nvfp4moe_query_desc(ctx).flags & NVFP4MOE_FLAG_SOFT_CVT) == 0, "conversions unchanged");
+    nvfp4moe_destroy(ctx);
+    ctx = 0;
+  }
+  /* force-fail: a corrupted result must switch to the fallbacks, with warnings, and the
+     context must still compute right */
+  g_st_warns = 0;
+  setenv("NVFP4MOE_SELF_TEST", "force-fail", 1);
+  CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+  unsetenv("NVFP4MOE_SELF_TEST");
+  if (ctx) {
+    qcase c;
+    nvfp4moe_query_info(ctx, &info);
+    CHECK(info.sm100_self_test == -1, "failed self-test recorded (%d)", info.sm100_self_test);
+    CHECK(info.gemm_backend == NVFP4MOE_BACKEND_PORTABLE, "portable GEMM after the failure");
+    CHECK(g_st_warns == 2 && strstr(g_st_last, "self-test") != 0, "%d warnings, last: %s", g_st_warns, g_st_last);
+    CHECK((nvfp4moe_query_desc(ctx).flags & NVFP4MOE_FLAG_SOFT_CVT) != 0, "software conversions after the failure");
+    g_qctx = ctx;
+    memset(&c, 0, sizeof c);
+    c.groups = 2; c.rows = 77; c.k = 2880; c.per_token = 1; c.mm_pattern = 4; c.flags = NVFP4MOE_QUANT_4OVER6;
+    run_qcase(&c);
+    g_qctx = g_ctx;
+    {
+      gcase gc = {3, 70, 264, 288, 4, 1, 1, 0, 0};
+      run_gcase(ctx, &gc, "after fallback");
+    }
+    nvfp4moe_destroy(ctx);
+  }
+}
+
 /* ---- many threads, one context ------------------------------------------------------------------ */
 
 typedef struct worker {
@@ -788,11 +846,12 @@ static void* worker_main(void* p) {
   unsigned char *q = (unsigned char*)malloc(nx / 2), *qr = (unsigned char*)malloc(nx / 2);
   float *s = (float*)malloc(4 * (size_t)M), *sr = (float*)malloc(4 * (size_t)M);
   unsigned char sf[256 * 4 * 16], sfr[256 * 4 * 16];
-  nvfp4moe_devptr dx = gu_alloc(2 * nx), dq = gu_alloc(nx / 2), dsf = gu_alloc(sizeof sf), ds = gu_alloc(4 * (size_t)M);
+  nvfp4moe_devptr dx, dq, dsf, ds;
   gu_stream st = 0;
   nvfp4moe_quantize_args a;
   wk->ok = 1;
-  gu.ctx_set_current(nvfp4moe_query_desc(g_ctx).cu_context);
+  gu.ctx_set_current(nvfp4moe_query_desc(g_ctx).cu_context); /* a new thread has no current context */
+  dx = gu_alloc(2 * nx); dq = gu_alloc(nx / 2); dsf = gu_alloc(sizeof sf); ds = gu_alloc(4 * (size_t)M);
   gu.stream_create(&st, 1);
   for (it = 0; it < 8; ++it) {
     for (i = 0; i < nx; ++i) x[i] = nvfp4moe_ref_f32_to_bf16((float)((double)((wk->id * 7919 + it * 104729 + (int)i) % 2001) - 1000.0));
@@ -854,6 +913,7 @@ int main(void) {
   RUN(test_gemm_group_isolation);
   RUN(test_gemm_graph_replay);
   RUN(test_moe_layer);
+  RUN(test_self_test_and_fallback);
   RUN(test_threads_share_a_context);
   if (g_have_gpu) nvfp4moe_destroy(g_ctx);
   return tu_total_fail ? 1 : 0;

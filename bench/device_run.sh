@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# One call on the GPU machine (tools: the `device` tool of this workplace). Part A: the
+# whole test suite plus compute-sanitizer; part B: JIT timings, SM100 disassembly, the
+# benchmark, the main job. Everything lands in $OUT (or ./device_out).
+#   bash bench/device_run.sh A|B
+set -u
+OUT=${OUT:-device_out}
+mkdir -p "$OUT"
+if [ -d .whl ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
+fi
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
+make -s all 2>&1 | grep -E "error|warning" | tee "$OUT/build.txt"
+case "${1:-A}" in
+A)
+  bash tests/run.sh 2>&1 | tee "$OUT/test.log" | grep -vE "^PASS|^# compiled" | tail -40
+  echo "== compute-sanitizer memcheck (TEST_QUICK=1)"
+  TEST_QUICK=1 TEST_ONLY=test_ compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.log" 2>&1
+  echo "memcheck exit $?"; grep -E "ERROR SUMMARY|^FAIL|^PASS" "$OUT/memcheck.log" | sort | uniq -c | head -20
+  echo "== compute-sanitizer racecheck (GEMM and quantization, TEST_QUICK=1)"
+  TEST_QUICK=1 TEST_ONLY=gemm_shapes compute-sanitizer --tool racecheck --error-exitcode 9 ./build/test_gpu > "$OUT/racecheck.log" 2>&1
+  echo "racecheck gemm exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|^FAIL|^PASS" "$OUT/racecheck.log" | head
+  TEST_QUICK=1 TEST_ONLY=masked_and_per_tensor compute-sanitizer --tool racecheck --error-exitcode 9 ./build/test_gpu > "$OUT/racecheck_q.log" 2>&1
+  echo "racecheck quantize exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|^FAIL|^PASS" "$OUT/racecheck_q.log" | head
+  ;;
+B)
+  ./build/jit_timing > "$OUT/jit_timing.json" 2>&1; cat "$OUT/jit_timing.json"
+  ./build/test_nvrtc 2>&1 | tee "$OUT/nvrtc.log" | grep -E "^FAIL|compiled .*sm_90a"
+  rm -rf /tmp/pc100 && ./build/nvfp4moe_precompile sm_100a --cache-dir /tmp/pc100 > "$OUT/precompile_sm100.txt" 2>&1
+  for f in /tmp/pc100/*.cubin; do tail -c +97 "$f" > /tmp/x.cubin; if cuobjdump -res-usage /tmp/x.cubin 2>/dev/null | grep -q nvf_gemm_sm100; then cp /tmp/x.cubin /tmp/sm100.cubin; fi; done
+  cuobjdump -res-usage /tmp/sm100.cubin > "$OUT/sm100_resources.txt" 2>&1; cat "$OUT/sm100_resources.txt"
+  cuobjdump -sass /tmp/sm100.cubin > "$OUT/sm100.sass" 2>&1
+  grep -oE "\b(UTC[A-Z0-9_.]+|UTMALDG[A-Z0-9_.]*|UBLKCP[A-Z0-9_.]*|LDTM[A-Z0-9_.]*)" "$OUT/sm100.sass" | sort | uniq -c
+  PYTHONUNBUFFERED=1 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -45
+  cp bench/results/*.json "$OUT/" 2>/dev/null
+  ./build/moe_layer > "$OUT/moe_layer.log" 2>&1; tail -14 "$OUT/moe_layer.log"
+  ;;
+esac

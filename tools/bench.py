@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""Benchmark of nvfp4moe against PyTorch baselines, measured in one process on one GPU.
+
+The library is loaded through ctypes (build/libnvfp4moe.so, `make build/libnvfp4moe.so`);
+PyTorch provides the memory, the CUDA graphs and the events. Every kernel -- ours and
+PyTorch's -- is timed as a CUDA graph of back-to-back launches (so Python and launch
+overhead do not count), median of several replays. Weight buffers of every GEMM shape are
+larger than the L2 cache; activations are rotated between copies.
+
+Ceilings measured in the same run: device-to-device copy bandwidth (bytes read + written)
+and the dense BF16 matrix rate (torch.matmul 8192^3). floor_us = max(bytes / bandwidth,
+FLOPs / BF16 rate); frac_of_floor = floor_us / time_us.
+
+Writes bench/results/<gpu>.json (a JSON array of records) and prints a table.
+    python3 tools/bench.py [--quick] [--out PATH]
+"""
+import ctypes
+import datetime
+import json
+import math
+import os
+import sys
+
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from nvfp4moe_ctypes import (Desc, GemmArgs, Info, MoeArgs, MoeWeights, QuantArgs,  # noqa: E402
+                             lib)
+
+# the five GEMMs of the standard shapes (groups = local experts, N, K)
+SHAPES = [("qwen3_30b_gemm1", 128, 1536, 2048), ("qwen3_30b_gemm2", 128, 2048, 768),
+          ("dsv3_ep8_gemm1", 32, 4096, 7168), ("dsv3_ep8_gemm2", 32, 7168, 2048),
+          ("gpt_oss_gemm1", 128, 5760, 2880)]
+
+
+def check(rc, what):
+    if rc != 0:
+        raise RuntimeError(f"{what}: {lib.nvfp4moe_last_error().decode()}")
+
+
+def stream():
+    return ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+
+
+def time_graph(calls, inner=20, replays=7):
+    """Median microseconds per call of `calls` (a list of closures, cycled) replayed from a
+    CUDA graph of `inner` launches."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for c in calls:  # warm-up outside the capture: JIT, occupancy queries
+            c()
+    torch.cuda.current_stream().wait_stream(s)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for i in range(inner):
+            calls[i % len(calls)]()
+    g.replay()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(replays):
+        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        e0.record()
+        g.replay()
+        e1.record()
+        e1.synchronize()
+        times.append(e0.elapsed_time(e1) * 1000.0 / inner)
+    del g
+    times.sort()
+    return times[len(times) // 2]
+
+
+def random_fp4(shape):
+    return torch.randint(0, 256, shape, dtype=torch.uint8, device="cuda")
+
+
+def random_sf(nbytes):
+    return torch.randint(0x30, 0x41, (nbytes,), dtype=torch.uint8, device="cuda")  # ue4m3 0.5 .. 2
+
+
+def main():
+    quick = "--quick" in sys.argv
+    out_path = None
+    if "--out" in sys.argv:
+        out_path = sys.argv[sys.argv.index("--out") + 1]
+    torch.manual_seed(0)
+    dev = torch.cuda.get_device_properties(0)
+    gpu = torch.cuda.get_device_name(0)
+    date = datetime.date.today().isoformat()
+    torch.zeros(1, device="cuda")  # the primary context, shared with the library
+    ctx = ctypes.c_void_p()
+    check(lib.nvfp4moe_create(ctypes.byref(Desc()), ctypes.byref(ctx)), "nvfp4moe_create")
+    info = Info()
+    lib.nvfp4moe_query_info(ctx, ctypes.byref(info))
+    backend = {1: "portable", 2: "sm90", 3: "sm100"}.get(info.gemm_backend, "?")
+
+    # ---- ceilings ----
+    nbytes = 2 << 30
+    src = torch.empty(nbytes, dtype=torch.uint8, device="cuda").random_()
+    dst = torch.empty_like(src)
+    t = time_graph([lambda: dst.copy_(src)], inner=5)
+    bw = 2 * nbytes / (t * 1e-6)  # bytes/s, read + write
+    del src, dst
+    a = torch.randn(8192, 8192, dtype=torch.bfloat16, device="cuda")
+    b = torch.randn(8192, 8192, dtype=torch.bfloat16, device="cuda")
+    t = time_graph([lambda: torch.matmul(a, b)], inner=5)
+    bf16_rate = 2 * 8192 ** 3 / (t * 1e-6)
+    del a, b
+    print(f"{gpu}: copy {bw / 1e12:.2f} TB/s, bf16 dense {bf16_rate / 1e12:.0f} TFLOP/s, backend {backend}")
+    records = []
+
+    def record(op, t_us, bytes_, flops=0, **kw):
+        floor = max(bytes_ / bw, flops / bf16_rate) * 1e6
+        r = dict(op=op, time_us=round(t_us, 3), bytes=int(bytes_), floor_us=round(floor, 3),
+                 frac_of_floor=round(floor / t_us, 4), gpu=gpu, date=date, backend=backend,
+                 copy_tb_s=round(bw / 1e12, 3), bf16_tflop_s=round(bf16_rate / 1e12, 1))
+        r.update(kw)
+        records.append(r)
+        return r
+
+    # ---- quantization ----
+    def quant_case(op, G, rows, K, masked, silu=False, copies=3):
+        width = 2 * K if silu else K
+        xs = [torch.randn(G, rows, width, dtype=torch.bfloat16, device="cuda") for _ in range(copies)]
+        q = torch.empty(G, rows, K // 2, dtype=torch.uint8, device="cuda")
+        sf = torch.empty(G * lib.nvfp4moe_sf_bytes(rows, K, 0), dtype=torch.uint8, device="cuda")
+        sc = torch.empty(G, rows, dtype=torch.float32, device="cuda")
+        mm = masked if masked is not None else None
+        mm_t = torch.tensor(mm, dtype=torch.int32, device="cuda") if mm is not None else None
+        args = []
+        for x in xs:
+            qa = QuantArgs(dtype=0, groups=G, rows=rows, k=K, x=x.data_ptr(), out_e2m1=q.data_ptr(),
+                           out_sf=sf.data_ptr(), scale=sc.data_ptr(), masked_m=mm_t.data_ptr() if mm_t is not None else 0)
+            args.append(qa)
+        fn = lib.nvfp4moe_silu_mul_quantize_per_token if silu else lib.nvfp4moe_quantize_per_token
+        calls = [(lambda qa=qa: check(fn(ctx, ctypes.byref(qa), stream()), op)) for qa in args]
+        t_us = time_graph(calls)
+        valid = sum(mm) if mm is not None else G * rows
+        bytes_ = valid * (width * 2 + K // 2 + K // 16 + 4)
+        return record(op, t_us, bytes_, m=rows, n=0, k=K, groups=G,
+                      masked_m_mean=round(valid / G, 1) if mm is not None else None)
+
+    quant_case("quantize_per_token", 1, 16384, 7168, None)
+    masked = [int(x) for x in torch.poisson(torch.full((32,), 33.0)).clamp(0, 256).tolist()]
+    quant_case("quantize_per_token_masked_decode", 32, 256, 7168, masked)
+    quant_case("silu_mul_quantize_per_token_masked_decode", 32, 256, 2048, masked, silu=True)
+
+    # ---- GEMMs ----
+    ms = [1, 8, 32, 128, 512] if not quick else [1, 32]
+    for name, G, N, K in SHAPES:
+        w = random_fp4((G, N, K // 2))
+        wsf = random_sf(G * lib.nvfp4moe_sf_bytes(N, K, 0))
+        w_bf16 = None
+        for m in ms:
+            a_copies = 2
+            As = [random_fp4((G, m, K // 2)) for _ in range(a_copies)]
+            asf = [random_sf(G * lib.nvfp4moe_sf_bytes(m, K, 0)) for _ in range(a_copies)]
+            mm_t = torch.full((G,), m, dtype=torch.int32, device="cuda")
+            alpha = torch.ones(G, dtype=torch.float32, device="cuda")
+            d = torch.empty(G, m, N, dtype=torch.bfloat16, device="cuda")
+            args = [GemmArgs(groups=G, m_max=m, n=N, k=K, a=As[i].data_ptr(), a_sf=asf[i].data_ptr(), b=w.data_ptr(),
+                             b_sf=wsf.data_ptr(), masked_m=mm_t.data_ptr(), alpha=alpha.data_ptr(), d=d.data_ptr(),
+                             ldd=N, expected_m=m) for i in range(a_copies)]
+            calls = [(lambda ga=ga: check(lib.nvfp4moe_grouped_gemm_nt_masked(ctx, ctypes.byref(ga), stream()), name))
+                     for ga in args]
+            t_us = time_graph(calls)
+            bytes_ = G * N * K // 2 + G * N * K // 16 + G * m * (K // 2 + K // 16) + G * m * N * 2
+            r = record("grouped_gemm_nt_masked", t_us, bytes_, flops=2 * G * m * N * K, shape=name, m=m, n=N, k=K,
+                       groups=G)
+            # PyTorch baselines on the same shapes
+            if w_bf16 is None:
+                w_bf16 = torch.randn(G, N, K, dtype=torch.bfloat16, device="cuda")
+                w_fp8 = w_bf16.to(torch.float8_e4m3fn)
+                scale_b = torch.ones(G, N, dtype=torch.float32, device="cuda")
+            a_bf16 = torch.randn(G, m, K, dtype=torch.bfloat16, device="cuda")
+            a2d = a_bf16.reshape(G * m, K)
+            offs = torch.arange(1, G + 1, dtype=torch.int32, device="cuda") * m
+            a8 = a2d.to(torch.float8_e4m3fn)
+            sa = torch.ones(G * m, dtype=torch.float32, device="cuda")
+            for key, fn in [
+                ("torch_bf16_bmm_us", lambda: torch.bmm(a_bf16, w_bf16.transpose(1, 2))),
+                ("torch_grouped_bf16_us", lambda: torch._grouped_mm(a2d, w_bf16.transpose(1, 2), offs=offs)),
+                ("torch_grouped_fp8_us", lambda: torch._scaled_grouped_mm(
+                    a8, w_fp8.transpose(1, 2), sa, scale_b, offs=offs, out_dtype=torch.bfloat16)),
+            ]:
+                try:
+                    r[key] = round(time_graph([fn], inner=10, replays=5), 3)
+                except Exception as e:  # noqa: BLE001 -- a baseline that does not run on this build
+                    r[key] = None
+                    r[key.replace("_us", "_error")] = str(e).splitlines()[0][:160]
+            del As, asf, d, a_bf16
+        del w, wsf, w_bf16, w_fp8
+        torch.cuda.empty_cache()
+
+    # ---- expert layers (masked layout, per-token activation scales) ----
+    for name, E, H, I, mean_m, m_max in [("dsv3_ep8_layer", 32, 7168, 2048, 33, 256),
+                                        ("qwen3_30b_layer", 128, 2048, 768, 16, 64)]:
+        w13, w2 = random_fp4((E, 2 * I, H // 2)), random_fp4((E, H, I // 2))
+        s13, s2 = random_sf(E * lib.nvfp4moe_sf_bytes(2 * I, H, 0)), random_sf(E * lib.nvfp4moe_sf_bytes(H, I, 0))
+        ws13 = torch.full((E,), 1e-3, dtype=torch.float32, device="cuda")
+        ws2 = torch.full((E,), 1e-3, dtype=torch.float32, device="cuda")
+        mw = MoeWeights(experts=E, hidden=H, inter=I, w13=w13.data_ptr(), w13_sf=s13.data_ptr(),
+                        w13_gate_scale=ws13.data_ptr(), w13_up_scale=ws13.data_ptr(), w2=w2.data_ptr(),
+                        w2_sf=s2.data_ptr(), w2_scale=ws2.data_ptr())
+        mm = [int(v) for v in torch.poisson(torch.full((E,), float(mean_m))).clamp(0, m_max).tolist()]
+        mm_t = torch.tensor(mm, dtype=torch.int32, device="cuda")
+        x = torch.randn(E, m_max, H, dtype=torch.bfloat16, device="cuda")
+        out = torch.empty_like(x)
+        wsz = lib.nvfp4moe_moe_workspace_size(ctypes.byref(mw), m_max)
+        wsb = torch.empty(wsz + 256, dtype=torch.uint8, device="cuda")
+        wsp = (wsb.data_ptr() + 255) // 256 * 256
+        ma = MoeArgs(m_max=m_max, expected_m=mean_m, scaling=0, x=x.data_ptr(), masked_m=mm_t.data_ptr(),
+                     out=out.data_ptr(), workspace=wsp, workspace_size=wsz)
+        t_us = time_graph([lambda: check(lib.nvfp4moe_moe_forward(ctx, ctypes.byref(mw), ctypes.byref(ma), stream()),
+                                         name)], inner=10)
+        tok = sum(mm)
+        gemm_bytes = (E * 2 * I * H // 2 + E * 2 * I * H // 16 + E * H * I // 2 + E * H * I // 16)
+        act_bytes = tok * (H * 2 + H // 2 + H // 16 + 2 * I * 2 * 2 + I // 2 + I // 16 + H * 2)
+        r = record("moe_layer", t_us, gemm_bytes + act_bytes, flops=2 * tok * (2 * I * H + H * I), shape=name,
+                   m=mean_m, n=H, k=I, groups=E, tokens=tok)
+        g1 = E * 2 * I * (H // 2 + H // 16) + tok * (H // 2 + H // 16) + tok * 2 * I * 2
+        g2 = E * H * (I // 2 + I // 16) + tok * (I // 2 + I // 16) + tok * H * 2
+        r["gemm_memory_floor_sum_us"] = round((g1 + g2) / bw * 1e6, 3)
+        r["time_over_gemm_floor_sum"] = round(t_us / r["gemm_memory_floor_sum_us"], 3)
+        del w13, w2, s13, s2, x, out, wsb
+        torch.cuda.empty_cache()
+
+    # ---- write ----
+    path = out_path or os.path.join(ROOT, "bench", "results", gpu.split()[-1].lower() + ".json")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(records, f, indent=1)
+    print(f"{'op':<44} {'shape':<16} {'m':>5} {'us':>9} {'floor':>9} {'frac':>6} {'bmm':>8} {'grp16':>8} {'grp8':>8}")
+    for r in records:
+        print(f"{r['op']:<44} {str(r.get('shape', '')):<16} {str(r.get('m', '')):>5} {r['time_us']:>9.1f} "
+              f"{r['floor_us']:>9.1f} {r['frac_of_floor']:>6.2f} {str(r.get('torch_bf16_bmm_us', '')):>8} "
+              f"{str(r.get('torch_grouped_bf16_us', '')):>8} {str(r.get('torch_grouped_fp8_us', '')):>8}")
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
