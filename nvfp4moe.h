@@ -1700,6 +1700,186 @@ static const char* const nvfp4moe__src_gemm_sm100_cu[] = {
   "  }\n"
   "}\n",
   0};
+static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
+  "// gemm_swapab.cu -- masked grouped NVFP4 GEMM (NT) for few tokens per expert, sm_80+.\n"
+  "//\n"
+  "// Same contract as gemm_portable.cu. Swap-AB: the weights are the 16-row A operand of\n"
+  "// mma.sync m16n8k16 and the tokens the 8-column B operand, so 8 tokens already fill an\n"
+  "// MMA. Weights stream from global memory straight into registers (16-byte loads, several\n"
+  "// steps in flight) and are dequantized there, exactly, to BF16 * 2^-8; the tokens of a\n"
+  "// K chunk are dequantized once per CTA into shared memory.\n"
+  "//\n"
+  "// K permutation: a thread of an MMA quad holds 32 consecutive K elements of a row (16\n"
+  "// bytes) and feeds them to 8 MMAs as the pairs (e, e+4) of each 8-element word. A dot\n"
+  "// product does not care about the order of K as long as A and B agree, so the tokens are\n"
+  "// stored in shared memory in the same pair order.\n"
+  "#include \"common.cuh\"\n"
+  "#include \"ptx_mma.cuh\"\n"
+  "\n"
+  "#ifndef NVF_NT\n"
+  "#define NVF_NT 1                       // n8 tiles of tokens: 8 * NVF_NT tokens per pass\n"
+  "#endif\n"
+  "#define NVF_TOK (8 * NVF_NT)\n"
+  "#define NVF_WARPS 8\n"
+  "#define NVF_THREADS (32 * NVF_WARPS)\n"
+  "#define NVF_ROWS (16 * NVF_WARPS)      // weight rows (N) per CTA\n"
+  "#define NVF_KC 1024                    // K elements of tokens staged per chunk\n"
+  "#define NVF_STEP 128                   // K elements per register step (64 bytes of a row)\n"
+  "#define NVF_DEPTH 4                    // register steps of weights in flight\n"
+  "#define NVF_TSTRIDE (NVF_KC / 2 + 8)   // words per token row in smem; +8 keeps 64-bit reads conflict-free\n"
+  "\n"
+  "struct NvfGemmParams {\n"
+  "  const u8* a; const u8* a_sf; const u8* b; const u8* b_sf;\n"
+  "  const int* masked_m; const float* alpha; const float* row_scale; u16* d;\n"
+  "  i64 ldd;\n"
+  "  int groups, m_max, n, k;\n"
+  "};\n"
+  "\n"
+  "// 8 E2M1 codes (one word, element e in nibble e) -> 4 bf16x2 holding the pairs (p, p+4),\n"
+  "// each value * 2^-126 exactly (sign to bit 15, magnitude code to bits 6..8; 0.5 becomes\n"
+  "// the bf16 subnormal 2^-127).\n"
+  "NVF_DEV void nvf_fp4x8_to_bf16x2(u32 q, u32* r) {\n"
+  "  #pragma unroll\n"
+  "  for (int p = 0; p < 4; ++p) {\n"
+  "    const u32 s = q << (12 - 4 * p);\n"
+  "    r[p] = (s & 0x80008000u) | ((s & 0x70007000u) >> 6);\n"
+  "  }\n"
+  "}\n"
+  "\n"
+  "// ue4m3 SF -> bf16x2 of sf * 2^118 (exact; sf * 2^118 < 2^127), so that\n"
+  "// (code * 2^-126) * (sf * 2^118) = value * sf * 2^-8. SF 0x7F (a faulted block) -> NaN.\n"
+  "NVF_DEV u32 nvf_sf_to_bf16x2(u32 sfb) {\n"
+  "  const u32 h = sfb == 0x7Fu \? 0x7FC0u : __float_as_uint(__fmul_rn(nvf_e4m3_to_f32(sfb), nvf_f32(0x7A800000u))) >> 16;\n"
+  "  return h | (h << 16);\n"
+  "}\n"
+  "\n"
+  "NVF_DEV u32 nvf_bf16x2_mul(u32 a, u32 b) { // exact here: at most 6 significant bits, normal range\n"
+  "  u32 d;\n"
+  "  asm(\"fma.rn.bf16x2 %0, %1, %2, %3;\" : \"=r\"(d) : \"r\"(a), \"r\"(b), \"r\"(0x80008000u));\n"
+  "  return d;\n"
+  "}\n"
+  "\n"
+  "// 16 bytes of a row (32 elements, SF columns c and c+1 in sf2) -> 16 bf16x2 in pair order:\n"
+  "// out[4j + p] = elements (8j + p, 8j + p + 4).\n"
+  "NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {\n"
+  "  const u32 s0 = nvf_sf_to_bf16x2(sf2 & 0xFFu), s1 = nvf_sf_to_bf16x2((sf2 >> 8) & 0xFFu);\n"
+  "  const u32 w[4] = {q.x, q.y, q.z, q.w};\n"
+  "  #pragma unroll\n"
+  "  for (int j = 0; j < 4; ++j) {\n"
+  "    u32 r[4];\n"
+  "    nvf_fp4x8_to_bf16x2(w[j], r);\n"
+  "    #pragma unroll\n"
+  "    for (int p = 0; p < 4; ++p) out[4 * j + p] = nvf_bf16x2_mul(r[p], j < 2 \? s0 : s1);\n"
+  "  }\n"
+  "}\n"
+  "\n"
+  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS)\n"
+  "nvf_gemm_swapab(const NvfGemmParams p) {\n"
+  "  extern __shared__ __align__(16) u32 tok[]; // [NVF_TOK][NVF_TSTRIDE]\n"
+  "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS; // grid = groups * nblocks\n",
+  "  const int g = blockIdx.x / nblocks, bx = blockIdx.x % nblocks;\n"
+  "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = lane & 3;\n"
+  "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
+  "  if (valid == 0) return; // an expert without tokens: its weights are not read\n"
+  "  const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;\n"
+  "  const int nchunks = (p.k + NVF_KC - 1) / NVF_KC;\n"
+  "  const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);\n"
+  "  const int r0 = bx * NVF_ROWS + warp * 16 + (lane >> 2); // weight rows r0 and r0 + 8\n"
+  "  const bool ok0 = r0 < p.n, ok1 = r0 + 8 < p.n;\n"
+  "  const u8* w0 = p.b + ((i64)g * p.n + r0) * (p.k / 2) + 16 * t;\n"
+  "  const u8* w1 = w0 + (i64)8 * (p.k / 2);\n"
+  "  const u8* bsf = p.b_sf + g * sfb_g;\n"
+  "  const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
+  "\n"
+  "  for (int tok0 = 0; tok0 < valid; tok0 += NVF_TOK) {\n"
+  "    float acc[NVF_NT][4];\n"
+  "    #pragma unroll\n"
+  "    for (int i = 0; i < NVF_NT; ++i)\n"
+  "      #pragma unroll\n"
+  "      for (int e = 0; e < 4; ++e) acc[i][e] = 0.0f;\n"
+  "\n"
+  "    // weights of steps 0 .. DEPTH-1 in flight before the first chunk is staged\n"
+  "    uint4 wq[NVF_DEPTH][2];\n"
+  "    u32 ws[NVF_DEPTH][2];\n"
+  "    #pragma unroll\n"
+  "    for (int d = 0; d < NVF_DEPTH; ++d) {\n"
+  "      const int kel = d * NVF_STEP + 32 * t; // first K element of this thread's piece\n"
+  "      const bool in = d < nsteps && kel < p.k;\n"
+  "      wq[d][0] = (in && ok0) \? __ldg((const uint4*)(w0 + d * 64)) : make_uint4(0, 0, 0, 0);\n"
+  "      wq[d][1] = (in && ok1) \? __ldg((const uint4*)(w1 + d * 64)) : make_uint4(0, 0, 0, 0);\n"
+  "      ws[d][0] = (in && ok0) \? *(const u16*)(bsf + nvf_sf_offset_128x4(r0, kel / 16, kc4)) : 0u;\n"
+  "      ws[d][1] = (in && ok1) \? *(const u16*)(bsf + nvf_sf_offset_128x4(r0 + 8, kel / 16, kc4)) : 0u;\n"
+  "    }\n"
+  "\n"
+  "    for (int c = 0; c < nchunks; ++c) {\n"
+  "      // ---- stage the tokens of this K chunk (dequantized, pair order) ----\n"
+  "      __syncthreads(); // the previous chunk has been read by every warp\n"
+  "      for (int piece = threadIdx.x; piece < NVF_TOK * (NVF_KC / 32); piece += NVF_THREADS) {\n"
+  "        const int n = piece / (NVF_KC / 32), pc = piece % (NVF_KC / 32), ss = pc >> 2, tt = pc & 3;\n"
+  "        const int m = tok0 + n, kel = c * NVF_KC + pc * 32;\n"
+  "        u32 v[16];\n"
+  "        if (m < valid && kel < p.k) {\n"
+  "          const uint4 q = *(const uint4*)(p.a + ((i64)g * p.m_max + m) * (p.k / 2) + kel / 2);\n"
+  "          const u32 sf2 = *(const u16*)(p.a_sf + g * sfa_g + nvf_sf_offset_128x4(m, kel / 16, kc4));\n"
+  "          nvf_dequant_piece(q, sf2, v);\n"
+  "        } else {\n"
+  "          #pragma unroll\n"
+  "          for (int f = 0; f < 16; ++f) v[f] = 0u;\n"
+  "        }\n"
+  "        u32* dst = tok + n * NVF_TSTRIDE + ss * 64 + tt * 2;\n"
+  "        #pragma unroll\n"
+  "        for (int i = 0; i < 8; ++i) *(uint2*)(dst + i * 8) = make_uint2(v[2 * i], v[2 * i + 1]);\n"
+  "      }\n"
+  "      __syncthreads();\n"
+  "\n"
+  "      // ---- 8 register steps of 128 K: dequantize, prefetch, 8 MMAs per n8 tile ----\n"
+  "      #pragma unroll 1\n"
+  "      for (int half = 0; half < NVF_KC / NVF_STEP / NVF_DEPTH; ++half) {\n"
+  "        #pragma unroll\n"
+  "        for (int d = 0; d < NVF_DEPTH; ++d) {\n"
+  "          const int ss = half * NVF_DEPTH + d, s = c * (NVF_KC / NVF_STEP) + ss;\n"
+  "          if (s < nsteps) {\n"
+  "            u32 a0[16], a1[16];\n"
+  "            nvf_dequant_piece(wq[d][0], ws[d][0], a0);\n"
+  "            nvf_dequant_piece(wq[d][1], ws[d][1], a1);\n"
+  "            {\n"
+  "              const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;\n"
+  "              const bool in = sn < nsteps && kel < p.k;\n",
+  "              wq[d][0] = (in && ok0) \? __ldg((const uint4*)(w0 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);\n"
+  "              wq[d][1] = (in && ok1) \? __ldg((const uint4*)(w1 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);\n"
+  "              ws[d][0] = (in && ok0) \? *(const u16*)(bsf + nvf_sf_offset_128x4(r0, kel / 16, kc4)) : 0u;\n"
+  "              ws[d][1] = (in && ok1) \? *(const u16*)(bsf + nvf_sf_offset_128x4(r0 + 8, kel / 16, kc4)) : 0u;\n"
+  "            }\n"
+  "            const u32* tb = tok + (lane >> 2) * NVF_TSTRIDE + ss * 64 + t * 2;\n"
+  "            #pragma unroll\n"
+  "            for (int i = 0; i < 8; ++i) {\n"
+  "              const u32 af[4] = {a0[2 * i], a1[2 * i], a0[2 * i + 1], a1[2 * i + 1]};\n"
+  "              #pragma unroll\n"
+  "              for (int nt = 0; nt < NVF_NT; ++nt) {\n"
+  "                const uint2 bv = *(const uint2*)(tb + nt * 8 * NVF_TSTRIDE + i * 8);\n"
+  "                nvf_mma_bf16_16816(acc[nt], af, bv.x, bv.y);\n"
+  "              }\n"
+  "            }\n"
+  "          }\n"
+  "        }\n"
+  "      }\n"
+  "    }\n"
+  "\n"
+  "    // ---- epilogue: D[g, m, n] for tokens m < valid and weight rows n < N ----\n"
+  "    #pragma unroll\n"
+  "    for (int nt = 0; nt < NVF_NT; ++nt)\n"
+  "      #pragma unroll\n"
+  "      for (int e = 0; e < 4; ++e) {\n"
+  "        const int m = tok0 + nt * 8 + 2 * t + (e & 1), n = r0 + (e >> 1) * 8;\n"
+  "        if (m < valid && n < p.n) {\n"
+  "          const float rs = p.row_scale \? p.row_scale[(i64)g * p.m_max + m] : 1.0f;\n"
+  "          const float v = __fmul_rn(__fmul_rn(alpha, rs), __fmul_rn(acc[nt][e], 65536.0f));\n"
+  "          p.d[((i64)g * p.m_max + m) * p.ldd + n] = (u16)nvf_f32_to_bf16(v);\n"
+  "        }\n"
+  "      }\n"
+  "  }\n"
+  "}\n",
+  0};
 static const char* const nvfp4moe__src_ptx_mma_cuh[] = {
   "// ptx_mma.cuh -- warp-level tensor-core wrappers (sm_80+): ldmatrix and mma.sync.\n"
   "#pragma once\n"
@@ -2152,6 +2332,7 @@ static const nvfp4moe__source nvfp4moe__sources[] = {
   {"common.cuh", nvfp4moe__src_common_cuh},
   {"gemm_portable.cu", nvfp4moe__src_gemm_portable_cu},
   {"gemm_sm100.cu", nvfp4moe__src_gemm_sm100_cu},
+  {"gemm_swapab.cu", nvfp4moe__src_gemm_swapab_cu},
   {"ptx_mma.cuh", nvfp4moe__src_ptx_mma_cuh},
   {"ptx_tcgen05.cuh", nvfp4moe__src_ptx_tcgen05_cuh},
   {"quantize.cu", nvfp4moe__src_quantize_cu},
@@ -2185,6 +2366,10 @@ enum {
   NVFP4MOE__SPEC_GEMM_P32,
   NVFP4MOE__SPEC_GEMM_P64,
   NVFP4MOE__SPEC_GEMM_P128,
+  NVFP4MOE__SPEC_GEMM_T8,
+  NVFP4MOE__SPEC_GEMM_T16,
+  NVFP4MOE__SPEC_GEMM_T32,
+  NVFP4MOE__SPEC_GEMM_T48,
   NVFP4MOE__SPEC_GEMM_SM100,
   NVFP4MOE__SPEC_COUNT
 };
@@ -2207,6 +2392,10 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
      NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_portable", 0}},
     {"gemm_portable_m128", "gemm_portable.cu", {"-DNVF_BM=128", "-DNVF_WARPS_M=4", "-DNVF_WARPS_N=2", 0},
      NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_portable", 0}},
+    {"gemm_swapab_t8", "gemm_swapab.cu", {"-DNVF_NT=1", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", 0}},
+    {"gemm_swapab_t16", "gemm_swapab.cu", {"-DNVF_NT=2", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", 0}},
+    {"gemm_swapab_t32", "gemm_swapab.cu", {"-DNVF_NT=4", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", 0}},
+    {"gemm_swapab_t48", "gemm_swapab.cu", {"-DNVF_NT=6", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", 0}},
     {"gemm_sm100_n128", "gemm_sm100.cu", {"-DNVF_BN=128", 0}, NVFP4MOE__NEEDS_SM100, 0,
      {"nvf_gemm_sm100", 0}},
 };
@@ -3516,15 +3705,18 @@ typedef struct nvfp4moe__gemm_params {
 } nvfp4moe__gemm_params;
 
 static const int nvfp4moe__portable_bm[4] = {16, 32, 64, 128};
+static const int nvfp4moe__swapab_tok[4] = {8, 16, 32, 48};
 
-/* Tile choice of the portable path: the smallest M tile that holds expected_m. */
+/* Tile choice of the portable backend: for few tokens per expert the swap-AB kernel with
+   the smallest token tile that holds expected_m (weights streamed once, tokens on the
+   8-wide MMA side); beyond 48 tokens the tiled kernel with the smallest M tile. */
 NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a) {
   int em = a->expected_m ? a->expected_m : a->m_max, i;
-  if (ctx->forced_gemm_spec >= NVFP4MOE__SPEC_GEMM_P16 && ctx->forced_gemm_spec <= NVFP4MOE__SPEC_GEMM_P128)
+  if (ctx->forced_gemm_spec >= NVFP4MOE__SPEC_GEMM_P16 && ctx->forced_gemm_spec <= NVFP4MOE__SPEC_GEMM_T48)
     return ctx->forced_gemm_spec;
-  for (i = 0; i < 3; ++i)
-    if (em <= nvfp4moe__portable_bm[i]) return NVFP4MOE__SPEC_GEMM_P16 + i;
-  return NVFP4MOE__SPEC_GEMM_P128;
+  for (i = 0; i < 4; ++i)
+    if (em <= nvfp4moe__swapab_tok[i]) return NVFP4MOE__SPEC_GEMM_T8 + i;
+  return em <= 64 ? NVFP4MOE__SPEC_GEMM_P64 : NVFP4MOE__SPEC_GEMM_P128;
 }
 
 NVFP4MOE__IMPL size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* args) {
@@ -3536,7 +3728,19 @@ NVFP4MOE__IMPL size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, 
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx, const char* fn,
                                                           const nvfp4moe__gemm_params* p, int spec,
                                                           nvfp4moe_stream stream) {
-  int bm = nvfp4moe__portable_bm[spec - NVFP4MOE__SPEC_GEMM_P16];
+  int bm;
+  if (spec >= NVFP4MOE__SPEC_GEMM_T8 && spec <= NVFP4MOE__SPEC_GEMM_T48) {
+    /* one CTA per (group, 128 weight rows); tokens of a 1024-K chunk in shared memory */
+    unsigned tok = (unsigned)nvfp4moe__swapab_tok[spec - NVFP4MOE__SPEC_GEMM_T8];
+    long long grid = (long long)p->groups * ((p->n + 127) / 128);
+    void* args[1];
+    nvfp4moe_result r = nvfp4moe__prepare(ctx, spec);
+    if (r == NVFP4MOE_SUCCESS) r = nvfp4moe__set_smem(ctx, spec, 0, tok * (1024u / 2u + 8u) * 4u);
+    if (r != NVFP4MOE_SUCCESS) return r;
+    args[0] = (void*)p;
+    return nvfp4moe__launch(ctx, fn, spec, 0, (unsigned)grid, 256, tok * (1024u / 2u + 8u) * 4u, stream, args);
+  }
+  bm = nvfp4moe__portable_bm[spec - NVFP4MOE__SPEC_GEMM_P16];
   unsigned threads = bm == 128 ? 256 : 128, smem = 2u * (unsigned)(bm + 128) * 128u;
   long long tiles = (long long)p->groups * ((p->m_max + bm - 1) / bm) * ((p->n + 127) / 128), cap;
   nvfp4moe_result r;

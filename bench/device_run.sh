@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# One call on the GPU machine (tools: the `device` tool of this workplace). Part A: the
-# whole test suite plus compute-sanitizer; part B: JIT timings, SM100 disassembly, the
-# benchmark, the main job. Everything lands in $OUT (or ./device_out).
-#   bash bench/device_run.sh A|B
+# One call on the GPU machine (the `device` tool of this workplace). A: the whole test
+# suite plus compute-sanitizer; B: the GPU tests, the torchao check and the benchmark;
+# C: JIT timings, SM100 disassembly, the main job. Everything lands in $OUT (or ./device_out).
+#   bash bench/device_run.sh A|B|C
 set -u
 OUT=${OUT:-device_out}
 mkdir -p "$OUT"
@@ -24,6 +24,12 @@ A)
   echo "racecheck quantize exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|^FAIL|^PASS" "$OUT/racecheck_q.log" | head
   ;;
 B)
+  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -vE "^PASS" | tail -20; grep -c "^PASS" "$OUT/test_gpu.log"
+  python3 tests/test_torchao.py 2>&1 | tee "$OUT/torchao.log" | grep -v Warning
+  PYTHONUNBUFFERED=1 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -42
+  cp bench/results/*.json "$OUT/" 2>/dev/null
+  ;;
+C)
   ./build/jit_timing > "$OUT/jit_timing.json" 2>&1; cat "$OUT/jit_timing.json"
   ./build/test_nvrtc 2>&1 | tee "$OUT/nvrtc.log" | grep -E "^FAIL|compiled .*sm_90a"
   rm -rf /tmp/pc100 && ./build/nvfp4moe_precompile sm_100a --cache-dir /tmp/pc100 > "$OUT/precompile_sm100.txt" 2>&1
@@ -31,8 +37,6 @@ B)
   cuobjdump -res-usage /tmp/sm100.cubin > "$OUT/sm100_resources.txt" 2>&1; cat "$OUT/sm100_resources.txt"
   cuobjdump -sass /tmp/sm100.cubin > "$OUT/sm100.sass" 2>&1
   grep -oE "\b(UTC[A-Z0-9_.]+|UTMALDG[A-Z0-9_.]*|UBLKCP[A-Z0-9_.]*|LDTM[A-Z0-9_.]*)" "$OUT/sm100.sass" | sort | uniq -c
-  PYTHONUNBUFFERED=1 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -45
-  cp bench/results/*.json "$OUT/" 2>/dev/null
   ./build/moe_layer > "$OUT/moe_layer.log" 2>&1; tail -14 "$OUT/moe_layer.log"
   ;;
 esac

@@ -541,11 +541,12 @@ static void test_gemm_shapes(void) {
 /* Every tile configuration the dispatcher can pick, forced through NVFP4MOE_GEMM_CONFIG,
    in the same process as the default one. */
 static void test_gemm_every_tile_config(void) {
-  static const char* configs[] = {"gemm_portable_m16", "gemm_portable_m32", "gemm_portable_m64", "gemm_portable_m128"};
+  static const char* configs[] = {"gemm_portable_m16", "gemm_portable_m32", "gemm_portable_m64", "gemm_portable_m128",
+                                  "gemm_swapab_t8",    "gemm_swapab_t16",   "gemm_swapab_t32",   "gemm_swapab_t48"};
   static const gcase cases[] = {{3, 300, 1856, 736, 4, 1, 1, 8, 0}, {5, 70, 264, 2880, 4, 0, 1, 0, 0}};
   size_t i, j;
   NEED_GPU();
-  for (i = 0; i < 4; ++i) {
+  for (i = 0; i < 8; ++i) {
     nvfp4moe_context* ctx = 0;
     nvfp4moe_desc d;
     memset(&d, 0, sizeof d);

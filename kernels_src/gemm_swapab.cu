@@ -1,0 +1,178 @@
+// gemm_swapab.cu -- masked grouped NVFP4 GEMM (NT) for few tokens per expert, sm_80+.
+//
+// Same contract as gemm_portable.cu. Swap-AB: the weights are the 16-row A operand of
+// mma.sync m16n8k16 and the tokens the 8-column B operand, so 8 tokens already fill an
+// MMA. Weights stream from global memory straight into registers (16-byte loads, several
+// steps in flight) and are dequantized there, exactly, to BF16 * 2^-8; the tokens of a
+// K chunk are dequantized once per CTA into shared memory.
+//
+// K permutation: a thread of an MMA quad holds 32 consecutive K elements of a row (16
+// bytes) and feeds them to 8 MMAs as the pairs (e, e+4) of each 8-element word. A dot
+// product does not care about the order of K as long as A and B agree, so the tokens are
+// stored in shared memory in the same pair order.
+#include "common.cuh"
+#include "ptx_mma.cuh"
+
+#ifndef NVF_NT
+#define NVF_NT 1                       // n8 tiles of tokens: 8 * NVF_NT tokens per pass
+#endif
+#define NVF_TOK (8 * NVF_NT)
+#define NVF_WARPS 8
+#define NVF_THREADS (32 * NVF_WARPS)
+#define NVF_ROWS (16 * NVF_WARPS)      // weight rows (N) per CTA
+#define NVF_KC 1024                    // K elements of tokens staged per chunk
+#define NVF_STEP 128                   // K elements per register step (64 bytes of a row)
+#define NVF_DEPTH 4                    // register steps of weights in flight
+#define NVF_TSTRIDE (NVF_KC / 2 + 8)   // words per token row in smem; +8 keeps 64-bit reads conflict-free
+
+struct NvfGemmParams {
+  const u8* a; const u8* a_sf; const u8* b; const u8* b_sf;
+  const int* masked_m; const float* alpha; const float* row_scale; u16* d;
+  i64 ldd;
+  int groups, m_max, n, k;
+};
+
+// 8 E2M1 codes (one word, element e in nibble e) -> 4 bf16x2 holding the pairs (p, p+4),
+// each value * 2^-126 exactly (sign to bit 15, magnitude code to bits 6..8; 0.5 becomes
+// the bf16 subnormal 2^-127).
+NVF_DEV void nvf_fp4x8_to_bf16x2(u32 q, u32* r) {
+  #pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const u32 s = q << (12 - 4 * p);
+    r[p] = (s & 0x80008000u) | ((s & 0x70007000u) >> 6);
+  }
+}
+
+// ue4m3 SF -> bf16x2 of sf * 2^118 (exact; sf * 2^118 < 2^127), so that
+// (code * 2^-126) * (sf * 2^118) = value * sf * 2^-8. SF 0x7F (a faulted block) -> NaN.
+NVF_DEV u32 nvf_sf_to_bf16x2(u32 sfb) {
+  const u32 h = sfb == 0x7Fu ? 0x7FC0u : __float_as_uint(__fmul_rn(nvf_e4m3_to_f32(sfb), nvf_f32(0x7A800000u))) >> 16;
+  return h | (h << 16);
+}
+
+NVF_DEV u32 nvf_bf16x2_mul(u32 a, u32 b) { // exact here: at most 6 significant bits, normal range
+  u32 d;
+  asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(0x80008000u));
+  return d;
+}
+
+// 16 bytes of a row (32 elements, SF columns c and c+1 in sf2) -> 16 bf16x2 in pair order:
+// out[4j + p] = elements (8j + p, 8j + p + 4).
+NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {
+  const u32 s0 = nvf_sf_to_bf16x2(sf2 & 0xFFu), s1 = nvf_sf_to_bf16x2((sf2 >> 8) & 0xFFu);
+  const u32 w[4] = {q.x, q.y, q.z, q.w};
+  #pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    u32 r[4];
+    nvf_fp4x8_to_bf16x2(w[j], r);
+    #pragma unroll
+    for (int p = 0; p < 4; ++p) out[4 * j + p] = nvf_bf16x2_mul(r[p], j < 2 ? s0 : s1);
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(NVF_THREADS)
+nvf_gemm_swapab(const NvfGemmParams p) {
+  extern __shared__ __align__(16) u32 tok[]; // [NVF_TOK][NVF_TSTRIDE]
+  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS; // grid = groups * nblocks
+  const int g = blockIdx.x / nblocks, bx = blockIdx.x % nblocks;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = lane & 3;
+  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);
+  if (valid == 0) return; // an expert without tokens: its weights are not read
+  const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;
+  const int nchunks = (p.k + NVF_KC - 1) / NVF_KC;
+  const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);
+  const int r0 = bx * NVF_ROWS + warp * 16 + (lane >> 2); // weight rows r0 and r0 + 8
+  const bool ok0 = r0 < p.n, ok1 = r0 + 8 < p.n;
+  const u8* w0 = p.b + ((i64)g * p.n + r0) * (p.k / 2) + 16 * t;
+  const u8* w1 = w0 + (i64)8 * (p.k / 2);
+  const u8* bsf = p.b_sf + g * sfb_g;
+  const float alpha = p.alpha ? p.alpha[g] : 1.0f;
+
+  for (int tok0 = 0; tok0 < valid; tok0 += NVF_TOK) {
+    float acc[NVF_NT][4];
+    #pragma unroll
+    for (int i = 0; i < NVF_NT; ++i)
+      #pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][e] = 0.0f;
+
+    // weights of steps 0 .. DEPTH-1 in flight before the first chunk is staged
+    uint4 wq[NVF_DEPTH][2];
+    u32 ws[NVF_DEPTH][2];
+    #pragma unroll
+    for (int d = 0; d < NVF_DEPTH; ++d) {
+      const int kel = d * NVF_STEP + 32 * t; // first K element of this thread's piece
+      const bool in = d < nsteps && kel < p.k;
+      wq[d][0] = (in && ok0) ? __ldg((const uint4*)(w0 + d * 64)) : make_uint4(0, 0, 0, 0);
+      wq[d][1] = (in && ok1) ? __ldg((const uint4*)(w1 + d * 64)) : make_uint4(0, 0, 0, 0);
+      ws[d][0] = (in && ok0) ? *(const u16*)(bsf + nvf_sf_offset_128x4(r0, kel / 16, kc4)) : 0u;
+      ws[d][1] = (in && ok1) ? *(const u16*)(bsf + nvf_sf_offset_128x4(r0 + 8, kel / 16, kc4)) : 0u;
+    }
+
+    for (int c = 0; c < nchunks; ++c) {
+      // ---- stage the tokens of this K chunk (dequantized, pair order) ----
+      __syncthreads(); // the previous chunk has been read by every warp
+      for (int piece = threadIdx.x; piece < NVF_TOK * (NVF_KC / 32); piece += NVF_THREADS) {
+        const int n = piece / (NVF_KC / 32), pc = piece % (NVF_KC / 32), ss = pc >> 2, tt = pc & 3;
+        const int m = tok0 + n, kel = c * NVF_KC + pc * 32;
+        u32 v[16];
+        if (m < valid && kel < p.k) {
+          const uint4 q = *(const uint4*)(p.a + ((i64)g * p.m_max + m) * (p.k / 2) + kel / 2);
+          const u32 sf2 = *(const u16*)(p.a_sf + g * sfa_g + nvf_sf_offset_128x4(m, kel / 16, kc4));
+          nvf_dequant_piece(q, sf2, v);
+        } else {
+          #pragma unroll
+          for (int f = 0; f < 16; ++f) v[f] = 0u;
+        }
+        u32* dst = tok + n * NVF_TSTRIDE + ss * 64 + tt * 2;
+        #pragma unroll
+        for (int i = 0; i < 8; ++i) *(uint2*)(dst + i * 8) = make_uint2(v[2 * i], v[2 * i + 1]);
+      }
+      __syncthreads();
+
+      // ---- 8 register steps of 128 K: dequantize, prefetch, 8 MMAs per n8 tile ----
+      #pragma unroll 1
+      for (int half = 0; half < NVF_KC / NVF_STEP / NVF_DEPTH; ++half) {
+        #pragma unroll
+        for (int d = 0; d < NVF_DEPTH; ++d) {
+          const int ss = half * NVF_DEPTH + d, s = c * (NVF_KC / NVF_STEP) + ss;
+          if (s < nsteps) {
+            u32 a0[16], a1[16];
+            nvf_dequant_piece(wq[d][0], ws[d][0], a0);
+            nvf_dequant_piece(wq[d][1], ws[d][1], a1);
+            {
+              const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;
+              const bool in = sn < nsteps && kel < p.k;
+              wq[d][0] = (in && ok0) ? __ldg((const uint4*)(w0 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);
+              wq[d][1] = (in && ok1) ? __ldg((const uint4*)(w1 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);
+              ws[d][0] = (in && ok0) ? *(const u16*)(bsf + nvf_sf_offset_128x4(r0, kel / 16, kc4)) : 0u;
+              ws[d][1] = (in && ok1) ? *(const u16*)(bsf + nvf_sf_offset_128x4(r0 + 8, kel / 16, kc4)) : 0u;
+            }
+            const u32* tb = tok + (lane >> 2) * NVF_TSTRIDE + ss * 64 + t * 2;
+            #pragma unroll
+            for (int i = 0; i < 8; ++i) {
+              const u32 af[4] = {a0[2 * i], a1[2 * i], a0[2 * i + 1], a1[2 * i + 1]};
+              #pragma unroll
+              for (int nt = 0; nt < NVF_NT; ++nt) {
+                const uint2 bv = *(const uint2*)(tb + nt * 8 * NVF_TSTRIDE + i * 8);
+                nvf_mma_bf16_16816(acc[nt], af, bv.x, bv.y);
+              }
+            }
+          }
+        }
+      }
+    }
+
+    // ---- epilogue: D[g, m, n] for tokens m < valid and weight rows n < N ----
+    #pragma unroll
+    for (int nt = 0; nt < NVF_NT; ++nt)
+      #pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int m = tok0 + nt * 8 + 2 * t + (e & 1), n = r0 + (e >> 1) * 8;
+        if (m < valid && n < p.n) {
+          const float rs = p.row_scale ? p.row_scale[(i64)g * p.m_max + m] : 1.0f;
+          const float v = __fmul_rn(__fmul_rn(alpha, rs), __fmul_rn(acc[nt][e], 65536.0f));
+          p.d[((i64)g * p.m_max + m) * p.ldd + n] = (u16)nvf_f32_to_bf16(v);
+        }
+      }
+  }
+}
