@@ -11,7 +11,7 @@ B := build
 
 EXAMPLES := $(B)/quantize_example $(B)/grouped_gemm_example $(B)/moe_layer
 TOOLS := $(B)/nvfp4moe_precompile $(B)/jit_timing $(B)/libnvfp4moe.so
-TESTS := $(B)/test_cpu $(B)/test_cache $(B)/test_nvrtc $(B)/test_gpu
+TESTS := $(B)/test_cpu $(B)/test_cache $(B)/test_nvrtc $(B)/test_gpu $(B)/test_sm100_encoders $(B)/test_sm100_model
 
 .PHONY: all embed run test tests examples bench clean
 all: embed $(EXAMPLES) $(TOOLS) $(TESTS)

@@ -1997,8 +1997,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// conversion, dequantization. Bit-exact with the host reference (NUMERICS.md 2-3).\n"
   "#include \"common.cuh\"\n"
   "\n"
-  "#define NVF_QT 128 // threads per CTA: one CTA quantizes one row at a time\n"
-  "#define NVF_QNB 4  // 16-element blocks a thread keeps in registers (one read for K <= 8192)\n"
+  "#define NVF_QT 256 // threads per CTA: 8 warps, one row per warp at a time\n"
+  "#define NVF_QNB 4  // 16-element blocks a lane keeps in registers (one read for K <= 2048)\n"
   "\n"
   "struct NvfQuantParams {\n"
   "  const void* x;          // input rows, bf16 or fp16; SiLU: [gate | up], 2k wide\n"
@@ -2064,20 +2064,23 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  }\n"
   "}\n"
   "\n"
+  "// One warp quantizes one row at a time (no block-wide barrier): lane l takes the blocks\n",
+  "// l, l + 32, ...; the first NVF_QNB of them stay in registers between the amax pass and\n"
+  "// the quantization pass, later ones are read again (from L2: the row was just read).\n"
   "template <bool SILU>\n"
-  "NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p) {\n",
-  "  __shared__ u32 red_max[NVF_QT / 32], red_bad[NVF_QT / 32];\n"
-  "  const int tid = threadIdx.x, nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
+  "NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p) {\n"
+  "  const int lane = threadIdx.x & 31, nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
   "  const int sf_pad_cols = p.sf_linear \? nblk : kc4 * 4;\n"
   "  const i64 sf_gbytes = p.sf_linear \? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
   "  const int rows_pad = p.pad_rows \? (p.rows + 127) / 128 * 128 : p.rows;\n"
   "  const i64 total = (i64)p.groups * rows_pad;\n"
+  "  const i64 warps = (i64)gridDim.x * (NVF_QT / 32);\n"
   "\n"
-  "  for (i64 slot = blockIdx.x; slot < total; slot += gridDim.x) {\n"
+  "  for (i64 slot = (i64)blockIdx.x * (NVF_QT / 32) + (threadIdx.x >> 5); slot < total; slot += warps) {\n"
   "    const int g = (int)(slot / rows_pad), r = (int)(slot % rows_pad);\n"
   "    u8* sfg = p.sf + (i64)g * sf_gbytes;\n"
   "    if (r >= p.rows) { // zero SF padding row of the 128x4 layout\n"
-  "      for (int c = tid; c < sf_pad_cols; c += NVF_QT) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;\n"
+  "      for (int c = lane; c < sf_pad_cols; c += 32) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;\n"
   "      continue;\n"
   "    }\n"
   "    if (r >= nvf_valid_rows(p.masked_m, g, p.rows)) continue; // neither read nor written\n"
@@ -2085,12 +2088,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    const float gs = p.gate_scale \? p.gate_scale[g] : 1.0f, us = p.up_scale \? p.up_scale[g] : 1.0f;\n"
   "    const int vfp16 = SILU \? 0 : p.fp16; // dtype of the words kept\n"
   "\n"
-  "    // Pass 1: the first NVF_QNB blocks of this thread into registers; the row amax.\n"
+  "    // Pass 1: the first NVF_QNB blocks of this lane into registers; the row amax.\n"
   "    u32 v[NVF_QNB][8];\n"
   "    u32 amax_bits = 0, bad = 0;\n"
   "    #pragma unroll\n"
   "    for (int i = 0; i < NVF_QNB; ++i) {\n"
-  "      const int b = tid + i * NVF_QT;\n"
+  "      const int b = lane + 32 * i;\n"
   "      if (b < nblk) {\n"
   "        nvf_load_block<SILU>(p, xrow, b, gs, us, v[i]);\n"
   "        if (p.per_token) nvf_block_amax(v[i], vfp16, amax_bits, bad);\n"
@@ -2099,10 +2102,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    float s;\n"
   "    int mode; // 0 quantize, 1 zero row, 2 faulted row (SF 0x7F, codes 0)\n"
   "    if (p.per_token) {\n"
-  "      for (int b = tid + NVF_QNB * NVF_QT; b < nblk; b += NVF_QT) {\n"
-  "        u32 t[8];\n"
-  "        nvf_load_block<SILU>(p, xrow, b, gs, us, t);\n"
-  "        nvf_block_amax(t, vfp16, amax_bits, bad);\n"
+  "      for (int b = lane + 32 * NVF_QNB; b < nblk; b += 64) { // two blocks in flight\n"
+  "        u32 t0[8], t1[8];\n"
+  "        nvf_load_block<SILU>(p, xrow, b, gs, us, t0);\n"
+  "        if (b + 32 < nblk) nvf_load_block<SILU>(p, xrow, b + 32, gs, us, t1);\n"
+  "        nvf_block_amax(t0, vfp16, amax_bits, bad);\n"
+  "        if (b + 32 < nblk) nvf_block_amax(t1, vfp16, amax_bits, bad);\n"
   "      }\n"
   "      #pragma unroll\n"
   "      for (int o = 16; o > 0; o >>= 1) {\n"
@@ -2110,20 +2115,11 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "        amax_bits = m > amax_bits \? m : amax_bits;\n"
   "        bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, o);\n"
   "      }\n"
-  "      if ((tid & 31) == 0) { red_max[tid >> 5] = amax_bits; red_bad[tid >> 5] = bad; }\n"
-  "      __syncthreads();\n"
-  "      amax_bits = 0; bad = 0;\n"
-  "      #pragma unroll\n"
-  "      for (int w = 0; w < NVF_QT / 32; ++w) {\n"
-  "        amax_bits = red_max[w] > amax_bits \? red_max[w] : amax_bits;\n"
-  "        bad |= red_bad[w];\n"
-  "      }\n"
-  "      __syncthreads(); // red_* are rewritten by the next row\n"
   "      s = __fmul_rn(__uint_as_float(amax_bits), nvf_f32(NVF_RCP2688_BITS));\n"
   "      if (bad) { s = nvf_f32(0x7FC00000u); mode = 2; }\n"
   "      else if (s < NVF_FLT_MIN) { s = 0.0f; mode = 1; } // zero row, or the product underflowed\n"
   "      else mode = 0;\n"
-  "      if (tid == 0) p.scale_out[(i64)g * p.rows + r] = s;\n"
+  "      if (lane == 0) p.scale_out[(i64)g * p.rows + r] = s;\n"
   "    } else {\n"
   "      s = p.scale_in \? p.scale_in[g] : p.scale_value;\n"
   "      if (s == 0.0f) mode = 1;\n"
@@ -2132,9 +2128,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    }\n"
   "    const float t = mode == 0 \? __fmul_rn(__fdiv_rn(1.0f, s), nvf_f32(NVF_RCP6_BITS)) : 0.0f;\n"
   "\n"
-  "    // Pass 2: quantize and store (blocks past the register window are read again).\n"
+  "    // Pass 2: quantize and store.\n"
   "    u8* qrow = p.q + ((i64)g * p.rows + r) * (p.k / 2);\n"
-  "    for (int i = 0, b = tid; b < nblk; ++i, b += NVF_QT) {\n"
+  "    for (int i = 0, b = lane; b < nblk; ++i, b += 32) {\n"
   "      u32 w[8];\n"
   "      if (i < NVF_QNB) {\n"
   "        #pragma unroll\n"
@@ -2142,8 +2138,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "          if (ii == i) {\n"
   "            #pragma unroll\n"
   "            for (int j = 0; j < 8; ++j) w[j] = v[ii][j];\n"
-  "          }\n"
-  "      } else if (mode == 0) {\n",
+  "          }\n",
+  "      } else if (mode == 0) {\n"
   "        nvf_load_block<SILU>(p, xrow, b, gs, us, w);\n"
   "      }\n"
   "      u32 q[2] = {0u, 0u}, sfb = mode == 2 \? 0x7Fu : 0u;\n"
@@ -2162,7 +2158,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      sfg[p.sf_linear \? (i64)r * nblk + b : nvf_sf_offset_128x4(r, b, kc4)] = (u8)sfb;\n"
   "    }\n"
   "    if (!p.sf_linear)\n"
-  "      for (int c = nblk + tid; c < sf_pad_cols; c += NVF_QT) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;\n"
+  "      for (int c = nblk + lane; c < sf_pad_cols; c += 32) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;\n"
   "  }\n"
   "}\n"
   "\n"
@@ -2221,8 +2217,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "}\n"
   "\n"
   "// ---- scale-factor layout conversion (every destination byte written, padding 0) -------\n"
-  "extern \"C\" __global__ void nvf_sf_convert(const u8* src, u8* dst, int groups, int rows, int k,\n"
-  "                                          int to_128x4) {\n",
+  "extern \"C\" __global__ void nvf_sf_convert(const u8* src, u8* dst, int groups, int rows, int k,\n",
+  "                                          int to_128x4) {\n"
   "  const int nblk = k / 16, kc4 = (nblk + 3) / 4;\n"
   "  const i64 lin = (i64)rows * nblk, sw = nvf_sf_group_bytes_128x4(rows, k);\n"
   "  const i64 per_group = to_128x4 \? sw : lin;\n"
@@ -3550,16 +3546,16 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
                                                             const nvfp4moe__quant_params* p, int silu,
                                                             nvfp4moe_stream stream) {
   long long rows_pad = p->pad_rows ? (p->rows + 127) / 128 * 128 : p->rows;
-  long long slots = (long long)p->groups * rows_pad, cap = (long long)ctx->sm_count * 8;
+  long long ctas = ((long long)p->groups * rows_pad + 7) / 8, cap = (long long)ctx->sm_count * 8; /* a warp per row */
   void* args[1];
   args[0] = (void*)p;
   return nvfp4moe__launch(ctx, fn, silu ? NVFP4MOE__SPEC_SILU_QUANTIZE : NVFP4MOE__SPEC_QUANTIZE, 0,
-                          (unsigned)(slots < cap ? slots : cap), 128, 0, stream, args);
+                          (unsigned)(ctas < cap ? ctas : cap), 256, 0, stream, args);
 }
 
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__quantize_op(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* a,
                                                         nvfp4moe_stream stream, const char* fn, int per_token, int silu) {
-  long long stride;
+  long long stride = 0;
   nvfp4moe__quant_params p;
   nvfp4moe__scope sc;
   nvfp4moe_result r;
@@ -3813,7 +3809,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context*
   nvfp4moe__scope sc;
   nvfp4moe__gemm_params p;
   nvfp4moe_result r;
-  long long ldd;
+  long long ldd = 0;
   if (!ctx) return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_INVALID_ARGUMENT, "%s: ctx is null", fn);
   r = nvfp4moe__check_gemm(&ctx->desc.logger, fn, a, 1, &ldd);
   if (r != NVFP4MOE_SUCCESS) return r;
@@ -4175,7 +4171,7 @@ NVFP4MOE__PRIVATE void nvfp4moe__ref_load_block(const unsigned short* row, int f
 
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__ref_quantize(const nvfp4moe_quantize_args* a, const char* fn, int per_token,
                                                          int silu) {
-  long long stride;
+  long long stride = 0;
   int g, r, b, c, nblk, kc4, rows_pad, fo6, fp16, linear, pad;
   nvfp4moe_result res = nvfp4moe__check_quantize(0, fn, a, per_token, silu, 0, &stride);
   const int* mm;
@@ -4368,7 +4364,7 @@ NVFP4MOE__PRIVATE void nvfp4moe__ref_deq_rows(const unsigned char* q, const unsi
 
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_grouped_gemm_nt_masked(const nvfp4moe_gemm_args* a) {
   const char* fn = "nvfp4moe_ref_grouped_gemm_nt_masked";
-  long long ldd;
+  long long ldd = 0;
   nvfp4moe_result r = nvfp4moe__check_gemm(0, fn, a, 0, &ldd);
   float *ad, *bd;
   int g, m, n, kk;

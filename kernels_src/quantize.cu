@@ -3,8 +3,8 @@
 // conversion, dequantization. Bit-exact with the host reference (NUMERICS.md 2-3).
 #include "common.cuh"
 
-#define NVF_QT 128 // threads per CTA: one CTA quantizes one row at a time
-#define NVF_QNB 4  // 16-element blocks a thread keeps in registers (one read for K <= 8192)
+#define NVF_QT 256 // threads per CTA: 8 warps, one row per warp at a time
+#define NVF_QNB 4  // 16-element blocks a lane keeps in registers (one read for K <= 2048)
 
 struct NvfQuantParams {
   const void* x;          // input rows, bf16 or fp16; SiLU: [gate | up], 2k wide
@@ -70,20 +70,23 @@ NVF_DEV void nvf_block_amax(const u32* w, int fp16, u32& amax_bits, u32& bad) {
   }
 }
 
+// One warp quantizes one row at a time (no block-wide barrier): lane l takes the blocks
+// l, l + 32, ...; the first NVF_QNB of them stay in registers between the amax pass and
+// the quantization pass, later ones are read again (from L2: the row was just read).
 template <bool SILU>
 NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p) {
-  __shared__ u32 red_max[NVF_QT / 32], red_bad[NVF_QT / 32];
-  const int tid = threadIdx.x, nblk = p.k / 16, kc4 = (nblk + 3) / 4;
+  const int lane = threadIdx.x & 31, nblk = p.k / 16, kc4 = (nblk + 3) / 4;
   const int sf_pad_cols = p.sf_linear ? nblk : kc4 * 4;
   const i64 sf_gbytes = p.sf_linear ? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);
   const int rows_pad = p.pad_rows ? (p.rows + 127) / 128 * 128 : p.rows;
   const i64 total = (i64)p.groups * rows_pad;
+  const i64 warps = (i64)gridDim.x * (NVF_QT / 32);
 
-  for (i64 slot = blockIdx.x; slot < total; slot += gridDim.x) {
+  for (i64 slot = (i64)blockIdx.x * (NVF_QT / 32) + (threadIdx.x >> 5); slot < total; slot += warps) {
     const int g = (int)(slot / rows_pad), r = (int)(slot % rows_pad);
     u8* sfg = p.sf + (i64)g * sf_gbytes;
     if (r >= p.rows) { // zero SF padding row of the 128x4 layout
-      for (int c = tid; c < sf_pad_cols; c += NVF_QT) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
+      for (int c = lane; c < sf_pad_cols; c += 32) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
       continue;
     }
     if (r >= nvf_valid_rows(p.masked_m, g, p.rows)) continue; // neither read nor written
@@ -91,12 +94,12 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p) {
     const float gs = p.gate_scale ? p.gate_scale[g] : 1.0f, us = p.up_scale ? p.up_scale[g] : 1.0f;
     const int vfp16 = SILU ? 0 : p.fp16; // dtype of the words kept
 
-    // Pass 1: the first NVF_QNB blocks of this thread into registers; the row amax.
+    // Pass 1: the first NVF_QNB blocks of this lane into registers; the row amax.
     u32 v[NVF_QNB][8];
     u32 amax_bits = 0, bad = 0;
     #pragma unroll
     for (int i = 0; i < NVF_QNB; ++i) {
-      const int b = tid + i * NVF_QT;
+      const int b = lane + 32 * i;
       if (b < nblk) {
         nvf_load_block<SILU>(p, xrow, b, gs, us, v[i]);
         if (p.per_token) nvf_block_amax(v[i], vfp16, amax_bits, bad);
@@ -105,10 +108,12 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p) {
     float s;
     int mode; // 0 quantize, 1 zero row, 2 faulted row (SF 0x7F, codes 0)
     if (p.per_token) {
-      for (int b = tid + NVF_QNB * NVF_QT; b < nblk; b += NVF_QT) {
-        u32 t[8];
-        nvf_load_block<SILU>(p, xrow, b, gs, us, t);
-        nvf_block_amax(t, vfp16, amax_bits, bad);
+      for (int b = lane + 32 * NVF_QNB; b < nblk; b += 64) { // two blocks in flight
+        u32 t0[8], t1[8];
+        nvf_load_block<SILU>(p, xrow, b, gs, us, t0);
+        if (b + 32 < nblk) nvf_load_block<SILU>(p, xrow, b + 32, gs, us, t1);
+        nvf_block_amax(t0, vfp16, amax_bits, bad);
+        if (b + 32 < nblk) nvf_block_amax(t1, vfp16, amax_bits, bad);
       }
       #pragma unroll
       for (int o = 16; o > 0; o >>= 1) {
@@ -116,20 +121,11 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p) {
         amax_bits = m > amax_bits ? m : amax_bits;
         bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, o);
       }
-      if ((tid & 31) == 0) { red_max[tid >> 5] = amax_bits; red_bad[tid >> 5] = bad; }
-      __syncthreads();
-      amax_bits = 0; bad = 0;
-      #pragma unroll
-      for (int w = 0; w < NVF_QT / 32; ++w) {
-        amax_bits = red_max[w] > amax_bits ? red_max[w] : amax_bits;
-        bad |= red_bad[w];
-      }
-      __syncthreads(); // red_* are rewritten by the next row
       s = __fmul_rn(__uint_as_float(amax_bits), nvf_f32(NVF_RCP2688_BITS));
       if (bad) { s = nvf_f32(0x7FC00000u); mode = 2; }
       else if (s < NVF_FLT_MIN) { s = 0.0f; mode = 1; } // zero row, or the product underflowed
       else mode = 0;
-      if (tid == 0) p.scale_out[(i64)g * p.rows + r] = s;
+      if (lane == 0) p.scale_out[(i64)g * p.rows + r] = s;
     } else {
       s = p.scale_in ? p.scale_in[g] : p.scale_value;
       if (s == 0.0f) mode = 1;
@@ -138,9 +134,9 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p) {
     }
     const float t = mode == 0 ? __fmul_rn(__fdiv_rn(1.0f, s), nvf_f32(NVF_RCP6_BITS)) : 0.0f;
 
-    // Pass 2: quantize and store (blocks past the register window are read again).
+    // Pass 2: quantize and store.
     u8* qrow = p.q + ((i64)g * p.rows + r) * (p.k / 2);
-    for (int i = 0, b = tid; b < nblk; ++i, b += NVF_QT) {
+    for (int i = 0, b = lane; b < nblk; ++i, b += 32) {
       u32 w[8];
       if (i < NVF_QNB) {
         #pragma unroll
@@ -168,7 +164,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p) {
       sfg[p.sf_linear ? (i64)r * nblk + b : nvf_sf_offset_128x4(r, b, kc4)] = (u8)sfb;
     }
     if (!p.sf_linear)
-      for (int c = nblk + tid; c < sf_pad_cols; c += NVF_QT) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
+      for (int c = nblk + lane; c < sf_pad_cols; c += 32) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
   }
 }
 

@@ -44,6 +44,8 @@ else
 fi
 step "host numerics, layouts, argument checks" ./build/test_cpu
 step "NVRTC compiles every kernel" ./build/test_nvrtc
+step "SM100 encoders (PTX ISA, CUTLASS values)" ./build/test_sm100_encoders
+step "SM100 layout model" ./build/test_sm100_model
 step "disk cache" ./build/test_cache
 step "numerics against ml_dtypes" python3 tests/test_numerics.py
 step "quantizer against torchao" python3 tests/test_torchao.py

@@ -9,13 +9,13 @@
    Nothing here needs a GPU.
 
    Sources (quoted where each rule is used):
-     [ISA-T40]  PTX ISA 9.0, 9.7.16.4.1 "Shared Memory Descriptor", Table 40 (bits 0-13 start,
+     [ISA-T40]  PTX ISA 9.7.16.4.1 "Shared Memory Descriptor", Table 40 (bits 0-13 start,
                 16-29 LBO, 32-45 SBO, 46-48 fixed 0b001, 49-51 base offset, 52 LBO mode,
                 53-60 zero, 61-63 swizzle: 0 none, 1 128B/32B-atom, 2 128B, 4 64B, 6 32B),
                 matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4; Table 41 (128B pattern
                 repeats at 1024-byte boundaries -> base offset 0).
      [ISA-T47]  PTX ISA, "Instruction descriptor format for .kind::mxf4 and .kind::mxf4nvf4"
-                (Table 44 in PTX 8.7, Table 47 in later revisions): 0-1 reserved, 2 sparsity,
+                (Table 44 or 47 depending on the ISA revision): 0-1 reserved, 2 sparsity,
                 3 reserved, 4-5 SFB id, 6 reserved, 7-9 atype (E2M1 = 1), 10-11 btype
                 (E2M1 = 1), 12 reserved, 13/14 negate A/B, 15/16 transpose A/B (must be 0),
                 17-22 N >> 3, 23 scale type (UE4M3 = 0, UE8M0 = 1), 24-26 reserved,

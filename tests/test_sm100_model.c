@@ -42,7 +42,7 @@
    [D1] Shared memory descriptor, PTX ISA 9.7.16.4.1 Table 40: start = bits 0-13 << 4,
         LBO = bits 16-29 << 4, SBO = bits 32-45 << 4, bits 46-48 = 0b001, base offset 49-51,
         LBO mode 52, bits 53-60 zero, swizzle 61-63 (0 none, 2 = 128B).
-   [D2] Canonical K-major layouts, PTX ISA 9.7.16.x "Canonical Layouts" (tcgen05), in units of
+   [D2] Canonical K-major layouts, PTX ISA tcgen05 "Canonical Layouts" (#tcgen05-canonical-layouts), in units of
         elements, T = 128 / bits(element) = 32 for E2M1:
           no swizzle: ((8,m),(T,2k)):((1T,SBO),(1,LBO))
           128B:       ((8,m),(T,2k)):((8T,SBO),(1,T)), then Swizzle<3,4,3> on the address;
@@ -57,9 +57,12 @@
         M = bits 27-28 << 7, atype 7-9 = 1 and btype 10-11 = 1 (E2M1), scale type bit 23 = 0
         (UE4M3), SFA id 29-30 and SFB id 4-5 must be 0 for scale_vec::4X (9.7.16.10.7.2.3),
         bit 31 = 0 (K = 64), transpose bits 0 (not supported for mxf4nvf4, Table 49).
-   [M1] D for M = 128, cta_group::1 (PTX ISA Layout D, 9.7.16.10.5.4): row i -> TMEM lane i,
-        column n -> d column + n, one f32 per cell (the epilogue's 32x32b loads read it back
-        the same way). TMEM address = lane << 16 | column.
+   [M1] D for M = 128, cta_group::1 (PTX ISA Layout D, 9.7.16.10.5.4, drawn in its figure):
+        row i -> TMEM lane i, column n -> d column + n, one f32 per cell. TMEM address =
+        lane << 16 | column (PTX ISA "Tensor Memory Addressing").
+   [L1] tcgen05.ld.32x32b.x32 (PTX ISA Data Movement Shape): a warp accesses 32 lanes, thread t
+        lane base + t, 32 consecutive columns; 9.7.16.8.1 "Access restrictions": warp w of a
+        warpgroup (w = warp % 4) may only access lanes 32w .. 32w+31.
    [S1] Scale factors in TMEM for scale_vec::4X: (row r, 16-block s of the MMA's K=64) at lane
         r (the value is the same in all 4 lane quarters), column sf_col + r/32, byte s.
         PTX ISA 9.7.16.10.7: "Scale factors for A and B matrices need to be duplicated to all
