@@ -22,6 +22,9 @@ A)
   echo "racecheck gemm exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|^FAIL|^PASS" "$OUT/racecheck.log" | head
   TEST_QUICK=1 TEST_ONLY=masked_and_per_tensor compute-sanitizer --tool racecheck --error-exitcode 9 ./build/test_gpu > "$OUT/racecheck_q.log" 2>&1
   echo "racecheck quantize exit $?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|^FAIL|^PASS" "$OUT/racecheck_q.log" | head
+  TEST_QUICK=1 TEST_ONLY=moe_layer compute-sanitizer --tool racecheck --error-exitcode 9 ./build/test_gpu > "$OUT/racecheck_l.log" 2>&1
+  echo "racecheck layer (swap-AB GEMM, SiLU) exit $?"; grep -E "RACECHECK SUMMARY|^FAIL|^PASS" "$OUT/racecheck_l.log" | head
+  ./build/jit_timing > "$OUT/jit_timing.json" 2>&1; cat "$OUT/jit_timing.json"
   ;;
 B)
   ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -vE "^PASS" | tail -20; grep -c "^PASS" "$OUT/test_gpu.log"
