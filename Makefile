@@ -10,7 +10,7 @@ LDLIBS := -ldl -lm -lpthread
 B := build
 
 EXAMPLES := $(B)/quantize_example $(B)/grouped_gemm_example $(B)/moe_layer
-TOOLS := $(B)/nvfp4moe_precompile $(B)/jit_timing $(B)/libnvfp4moe.so
+TOOLS := $(B)/nvfp4moe_precompile $(B)/jit_timing $(B)/profile_kernels $(B)/libnvfp4moe.so
 TESTS := $(B)/test_cpu $(B)/test_cache $(B)/test_nvrtc $(B)/test_gpu $(B)/test_sm100_encoders $(B)/test_sm100_model
 
 .PHONY: all embed run test tests examples bench clean
@@ -31,6 +31,8 @@ $(B)/moe_layer: examples/moe_layer.c tools/cuda_driver.h nvfp4moe.h | $(B)
 $(B)/nvfp4moe_precompile: tools/nvfp4moe_precompile.c nvfp4moe.h | $(B)
 	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 $(B)/jit_timing: tools/jit_timing.c tools/cuda_driver.h nvfp4moe.h | $(B)
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
+$(B)/profile_kernels: tools/profile_kernels.c tools/cuda_driver.h nvfp4moe.h | $(B)
 	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 $(B)/libnvfp4moe.so: tools/libnvfp4moe.c nvfp4moe.h | $(B)
 	$(CC) $(CFLAGS) -fPIC -shared $< -o $@ $(LDLIBS)

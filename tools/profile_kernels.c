@@ -1,0 +1,63 @@
+/* profile_kernels -- launches the hot kernels on benchmark shapes, a few times each, for a
+   profiler (ncu) to look at; checks nothing and times nothing (tools/bench.py does).
+     ncu --clock-control none --section SpeedOfLight --section WarpStateStats ./build/profile_kernels */
+#define NVFP4MOE_IMPLEMENTATION
+#include "../nvfp4moe.h"
+#include "cuda_driver.h"
+#include <stdlib.h>
+
+static void fill_random(nvfp4moe_devptr d, size_t n, unsigned lo, unsigned span) {
+  unsigned char* h = (unsigned char*)malloc(n);
+  unsigned s = 99u;
+  size_t i;
+  for (i = 0; i < n; ++i) {
+    s = s * 1664525u + 1013904223u;
+    h[i] = (unsigned char)(lo + (s >> 8) % span);
+  }
+  gu_put(d, h, n);
+  free(h);
+}
+
+int main(void) {
+  nvfp4moe_context* ctx;
+  const char* why;
+  int it;
+  if (!gu_open(0, &ctx, &why)) { printf("no GPU: %s\n", why); return 0; }
+  { /* per-token quantization [16384, 7168] bf16 and the masked decode shape */
+    int M = 16384, K = 7168, mm[32], g;
+    nvfp4moe_devptr x = gu_alloc((size_t)M * K * 2), q = gu_alloc((size_t)M * K / 2);
+    nvfp4moe_devptr sf = gu_alloc(nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4)), s = gu_alloc((size_t)M * 4);
+    nvfp4moe_devptr dmm = gu_alloc(sizeof mm);
+    nvfp4moe_quantize_args a;
+    fill_random(x, (size_t)M * K * 2, 0x30, 0x10); /* bf16 values around 1e-9 .. 1: exponent byte 0x30..0x3F */
+    memset(&a, 0, sizeof a);
+    a.dtype = NVFP4MOE_DTYPE_BF16; a.groups = 1; a.rows = M; a.k = K; a.x = x; a.out_e2m1 = q; a.out_sf = sf; a.scale = s;
+    for (it = 0; it < 4; ++it) nvfp4moe_quantize_per_token(ctx, &a, 0);
+    for (g = 0; g < 32; ++g) mm[g] = 20 + (g * 7) % 27;
+    gu_put(dmm, mm, sizeof mm);
+    a.groups = 32; a.rows = 256; a.masked_m = dmm;
+    for (it = 0; it < 4; ++it) nvfp4moe_quantize_per_token(ctx, &a, 0);
+    gu_sync();
+    gu_free(x); gu_free(q); gu_free(sf); gu_free(s); gu_free(dmm);
+  }
+  { /* swap-AB GEMM, DeepSeek-V3 EP8 GEMM1 at 8 tokens per expert */
+    int G = 32, M = 8, N = 4096, K = 7168, mm[32], g;
+    nvfp4moe_devptr a = gu_alloc((size_t)G * M * K / 2), asf = gu_alloc((size_t)G * nvfp4moe_sf_bytes(M, K, 0));
+    nvfp4moe_devptr b = gu_alloc((size_t)G * N * K / 2), bsf = gu_alloc((size_t)G * nvfp4moe_sf_bytes(N, K, 0));
+    nvfp4moe_devptr d = gu_alloc((size_t)G * M * N * 2), dmm = gu_alloc(sizeof mm);
+    nvfp4moe_gemm_args ga;
+    fill_random(a, (size_t)G * M * K / 2, 0, 256); fill_random(b, (size_t)G * N * K / 2, 0, 256);
+    fill_random(asf, (size_t)G * nvfp4moe_sf_bytes(M, K, 0), 0x30, 0x10);
+    fill_random(bsf, (size_t)G * nvfp4moe_sf_bytes(N, K, 0), 0x30, 0x10);
+    for (g = 0; g < G; ++g) mm[g] = M;
+    gu_put(dmm, mm, sizeof mm);
+    memset(&ga, 0, sizeof ga);
+    ga.groups = G; ga.m_max = M; ga.n = N; ga.k = K; ga.a = a; ga.a_sf = asf; ga.b = b; ga.b_sf = bsf;
+    ga.masked_m = dmm; ga.d = d; ga.expected_m = M;
+    for (it = 0; it < 4; ++it) nvfp4moe_grouped_gemm_nt_masked(ctx, &ga, 0);
+    gu_sync();
+  }
+  printf("done\n");
+  nvfp4moe_destroy(ctx);
+  return 0;
+}
