@@ -3728,13 +3728,14 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
   if (spec >= NVFP4MOE__SPEC_GEMM_T8 && spec <= NVFP4MOE__SPEC_GEMM_T48) {
     /* one CTA per (group, 128 weight rows); tokens of a 1024-K chunk in shared memory */
     unsigned tok = (unsigned)nvfp4moe__swapab_tok[spec - NVFP4MOE__SPEC_GEMM_T8];
+    unsigned smem = tok * (1024u / 2u + 8u) * 4u; /* NVF_TOK x NVF_TSTRIDE words */
     long long grid = (long long)p->groups * ((p->n + 127) / 128);
     void* args[1];
     nvfp4moe_result r = nvfp4moe__prepare(ctx, spec);
-    if (r == NVFP4MOE_SUCCESS) r = nvfp4moe__set_smem(ctx, spec, 0, tok * (1024u / 2u + 8u) * 4u);
+    if (r == NVFP4MOE_SUCCESS) r = nvfp4moe__set_smem(ctx, spec, 0, smem);
     if (r != NVFP4MOE_SUCCESS) return r;
     args[0] = (void*)p;
-    return nvfp4moe__launch(ctx, fn, spec, 0, (unsigned)grid, 256, tok * (1024u / 2u + 8u) * 4u, stream, args);
+    return nvfp4moe__launch(ctx, fn, spec, 0, (unsigned)grid, 256, smem, stream, args);
   }
   bm = nvfp4moe__portable_bm[spec - NVFP4MOE__SPEC_GEMM_P16];
   unsigned threads = bm == 128 ? 256 : 128, smem = 2u * (unsigned)(bm + 128) * 128u;
@@ -4013,7 +4014,7 @@ NVFP4MOE__PRIVATE void nvfp4moe__self_test(nvfp4moe_context* ctx) {
   }
   /* an explicit desc->backend / NVFP4MOE_BACKEND = sm100 forces the native path untested */
   if ((ctx->backend == NVFP4MOE_BACKEND_SM100 && ctx->desc_backend_forced == 0) || mode) {
-    int r = nvfp4moe__self_test_gemm(ctx, mode ? mode : 0, why, sizeof why);
+    int r = nvfp4moe__self_test_gemm(ctx, mode, why, sizeof why);
     ctx->sm100_self_test = r;
     if (r < 0) {
       nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_WARN, "self-test: the native SM100 GEMM failed (%s); using the portable path",
