@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One call on the GPU machine (the `device` tool of this workplace). A: the whole test
 # suite plus compute-sanitizer; B: the GPU tests, the torchao check and the benchmark;
-# C: JIT timings, SM100 disassembly, the main job. Everything lands in $OUT (or ./device_out).
+# C: JIT timings, SM100 disassembly, the main job; D: GPU tests, quantization benchmark and
+# the swap-AB tuning sweep (tools/bench.py --tune); E: GPU tests, torchao check, sanitizers on
+# the quantizer and the layer, the full benchmark (one call of under 10 minutes). Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
 OUT=${OUT:-device_out}
@@ -41,5 +43,20 @@ C)
   cuobjdump -sass /tmp/sm100.cubin > "$OUT/sm100.sass" 2>&1
   grep -oE "\b(UTC[A-Z0-9_.]+|UTMALDG[A-Z0-9_.]*|UBLKCP[A-Z0-9_.]*|LDTM[A-Z0-9_.]*)" "$OUT/sm100.sass" | sort | uniq -c
   ./build/moe_layer > "$OUT/moe_layer.log" 2>&1; tail -14 "$OUT/moe_layer.log"
+  ;;
+D)
+  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -vE "^PASS" | tail -20; grep -c "^PASS" "$OUT/test_gpu.log"
+  PYTHONUNBUFFERED=1 python3 tools/bench.py --only quant --out "$OUT/quant.json" 2>&1 | tail -6
+  PYTHONUNBUFFERED=1 python3 tools/bench.py --tune "${TUNES:-0,1,2,3}" --only gemm --out "$OUT/tune.json" 2>&1 | tail -64
+  ;;
+E)
+  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^SKIP|passed" | head; grep -c "^PASS" "$OUT/test_gpu.log"
+  python3 tests/test_torchao.py 2>&1 | tee "$OUT/torchao.log" | grep -v Warning | tail -4
+  for t in memcheck racecheck; do for f in quantiz moe_layer; do
+    TEST_QUICK=1 TEST_ONLY=$f timeout 100 compute-sanitizer --tool $t --error-exitcode 9 ./build/test_gpu > "$OUT/$t.$f.log" 2>&1
+    echo "$t $f exit $?: $(grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/$t.$f.log" | head -1) $(grep -c ^PASS "$OUT/$t.$f.log") PASS $(grep -c ^FAIL "$OUT/$t.$f.log") FAIL"
+  done; done
+  PYTHONUNBUFFERED=1 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -34
+  cp bench/results/*.json "$OUT/" 2>/dev/null
   ;;
 esac

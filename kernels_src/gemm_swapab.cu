@@ -22,7 +22,24 @@
 #define NVF_ROWS (16 * NVF_WARPS)      // weight rows (N) per CTA
 #define NVF_KC 1024                    // K elements of tokens staged per chunk
 #define NVF_STEP 128                   // K elements per register step (64 bytes of a row)
-#define NVF_DEPTH 4                    // register steps of weights in flight
+// Register steps of weights in flight and CTAs per SM the registers must allow;
+// NVF_TUNE picks other pairs for tuning runs ($NVFP4MOE_TUNE_DEFINE, bench/NOTES.md).
+#if !defined(NVF_TUNE) && NVF_NT <= 2 // measured best for 8 and 16 tokens (bench/NOTES.md)
+#define NVF_DEPTH 2
+#define NVF_MINB 3
+#elif !defined(NVF_TUNE) || NVF_TUNE == 0
+#define NVF_DEPTH 4
+#define NVF_MINB 2
+#elif NVF_TUNE == 1
+#define NVF_DEPTH 2
+#define NVF_MINB 3
+#elif NVF_TUNE == 2
+#define NVF_DEPTH 2
+#define NVF_MINB 4
+#elif NVF_TUNE == 3
+#define NVF_DEPTH 1
+#define NVF_MINB 4
+#endif
 #define NVF_TSTRIDE (NVF_KC / 2 + 8)   // words per token row in smem; +8 keeps 64-bit reads conflict-free
 
 struct NvfGemmParams {
@@ -43,11 +60,25 @@ NVF_DEV void nvf_fp4x8_to_bf16x2(u32 q, u32* r) {
   }
 }
 
-// ue4m3 SF -> bf16x2 of sf * 2^118 (exact; sf * 2^118 < 2^127), so that
-// (code * 2^-126) * (sf * 2^118) = value * sf * 2^-8. SF 0x7F (a faulted block) -> NaN.
-NVF_DEV u32 nvf_sf_to_bf16x2(u32 sfb) {
-  const u32 h = sfb == 0x7Fu ? 0x7FC0u : __float_as_uint(__fmul_rn(nvf_e4m3_to_f32(sfb), nvf_f32(0x7A800000u))) >> 16;
-  return h | (h << 16);
+// Two ue4m3 SFs (bytes 0, 1 of sf2) -> bf16x2 of sf * 2^118 in both halves (exact;
+// sf * 2^118 < 2^127), so that (code * 2^-126) * (sf * 2^118) = value * sf * 2^-8.
+// SF 0x7F (a faulted block) -> NaN. sm_89+: one cvt for both bytes (e4m3 -> f16 is exact).
+NVF_DEV void nvf_sf2_to_bf16x2(u32 sf2, u32& s0, u32& s1) {
+#if __CUDA_ARCH__ >= 890
+  u32 h;
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"((u16)sf2));
+  const float f0 = __fmul_rn(nvf_fp16_to_f32((u16)h), nvf_f32(0x7A800000u));
+  const float f1 = __fmul_rn(nvf_fp16_to_f32((u16)(h >> 16)), nvf_f32(0x7A800000u));
+  s0 = nvf_pack_bf16x2(f0, f0);
+  s1 = nvf_pack_bf16x2(f1, f1);
+#else
+  #pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const u32 b = (sf2 >> (8 * i)) & 0xFFu;
+    const u32 h = b == 0x7Fu ? 0x7FC0u : __float_as_uint(__fmul_rn(nvf_e4m3_to_f32(b), nvf_f32(0x7A800000u))) >> 16;
+    (i ? s1 : s0) = h | (h << 16);
+  }
+#endif
 }
 
 NVF_DEV u32 nvf_bf16x2_mul(u32 a, u32 b) { // exact here: at most 6 significant bits, normal range
@@ -59,7 +90,8 @@ NVF_DEV u32 nvf_bf16x2_mul(u32 a, u32 b) { // exact here: at most 6 significant 
 // 16 bytes of a row (32 elements, SF columns c and c+1 in sf2) -> 16 bf16x2 in pair order:
 // out[4j + p] = elements (8j + p, 8j + p + 4).
 NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {
-  const u32 s0 = nvf_sf_to_bf16x2(sf2 & 0xFFu), s1 = nvf_sf_to_bf16x2((sf2 >> 8) & 0xFFu);
+  u32 s0, s1;
+  nvf_sf2_to_bf16x2(sf2, s0, s1);
   const u32 w[4] = {q.x, q.y, q.z, q.w};
   #pragma unroll
   for (int j = 0; j < 4; ++j) {
@@ -70,7 +102,7 @@ NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {
   }
 }
 
-extern "C" __global__ void __launch_bounds__(NVF_THREADS)
+extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)
 nvf_gemm_swapab(const NvfGemmParams p) {
   extern __shared__ __align__(16) u32 tok[]; // [NVF_TOK][NVF_TSTRIDE]
   const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS; // grid = groups * nblocks

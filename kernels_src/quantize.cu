@@ -3,8 +3,19 @@
 // conversion, dequantization. Bit-exact with the host reference (NUMERICS.md 2-3).
 #include "common.cuh"
 
-#define NVF_QT 256 // threads per CTA: 8 warps, one row per warp at a time
-#define NVF_QNB 4  // 16-element blocks a lane keeps in registers (one read for K <= 2048)
+#define NVF_QT 256   // threads per CTA
+// Blocks of 16 a thread keeps in registers (a row is read once for K <= 256 * 16 * NVF_QNB)
+// and CTAs per SM the registers must allow. Measured (bench/NOTES.md): 4 and 2 for the
+// plain quantizer, 2 and 3 for the SiLU kernel (its exp is the bottleneck, not the bytes
+// in flight). NVF_QTUNE=1 swaps them, for tuning runs; the host picks teams to match.
+#if defined(NVF_SILU) != (defined(NVF_QTUNE) && NVF_QTUNE == 1)
+#define NVF_QNB 2
+#define NVF_QMINB 3
+#else
+#define NVF_QNB 4
+#define NVF_QMINB 2
+#endif
+#define NVF_QMAXG 1024 // masked input with up to this many groups: valid rows enumerated densely
 
 struct NvfQuantParams {
   const void* x;          // input rows, bf16 or fp16; SiLU: [gate | up], 2k wide
@@ -24,21 +35,25 @@ struct NvfQuantParams {
   int fo6;                // 4over6: 0 off, 1 MAE, 2 MSE
   int fp16;               // 1: input is fp16, 0: bf16
   int pad_rows;           // write zero SF rows up to roundup(rows,128) (plain 128x4)
+  int team;               // threads per row: a power of two >= k/16/NVF_QNB, at most NVF_QT
 };
 
-// A block of 16 values is kept as 8 words of packed 16-bit floats (half the registers
-// of f32): the input as loaded, or for SiLU the bf16 y itself (y is bf16 by contract).
-NVF_DEV float nvf_half_to_f32(u32 w, int j, int fp16) {
-  const u32 h = (w >> (16 * (j & 1))) & 0xFFFFu;
-  return fp16 ? nvf_fp16_to_f32((u16)h) : nvf_bf16_to_f32(h);
-}
-NVF_DEV void nvf_unpack16(const u32* w, int fp16, float* v) {
-  #pragma unroll
-  for (int j = 0; j < 16; ++j) v[j] = nvf_half_to_f32(w[j >> 1], j, fp16);
+NVF_DEV u32 nvf_prmt(u32 a, u32 b, u32 sel) {
+  u32 r;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
+  return r;
 }
 
-// Block b of the row to quantize: the input itself, or bf16(silu(gate) * up).
-template <bool SILU>
+// Element j (0..7) of a 4-word group of packed 16-bit floats, widened exactly.
+template <bool F16>
+NVF_DEV float nvf_elem(const u32* w, int j) {
+  const u32 x = w[j >> 1];
+  if (F16) return nvf_fp16_to_f32((u16)(x >> (16 * (j & 1))));
+  return __uint_as_float((j & 1) ? (x & 0xFFFF0000u) : (x << 16));
+}
+
+// Block b of the row to quantize, 8 words: the input itself, or bf16(silu(gate) * up).
+template <bool SILU, bool F16>
 NVF_DEV void nvf_load_block(const NvfQuantParams& p, const u8* xrow, int b, float gs, float us, u32* w) {
   const uint4 a0 = *(const uint4*)(xrow + (i64)b * 32), a1 = *(const uint4*)(xrow + (i64)b * 32 + 16);
   w[0] = a0.x; w[1] = a0.y; w[2] = a0.z; w[3] = a0.w; w[4] = a1.x; w[5] = a1.y; w[6] = a1.z; w[7] = a1.w;
@@ -51,7 +66,7 @@ NVF_DEV void nvf_load_block(const NvfQuantParams& p, const u8* xrow, int b, floa
       u32 y = 0;
       #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        float g = nvf_half_to_f32(w[j], h, p.fp16), u = nvf_half_to_f32(uw[j], h, p.fp16);
+        float g = nvf_elem<F16>(w + j, h), u = nvf_elem<F16>(uw + j, h);
         if (p.gate_scale) g = __fmul_rn(g, gs);
         if (p.up_scale) u = __fmul_rn(u, us);
         y |= nvf_f32_to_bf16(nvf_silu_mul(g, u)) << (16 * h);
@@ -61,71 +76,237 @@ NVF_DEV void nvf_load_block(const NvfQuantParams& p, const u8* xrow, int b, floa
   }
 }
 
-NVF_DEV void nvf_block_amax(const u32* w, int fp16, u32& amax_bits, u32& bad) {
+// max |x| of a block as f32 bits (exact; +-Inf -> 0x7F800000, NaN -> above it), from
+// packed max of the magnitudes (NaN-propagating) and one integer max of the two halves.
+template <bool F16>
+NVF_DEV u32 nvf_block_amax_bits(const u32* w) {
+  u32 m[8];
   #pragma unroll
-  for (int j = 0; j < 16; ++j) {
-    const u32 a = __float_as_uint(nvf_half_to_f32(w[j >> 1], j, fp16)) & 0x7FFFFFFFu;
-    bad |= (u32)(a >= 0x7F800000u);
-    amax_bits = a > amax_bits ? a : amax_bits;
+  for (int j = 0; j < 8; ++j) m[j] = w[j] & 0x7FFF7FFFu;
+  #pragma unroll
+  for (int s = 4; s > 0; s >>= 1)
+    #pragma unroll
+    for (int j = 0; j < s; ++j) {
+      if (F16) asm("max.NaN.f16x2 %0, %1, %2;" : "=r"(m[j]) : "r"(m[j]), "r"(m[j + s]));
+      else asm("max.NaN.bf16x2 %0, %1, %2;" : "=r"(m[j]) : "r"(m[j]), "r"(m[j + s]));
+    }
+  const u32 lo = __float_as_uint(nvf_elem<F16>(m, 0)), hi = __float_as_uint(nvf_elem<F16>(m, 1));
+  return lo > hi ? lo : hi;
+}
+
+// Magnitude code of |v| (finite, or +inf -> 7) in the low byte of the result:
+// code = min(rint(2a), rint(a) + 2, rint(a/2) + 4, 7), each rint a single RNE rounding
+// of an exact value against the magic 1.5 * 2^23 (its bits hold rint + 0x4B400000).
+// rint is monotone, so the min of the roundings is the rounding of the min of the three
+// lines 2a, a + 2, a/2 + 4 (the E2M1 grid stretched to integers): the RNE cut points of
+// NUMERICS.md land on .5 and tie to the even code. Checked against the cut-point
+// compares for every non-negative f32 (docs/numerics.md).
+NVF_DEV u32 nvf_e2m1_mag_bits(float v) {
+  const float a = fabsf(v); // folds into the three adds as |v|
+  const u32 c0 = __float_as_uint(__fmaf_rn(a, 2.0f, 12582912.0f));
+  const u32 c1 = __float_as_uint(__fadd_rn(a, 12582914.0f));
+  const u32 c2 = __float_as_uint(__fmaf_rn(a, 0.5f, 12582916.0f));
+  return min(min(c0, c1), min(c2, 0x4B400007u));
+}
+
+// Codes of the 8 elements in w[0..3] times out (finite, > 0), packed (element j in
+// nibble j), sign from the input (so -0 and negative underflow give code 8).
+template <bool F16>
+NVF_DEV u32 nvf_e2m1_pack8(const u32* w, float out) {
+  u32 c[8];
+  #pragma unroll
+  for (int j = 0; j < 8; ++j) c[j] = nvf_e2m1_mag_bits(__fmul_rn(nvf_elem<F16>(w, j), out));
+  u32 y[2];
+  #pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    // magnitudes one per byte; the bytes' sign bits replicated (selector bit 3) give the signs
+    const u32 mag = nvf_prmt(nvf_prmt(c[4 * h], c[4 * h + 1], 0x0040u), nvf_prmt(c[4 * h + 2], c[4 * h + 3], 0x0040u),
+                             0x5410u);
+    const u32 sgn = nvf_prmt(w[2 * h], w[2 * h + 1], 0xFDB9u);
+    const u32 x = mag | (sgn & 0x08080808u);
+    y[h] = x | (x >> 4); // bytes 0 and 2 now hold two nibbles each
+  }
+  return nvf_prmt(y[0], y[1], 0x6420u);
+}
+
+// The exact slow path for 4over6 and for out overflowing to +inf (tiny scales): the
+// per-element functions of common.cuh. Not inlined (rare, register-hungry); the words
+// come by value so the caller's register arrays never need an address.
+template <bool F16>
+__device__ __noinline__ uint2 nvf_block_slow(uint4 lo, uint4 hi, float amax, float s, float t, int fo6, u32* sf) {
+  const u32 w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  float x[16];
+  #pragma unroll
+  for (int j = 0; j < 16; ++j) x[j] = nvf_elem<F16>(w + 4 * (j >> 3), j & 7);
+  u32 q[2];
+  *sf = nvf_quantize_block16(x, amax, s, t, fo6, q);
+  return make_uint2(q[0], q[1]);
+}
+
+// One block of 16 with a valid decode scale s (mode 0) and finite amax: SF byte, codes
+// into q[0..1]. NUMERICS.md 2 steps 3-5 (1/(sf*s) as rcp.rn == 1.0f/(sf*s), the same bits).
+template <bool F16>
+NVF_DEV u32 nvf_block_quantize(const u32* w, u32 amax_bits, float s, float t, int fo6, u32* q) {
+  q[0] = 0u; q[1] = 0u;
+  if (amax_bits == 0u) return 0u; // zero block: SF 0, codes +0
+  const u32 sf = fo6 ? 1u : nvf_e4m3(__fmul_rn(__uint_as_float(amax_bits), t));
+  if (sf == 0u) return 0u;        // the SF underflowed: codes +0
+  const float out = __frcp_rn(__fmul_rn(nvf_e4m3_to_f32(sf), s));
+  if (fo6 || nvf_is_nonfinite(out)) {
+    u32 sfs;
+    const uint2 r = nvf_block_slow<F16>(make_uint4(w[0], w[1], w[2], w[3]), make_uint4(w[4], w[5], w[6], w[7]),
+                                        __uint_as_float(amax_bits), s, t, fo6, &sfs);
+    q[0] = r.x; q[1] = r.y;
+    return sfs;
+  }
+  q[0] = nvf_e2m1_pack8<F16>(w, out);
+  q[1] = nvf_e2m1_pack8<F16>(w + 4, out);
+  return sf;
+}
+
+// The threads of one team (a power of two, aligned in the CTA): a named barrier
+// (ids 1..NVF_QT/32) for teams of whole warps, __syncwarp on the team's lanes otherwise.
+NVF_DEV u32 nvf_team_mask(int team) {
+  return team >= 32 ? 0xFFFFFFFFu : (((1u << team) - 1u) << ((threadIdx.x & 31) & ~(team - 1)));
+}
+NVF_DEV void nvf_team_sync(int team) {
+  if (team > 32) asm volatile("bar.sync %0, %1;" : : "r"(1 + (int)threadIdx.x / team), "r"(team) : "memory");
+  else __syncwarp(nvf_team_mask(team));
+}
+
+// Quantize block b of a row (its 8 words and amax bits) and store its codes and SF byte;
+// mode 1 (zero row) and 2 (faulted row) store the fixed bytes. sfr: the row's SF bytes
+// (linear: byte b; 128x4: the row's offset, plus (b/4)*512 + b%4).
+template <bool F16>
+NVF_DEV void nvf_quantize_store(const u32* w, u32 am, int mode, float s, float t, int fo6, u8* qrow, u8* sfr, int b,
+                                int lin) {
+  u32 q[2] = {0u, 0u}, sfb = mode == 2 ? 0x7Fu : 0u;
+  if (mode == 0) {
+    if (am >= 0x7F800000u) sfb = 0x7Fu; // given scale: a non-finite block is faulted on its own
+    else sfb = nvf_block_quantize<F16>(w, am, s, t, fo6, q);
+  }
+  *(uint2*)(qrow + b * 8) = make_uint2(q[0], q[1]);
+  sfr[lin ? b : (b >> 2) * 512 + (b & 3)] = (u8)sfb;
+}
+
+// Team-wide max of u32; red is double-buffered by the caller's parity so one barrier
+// per call suffices.
+NVF_DEV u32 nvf_team_max(u32 v, int team, u32 (*red)[NVF_QT / 32], int parity) {
+  const int lane = threadIdx.x & 31;
+  const int w = team < 32 ? team : 32;
+  const u32 mask = nvf_team_mask(team);
+  for (int o = w >> 1; o > 0; o >>= 1) {
+    const u32 t = __shfl_xor_sync(mask, v, o);
+    v = t > v ? t : v;
+  }
+  if (team <= 32) return v;
+  const int warp = threadIdx.x >> 5, wpt = team >> 5, first = warp & ~(wpt - 1);
+  if (lane == 0) red[parity][warp] = v;
+  nvf_team_sync(team);
+  for (int i = 0; i < wpt; ++i) {
+    const u32 t = red[parity][first + i];
+    v = t > v ? t : v;
+  }
+  return v;
+}
+
+// Valid rows of every group as a dense list: prefix[g] = rows before group g.
+NVF_DEV int nvf_masked_prefix(const NvfQuantParams& p, int* prefix) {
+  const int G = p.groups;
+  for (int g = threadIdx.x; g < G; g += NVF_QT) prefix[g + 1] = nvf_valid_rows(p.masked_m, g, p.rows);
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    const int lane = threadIdx.x, per = (G + 31) / 32, lo = lane * per, hi = min(G, lo + per);
+    int sum = 0;
+    for (int g = lo; g < hi; ++g) sum += prefix[g + 1];
+    int incl = sum;
+    #pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const int t = __shfl_up_sync(0xFFFFFFFFu, incl, o);
+      if (lane >= o) incl += t;
+    }
+    int run = incl - sum;
+    for (int g = lo; g < hi; ++g) { run += prefix[g + 1]; prefix[g + 1] = run; }
+    if (lane == 0) prefix[0] = 0;
+  }
+  __syncthreads();
+  return prefix[G];
+}
+
+// Work item -> (group, row): the dense list of valid rows, or every (padded) row.
+NVF_DEV void nvf_item_row(const NvfQuantParams& p, i64 item, bool dense, const int* prefix, int rows_pad, int& g,
+                          int& r) {
+  if (dense) { // the group holding valid row number `item`
+    int lo = 0, hi = p.groups;
+    while (hi - lo > 1) {
+      const int mid = (lo + hi) >> 1;
+      if (prefix[mid] <= item) lo = mid; else hi = mid;
+    }
+    g = lo; r = (int)(item - prefix[lo]);
+  } else {
+    g = (int)(item / rows_pad); r = (int)(item % rows_pad);
   }
 }
 
-// One warp quantizes one row at a time (no block-wide barrier): lane l takes the blocks
-// l, l + 32, ...; the first NVF_QNB of them stay in registers between the amax pass and
-// the quantization pass, later ones are read again (from L2: the row was just read).
-template <bool SILU>
-NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p) {
-  const int lane = threadIdx.x & 31, nblk = p.k / 16, kc4 = (nblk + 3) / 4;
+// Teams of p.team threads quantize one row at a time. Thread l of a team holds the
+// blocks l, l + team, ... (NVF_QNB of them) in registers between the row-amax pass and
+// the quantization; blocks past NVF_QNB * team (K > 16384 at most) are read again.
+template <bool SILU, bool F16>
+NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32]) {
+  constexpr bool KF16 = SILU ? false : F16; // dtype of the words kept: SiLU's y is bf16
+  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;
+  const int team = p.team, tl = threadIdx.x & (team - 1), tpc = NVF_QT / team;
   const int sf_pad_cols = p.sf_linear ? nblk : kc4 * 4;
   const i64 sf_gbytes = p.sf_linear ? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);
   const int rows_pad = p.pad_rows ? (p.rows + 127) / 128 * 128 : p.rows;
-  const i64 total = (i64)p.groups * rows_pad;
-  const i64 warps = (i64)gridDim.x * (NVF_QT / 32);
+  const bool dense = p.masked_m != nullptr && p.groups <= NVF_QMAXG;
+  const i64 total = dense ? (i64)nvf_masked_prefix(p, prefix) : (i64)p.groups * rows_pad;
+  const i64 step = (i64)gridDim.x * tpc;
+  int parity = 0;
 
-  for (i64 slot = (i64)blockIdx.x * (NVF_QT / 32) + (threadIdx.x >> 5); slot < total; slot += warps) {
-    const int g = (int)(slot / rows_pad), r = (int)(slot % rows_pad);
+  for (i64 item = (i64)blockIdx.x * tpc + threadIdx.x / team; item < total; item += step) {
+    int g, r;
+    nvf_item_row(p, item, dense, prefix, rows_pad, g, r);
     u8* sfg = p.sf + (i64)g * sf_gbytes;
     if (r >= p.rows) { // zero SF padding row of the 128x4 layout
-      for (int c = lane; c < sf_pad_cols; c += 32) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
+      for (int c = tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
       continue;
     }
-    if (r >= nvf_valid_rows(p.masked_m, g, p.rows)) continue; // neither read nor written
+    if (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows)) continue; // neither read nor written
     const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;
     const float gs = p.gate_scale ? p.gate_scale[g] : 1.0f, us = p.up_scale ? p.up_scale[g] : 1.0f;
-    const int vfp16 = SILU ? 0 : p.fp16; // dtype of the words kept
 
-    // Pass 1: the first NVF_QNB blocks of this lane into registers; the row amax.
-    u32 v[NVF_QNB][8];
-    u32 amax_bits = 0, bad = 0;
+    // Pass 1: this thread's first NVF_QNB blocks into registers, their amax; the row amax.
+    u32 v[NVF_QNB][8], bmax[NVF_QNB];
+    u32 rmax = 0;
     #pragma unroll
     for (int i = 0; i < NVF_QNB; ++i) {
-      const int b = lane + 32 * i;
-      if (b < nblk) {
-        nvf_load_block<SILU>(p, xrow, b, gs, us, v[i]);
-        if (p.per_token) nvf_block_amax(v[i], vfp16, amax_bits, bad);
-      }
+      const int b = tl + team * i;
+      bmax[i] = 0;
+      if (b < nblk) nvf_load_block<SILU, F16>(p, xrow, b, gs, us, v[i]);
     }
+    #pragma unroll
+    for (int i = 0; i < NVF_QNB; ++i)
+      if (tl + team * i < nblk) {
+        bmax[i] = nvf_block_amax_bits<KF16>(v[i]);
+        rmax = bmax[i] > rmax ? bmax[i] : rmax;
+      }
     float s;
     int mode; // 0 quantize, 1 zero row, 2 faulted row (SF 0x7F, codes 0)
     if (p.per_token) {
-      for (int b = lane + 32 * NVF_QNB; b < nblk; b += 64) { // two blocks in flight
-        u32 t0[8], t1[8];
-        nvf_load_block<SILU>(p, xrow, b, gs, us, t0);
-        if (b + 32 < nblk) nvf_load_block<SILU>(p, xrow, b + 32, gs, us, t1);
-        nvf_block_amax(t0, vfp16, amax_bits, bad);
-        if (b + 32 < nblk) nvf_block_amax(t1, vfp16, amax_bits, bad);
+      for (int b = tl + team * NVF_QNB; b < nblk; b += team) {
+        u32 tw[8];
+        nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);
+        const u32 m = nvf_block_amax_bits<KF16>(tw);
+        rmax = m > rmax ? m : rmax;
       }
-      #pragma unroll
-      for (int o = 16; o > 0; o >>= 1) {
-        const u32 m = __shfl_xor_sync(0xFFFFFFFFu, amax_bits, o);
-        amax_bits = m > amax_bits ? m : amax_bits;
-        bad |= __shfl_xor_sync(0xFFFFFFFFu, bad, o);
-      }
-      s = __fmul_rn(__uint_as_float(amax_bits), nvf_f32(NVF_RCP2688_BITS));
-      if (bad) { s = nvf_f32(0x7FC00000u); mode = 2; }
+      rmax = nvf_team_max(rmax, team, red, parity);
+      parity ^= 1;
+      s = __fmul_rn(__uint_as_float(rmax), nvf_f32(NVF_RCP2688_BITS));
+      if (rmax >= 0x7F800000u) { s = nvf_f32(0x7FC00000u); mode = 2; }
       else if (s < NVF_FLT_MIN) { s = 0.0f; mode = 1; } // zero row, or the product underflowed
       else mode = 0;
-      if (lane == 0) p.scale_out[(i64)g * p.rows + r] = s;
+      if (tl == 0) p.scale_out[(i64)g * p.rows + r] = s;
     } else {
       s = p.scale_in ? p.scale_in[g] : p.scale_value;
       if (s == 0.0f) mode = 1;
@@ -134,50 +315,45 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p) {
     }
     const float t = mode == 0 ? __fmul_rn(__fdiv_rn(1.0f, s), nvf_f32(NVF_RCP6_BITS)) : 0.0f;
 
-    // Pass 2: quantize and store.
+    // Pass 2: quantize and store; the register blocks unrolled (no copies of their words),
+    // blocks past them read again. The row's part of the SF offset is computed once.
     u8* qrow = p.q + ((i64)g * p.rows + r) * (p.k / 2);
-    for (int i = 0, b = lane; b < nblk; ++i, b += 32) {
-      u32 w[8];
-      if (i < NVF_QNB) {
-        #pragma unroll
-        for (int ii = 0; ii < NVF_QNB; ++ii)
-          if (ii == i) {
-            #pragma unroll
-            for (int j = 0; j < 8; ++j) w[j] = v[ii][j];
-          }
-      } else if (mode == 0) {
-        nvf_load_block<SILU>(p, xrow, b, gs, us, w);
-      }
-      u32 q[2] = {0u, 0u}, sfb = mode == 2 ? 0x7Fu : 0u;
+    u8* sfr = sfg + (p.sf_linear ? (i64)r * nblk : nvf_sf_offset_128x4(r, 0, kc4));
+    const int lin = p.sf_linear;
+    #pragma unroll
+    for (int i = 0; i < NVF_QNB; ++i) {
+      const int b = tl + team * i;
+      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], mode, s, t, p.fo6, qrow, sfr, b, lin);
+    }
+    for (int b = tl + team * NVF_QNB; b < nblk; b += team) {
+      u32 tw[8], am = 0;
       if (mode == 0) {
-        u32 ab = 0, bb = 0;
-        nvf_block_amax(w, vfp16, ab, bb);
-        if (bb) {
-          sfb = 0x7Fu; // given scale: a non-finite block is faulted on its own
-        } else {
-          float x[16];
-          nvf_unpack16(w, vfp16, x);
-          sfb = nvf_quantize_block16(x, __uint_as_float(ab), s, t, p.fo6, q);
-        }
+        nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);
+        am = nvf_block_amax_bits<KF16>(tw);
       }
-      *(uint2*)(qrow + (i64)b * 8) = make_uint2(q[0], q[1]);
-      sfg[p.sf_linear ? (i64)r * nblk + b : nvf_sf_offset_128x4(r, b, kc4)] = (u8)sfb;
+      nvf_quantize_store<KF16>(tw, am, mode, s, t, p.fo6, qrow, sfr, b, lin);
     }
     if (!p.sf_linear)
-      for (int c = nblk + lane; c < sf_pad_cols; c += 32) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
+      for (int c = nblk + tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
   }
 }
 
 // Two specialisations of this file: -DNVF_SILU builds only the fused SiLU kernel (its
 // exp and twice-wide loads make it the slow one to compile), the default the rest.
+// One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from
+// unrolling the second instantiation's register blocks).
+#define NVF_QUANT_KERNEL(name, silu, f16)                                                      \
+  extern "C" __global__ void __launch_bounds__(NVF_QT, NVF_QMINB) name(const NvfQuantParams p) { \
+    __shared__ int prefix[NVF_QMAXG + 1];                                                       \
+    __shared__ u32 red[2][NVF_QT / 32];                                                         \
+    nvf_quantize_rows<silu, f16>(p, prefix, red);                                               \
+  }
 #if defined(NVF_SILU)
-extern "C" __global__ void __launch_bounds__(NVF_QT) nvf_silu_mul_quantize(const NvfQuantParams p) {
-  nvf_quantize_rows<true>(p);
-}
+NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false)
+NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true)
 #else
-extern "C" __global__ void __launch_bounds__(NVF_QT) nvf_quantize(const NvfQuantParams p) {
-  nvf_quantize_rows<false>(p);
-}
+NVF_QUANT_KERNEL(nvf_quantize, false, false)
+NVF_QUANT_KERNEL(nvf_quantize_f16, false, true)
 
 // ---- weight quantization helpers ---------------------------------------------------
 // Per-expert max |w| over finite values (a non-finite weight faults only its own

@@ -34,6 +34,33 @@ static void test_e2m1_cut_points_and_ties(void) {
   CHECK(nvfp4moe_ref_e2m1_from_f32(tu_f32(0xFF800000u)) == 15, "-inf saturates to -6");
 }
 
+/* The GPU quantizer's fast E2M1 rounding (kernels_src/quantize.cu, nvf_e2m1_mag_bits):
+   code = min(rint(2a), rint(a) + 2, rint(a/2) + 4, 7), each rint one RNE rounding against
+   the magic 1.5 * 2^23. Checked here against the reference for every f32 within 2^13 ulps of
+   each cut point and grid value and for every 61st f32 below 16 elsewhere, plus +inf. (An
+   exhaustive run over all 2^31 non-negative f32 found no difference; it takes ~20 s.) */
+static unsigned fast_e2m1_mag(float a) {
+  uint32_t c0 = tu_bits(fmaf(a, 2.0f, 12582912.0f)), c1 = tu_bits(a + 12582914.0f);
+  uint32_t c2 = tu_bits(fmaf(a, 0.5f, 12582916.0f)), m = c0 < c1 ? c0 : c1;
+  m = m < c2 ? m : c2;
+  m = m < 0x4B400007u ? m : 0x4B400007u;
+  return m & 0xFFu;
+}
+
+static void test_e2m1_fast_rounding_formula(void) {
+  static const float pts[] = {0.25f, 0.5f, 0.75f, 1.0f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f, 3.5f, 4.0f, 5.0f, 6.0f};
+  unsigned long long n = 0, bad = 0;
+  uint32_t b;
+  size_t i;
+  for (i = 0; i < sizeof pts / sizeof pts[0]; ++i)
+    for (b = tu_bits(pts[i]) - 8192u; b <= tu_bits(pts[i]) + 8192u; ++b, ++n)
+      bad += fast_e2m1_mag(tu_f32(b)) != nvfp4moe_ref_e2m1_from_f32(tu_f32(b));
+  for (b = 0; b < 0x41800000u; b += 61u, ++n) bad += fast_e2m1_mag(tu_f32(b)) != nvfp4moe_ref_e2m1_from_f32(tu_f32(b));
+  bad += fast_e2m1_mag(tu_f32(0x7F800000u)) != 7u;
+  CHECK(bad == 0, "%llu of %llu values round differently", bad, n);
+  CHECK(n > 17000000ull, "only %llu values checked", n);
+}
+
 /* ---- E4M3 ------------------------------------------------------------------------------ */
 
 static double e4m3_value(unsigned b) { /* straight from the format definition */
@@ -581,6 +608,7 @@ int main(void) {
   tu_seed_from_env();
   RUN(test_e2m1_decode_all_codes);
   RUN(test_e2m1_cut_points_and_ties);
+  RUN(test_e2m1_fast_rounding_formula);
   RUN(test_e4m3_decode_all_bytes);
   RUN(test_e4m3_rounding_and_saturation);
   RUN(test_block_hand_vectors);

@@ -274,6 +274,68 @@ static void test_software_conversions(void) {
   nvfp4moe_destroy(soft);
 }
 
+/* Every E2M1 cut point exactly, and its neighbours one bf16/fp16 step away, through the fast
+   rounding of the GPU quantizer: a per-tensor scale of 1 and a 6 in every block make the
+   block's SF 1.0 (0x38), so each element is rounded as given. GPU bytes == reference bytes,
+   and the codes are also checked against the contract's table (NUMERICS.md 1). */
+static void test_quantize_e2m1_cut_points(void) {
+  static const float cuts[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  const int K = 16 * 64, ncut = (int)(sizeof cuts / sizeof cuts[0]);
+  int fp16, i, j, vi;
+  NEED_GPU();
+  for (fp16 = 0; fp16 < 2; ++fp16) {
+    unsigned short x[16 * 64];
+    float val[16 * 64];
+    unsigned char q[16 * 64 / 2], qr[16 * 64 / 2], sf[512 * 16], sfr[512 * 16];
+    nvfp4moe_devptr dx = gu_alloc(sizeof x), dq = gu_alloc(sizeof q), dsf = gu_alloc(sizeof sf);
+    nvfp4moe_quantize_args a;
+    long long d;
+    j = 0;
+    /* values: each cut point, one step below and above it in the input format, both signs, and +-0 */
+    for (i = 0, vi = 0; i < K; ++i) {
+      if (i % 16 == 0) { x[i] = to_half(6.0, fp16); val[i] = 6.0f; continue; }
+      {
+        int c = vi % ncut, kind = (vi / ncut) % 3, neg = (vi / (3 * ncut)) % 2;
+        unsigned short h = to_half(cuts[c], fp16);
+        if (kind == 1) h = (unsigned short)(h - 1);
+        if (kind == 2) h = (unsigned short)(h + 1);
+        if (vi % 97 == 13) h = 0; /* a +0 and a -0 now and then */
+        if (neg) h = (unsigned short)(h | 0x8000u);
+        x[i] = h;
+        val[i] = fp16 ? 0.0f : tu_f32((uint32_t)h << 16);
+        ++vi;
+      }
+    }
+    gu_put(dx, x, sizeof x);
+    gu_fill(dq, 0xA5, sizeof q); gu_fill(dsf, 0xA5, sizeof sf);
+    memset(&a, 0, sizeof a);
+    a.dtype = fp16 ? NVFP4MOE_DTYPE_FP16 : NVFP4MOE_DTYPE_BF16;
+    a.groups = 1; a.rows = 1; a.k = K; a.scale_value = 1.0f;
+    a.x = dx; a.out_e2m1 = dq; a.out_sf = dsf;
+    CHECK(nvfp4moe_quantize_per_tensor(g_ctx, &a, 0) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+    gu_sync();
+    gu_get(q, dq, sizeof q); gu_get(sf, dsf, nvfp4moe_sf_bytes(1, K, NVFP4MOE_SF_LAYOUT_128X4));
+    a.x = NVFP4MOE_HOSTPTR(x); a.out_e2m1 = NVFP4MOE_HOSTPTR(qr); a.out_sf = NVFP4MOE_HOSTPTR(sfr);
+    CHECK(nvfp4moe_ref_quantize_per_tensor(&a) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+    d = first_diff(q, qr, sizeof q);
+    CHECK(d < 0, "%s: E2M1 byte %lld: gpu 0x%02x ref 0x%02x", fp16 ? "fp16" : "bf16", d, d >= 0 ? q[d] : 0, d >= 0 ? qr[d] : 0);
+    d = first_diff(sf, sfr, nvfp4moe_sf_bytes(1, K, NVFP4MOE_SF_LAYOUT_128X4));
+    CHECK(d < 0, "%s: SF byte %lld differs", fp16 ? "fp16" : "bf16", d);
+    CHECK(sf[0] == 0x38, "SF of a block with max 6 and scale 1: 0x%02x, want 0x38", sf[0]);
+    if (!fp16) /* the bf16 values are exact in f32: check the codes against the cut-point table */
+      for (i = 0, j = 0; i < K; ++i) {
+        float a_ = fabsf(val[i]);
+        unsigned want = (unsigned)(a_ > 0.25f) + (a_ >= 0.75f) + (a_ > 1.25f) + (a_ >= 1.75f) + (a_ > 2.5f) + (a_ >= 3.5f) +
+                        (a_ > 5.0f);
+        unsigned got = (q[i / 2] >> (4 * (i & 1))) & 0xFu;
+        want |= (tu_bits(val[i]) >> 28) & 8u;
+        if (got != want && j++ < 3) CHECK(got == want, "x = %a: code %u, want %u", (double)val[i], got, want);
+      }
+    CHECK(j == 0, "%d codes differ from the contract's cut points", j);
+    gu_free(dx); gu_free(dq); gu_free(dsf);
+  }
+}
+
 static void test_weight_quantization_in_place(void) {
   static const int shapes[][3] = {{4, 384, 256}, {3, 130, 2880}, {2, 64, 48}};
   int s, pass;
@@ -907,6 +969,7 @@ int main(void) {
   RUN(test_quantize_masked_and_per_tensor);
   RUN(test_silu_mul_quantize);
   RUN(test_software_conversions);
+  RUN(test_quantize_e2m1_cut_points);
   RUN(test_weight_quantization_in_place);
   RUN(test_sf_convert_and_dequantize);
   RUN(test_gemm_shapes);

@@ -12,7 +12,10 @@ and the dense BF16 matrix rate (torch.matmul 8192^3). floor_us = max(bytes / ban
 FLOPs / BF16 rate); frac_of_floor = floor_us / time_us.
 
 Writes bench/results/<gpu>.json (a JSON array of records) and prints a table.
-    python3 tools/bench.py [--quick] [--out PATH]
+    python3 tools/bench.py [--quick] [--out PATH] [--only quant,gemm,layer]
+    python3 tools/bench.py --tune 0,1,2,3 --only gemm --out PATH   (swap-AB variants, m <= 32,
+                                                       NVFP4MOE_TUNE_DEFINE=-DNVF_TUNE=<v>)
+    python3 tools/bench.py --tune 0,1 --only quant --out PATH      (quantizer variants, -DNVF_QTUNE=<v>)
 """
 import ctypes
 import datetime
@@ -85,6 +88,8 @@ def main():
     out_path = None
     if "--out" in sys.argv:
         out_path = sys.argv[sys.argv.index("--out") + 1]
+    only = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else ["quant", "gemm", "layer"]
+    tunes = [int(v) for v in sys.argv[sys.argv.index("--tune") + 1].split(",")] if "--tune" in sys.argv else None
     torch.manual_seed(0)
     dev = torch.cuda.get_device_properties(0)
     gpu = torch.cuda.get_device_name(0)
@@ -122,7 +127,8 @@ def main():
         return r
 
     # ---- quantization ----
-    def quant_case(op, G, rows, K, masked, silu=False, copies=3):
+    def quant_case(op, G, rows, K, masked, silu=False, copies=3, c=None, **extra):
+        c = c if c is not None else ctx
         width = 2 * K if silu else K
         xs = [torch.randn(G, rows, width, dtype=torch.bfloat16, device="cuda") for _ in range(copies)]
         q = torch.empty(G, rows, K // 2, dtype=torch.uint8, device="cuda")
@@ -136,21 +142,56 @@ def main():
                            out_sf=sf.data_ptr(), scale=sc.data_ptr(), masked_m=mm_t.data_ptr() if mm_t is not None else 0)
             args.append(qa)
         fn = lib.nvfp4moe_silu_mul_quantize_per_token if silu else lib.nvfp4moe_quantize_per_token
-        calls = [(lambda qa=qa: check(fn(ctx, ctypes.byref(qa), stream()), op)) for qa in args]
+        calls = [(lambda qa=qa: check(fn(c, ctypes.byref(qa), stream()), op)) for qa in args]
         t_us = time_graph(calls)
         valid = sum(mm) if mm is not None else G * rows
         bytes_ = valid * (width * 2 + K // 2 + K // 16 + 4)
         return record(op, t_us, bytes_, m=rows, n=0, k=K, groups=G,
-                      masked_m_mean=round(valid / G, 1) if mm is not None else None)
+                      masked_m_mean=round(valid / G, 1) if mm is not None else None, **extra)
 
-    quant_case("quantize_per_token", 1, 16384, 7168, None)
     masked = [int(x) for x in torch.poisson(torch.full((32,), 33.0)).clamp(0, 256).tolist()]
-    quant_case("quantize_per_token_masked_decode", 32, 256, 7168, masked)
-    quant_case("silu_mul_quantize_per_token_masked_decode", 32, 256, 2048, masked, silu=True)
+
+    def quant_cases(**kw):
+        quant_case("quantize_per_token", 1, 16384, 7168, None, **kw)
+        quant_case("quantize_per_token_masked_decode", 32, 256, 7168, masked, **kw)
+        quant_case("silu_mul_quantize_per_token_masked_decode", 32, 256, 2048, masked, silu=True, **kw)
+
+    if "quant" in only and tunes is None:
+        quant_cases()
+
+    if tunes is not None:  # kernel variants: one context each (the define is part of the cache key)
+        for tv in tunes:
+            define = f"-DNVF_TUNE={tv}" if "gemm" in only else f"-DNVF_QTUNE={tv}"
+            os.environ["NVFP4MOE_TUNE_DEFINE"] = define
+            tctx = ctypes.c_void_p()
+            check(lib.nvfp4moe_create(ctypes.byref(Desc()), ctypes.byref(tctx)), "nvfp4moe_create")
+            if "quant" in only:
+                quant_cases(c=tctx, tune=define)
+            for name, G, N, K in (SHAPES if "gemm" in only else []):
+                w = random_fp4((G, N, K // 2))
+                wsf = random_sf(G * lib.nvfp4moe_sf_bytes(N, K, 0))
+                for m in [1, 8, 32]:
+                    A = random_fp4((G, m, K // 2))
+                    asf = random_sf(G * lib.nvfp4moe_sf_bytes(m, K, 0))
+                    mm_t = torch.full((G,), m, dtype=torch.int32, device="cuda")
+                    alpha = torch.ones(G, dtype=torch.float32, device="cuda")
+                    d = torch.empty(G, m, N, dtype=torch.bfloat16, device="cuda")
+                    ga = GemmArgs(groups=G, m_max=m, n=N, k=K, a=A.data_ptr(), a_sf=asf.data_ptr(), b=w.data_ptr(),
+                                  b_sf=wsf.data_ptr(), masked_m=mm_t.data_ptr(), alpha=alpha.data_ptr(),
+                                  d=d.data_ptr(), ldd=N, expected_m=m)
+                    t_us = time_graph([lambda: check(lib.nvfp4moe_grouped_gemm_nt_masked(tctx, ctypes.byref(ga),
+                                                                                         stream()), name)])
+                    bytes_ = G * N * K // 2 + G * N * K // 16 + G * m * (K // 2 + K // 16) + G * m * N * 2
+                    record("grouped_gemm_nt_masked_tune", t_us, bytes_, flops=2 * G * m * N * K, shape=name, m=m,
+                           n=N, k=K, groups=G, tune=define)
+                del w, wsf
+            lib.nvfp4moe_destroy(tctx)
+        del os.environ["NVFP4MOE_TUNE_DEFINE"]
+        only = []
 
     # ---- GEMMs ----
     ms = [1, 8, 32, 128, 512] if not quick else [1, 32]
-    for name, G, N, K in SHAPES:
+    for name, G, N, K in (SHAPES if "gemm" in only else []):
         w = random_fp4((G, N, K // 2))
         wsf = random_sf(G * lib.nvfp4moe_sf_bytes(N, K, 0))
         w_bf16 = None
@@ -196,8 +237,8 @@ def main():
         torch.cuda.empty_cache()
 
     # ---- expert layers (masked layout, per-token activation scales) ----
-    for name, E, H, I, mean_m, m_max in [("dsv3_ep8_layer", 32, 7168, 2048, 33, 256),
-                                        ("qwen3_30b_layer", 128, 2048, 768, 16, 64)]:
+    for name, E, H, I, mean_m, m_max in ([("dsv3_ep8_layer", 32, 7168, 2048, 33, 256),
+                                         ("qwen3_30b_layer", 128, 2048, 768, 16, 64)] if "layer" in only else []):
         w13, w2 = random_fp4((E, 2 * I, H // 2)), random_fp4((E, H, I // 2))
         s13, s2 = random_sf(E * lib.nvfp4moe_sf_bytes(2 * I, H, 0)), random_sf(E * lib.nvfp4moe_sf_bytes(H, I, 0))
         ws13 = torch.full((E,), 1e-3, dtype=torch.float32, device="cuda")
@@ -237,7 +278,8 @@ def main():
     for r in records:
         print(f"{r['op']:<44} {str(r.get('shape', '')):<16} {str(r.get('m', '')):>5} {r['time_us']:>9.1f} "
               f"{r['floor_us']:>9.1f} {r['frac_of_floor']:>6.2f} {str(r.get('torch_bf16_bmm_us', '')):>8} "
-              f"{str(r.get('torch_grouped_bf16_us', '')):>8} {str(r.get('torch_grouped_fp8_us', '')):>8}")
+              f"{str(r.get('torch_grouped_bf16_us', '')):>8} {str(r.get('torch_grouped_fp8_us', '')):>8}"
+              + (f" tune={r['tune']}" if "tune" in r else ""))
     print(f"wrote {path}")
 
 

@@ -67,3 +67,4 @@ lib.nvfp4moe_sf_bytes.restype = ctypes.c_size_t
 for name in ["nvfp4moe_ref_quantize_per_tensor", "nvfp4moe_ref_quantize_per_token"]:
     getattr(lib, name).argtypes = [ctypes.POINTER(QuantArgs)]
 
+lib.nvfp4moe_destroy.argtypes = [ctypes.c_void_p]
