@@ -22,8 +22,9 @@
 #define NVF_ROWS (16 * NVF_WARPS)      // weight rows (N) per CTA
 #define NVF_KC 1024                    // K elements of tokens staged per chunk
 #define NVF_STEP 128                   // K elements per register step (64 bytes of a row)
-// Register steps of weights in flight and CTAs per SM the registers must allow;
-// NVF_TUNE picks other pairs for tuning runs ($NVFP4MOE_TUNE_DEFINE, bench/NOTES.md).
+// Register steps of weights in flight and CTAs per SM the registers must allow: by
+// default 2 and 3 for 8-16 tokens, 4 and 2 beyond; NVF_TUNE=0..3 forces one pair for
+// tuning runs ($NVFP4MOE_TUNE_DEFINE, bench/NOTES.md; 0 is 4 and 2 for every tile).
 #if !defined(NVF_TUNE) && NVF_NT <= 2 // measured best for 8 and 16 tokens (bench/NOTES.md)
 #define NVF_DEPTH 2
 #define NVF_MINB 3
@@ -39,6 +40,8 @@
 #elif NVF_TUNE == 3
 #define NVF_DEPTH 1
 #define NVF_MINB 4
+#else
+#error "NVF_TUNE must be 0, 1, 2 or 3"
 #endif
 #define NVF_TSTRIDE (NVF_KC / 2 + 8)   // words per token row in smem; +8 keeps 64-bit reads conflict-free
 
@@ -66,7 +69,7 @@ NVF_DEV void nvf_fp4x8_to_bf16x2(u32 q, u32* r) {
 NVF_DEV void nvf_sf2_to_bf16x2(u32 sf2, u32& s0, u32& s1) {
 #if __CUDA_ARCH__ >= 890
   u32 h;
-  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"((u16)sf2));
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"((u16)(sf2 & 0x7F7Fu))); // ue4m3: bit 7 is not a sign
   const float f0 = __fmul_rn(nvf_fp16_to_f32((u16)h), nvf_f32(0x7A800000u));
   const float f1 = __fmul_rn(nvf_fp16_to_f32((u16)(h >> 16)), nvf_f32(0x7A800000u));
   s0 = nvf_pack_bf16x2(f0, f0);

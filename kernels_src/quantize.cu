@@ -259,7 +259,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
   const int sf_pad_cols = p.sf_linear ? nblk : kc4 * 4;
   const i64 sf_gbytes = p.sf_linear ? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);
   const int rows_pad = p.pad_rows ? (p.rows + 127) / 128 * 128 : p.rows;
-  const bool dense = p.masked_m != nullptr && p.groups <= NVF_QMAXG;
+  const bool dense = p.masked_m != nullptr && p.groups <= NVF_QMAXG && (i64)p.groups * p.rows < 0x7FFFFFFF;
   const i64 total = dense ? (i64)nvf_masked_prefix(p, prefix) : (i64)p.groups * rows_pad;
   const i64 step = (i64)gridDim.x * tpc;
   int parity = 0;

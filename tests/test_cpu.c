@@ -38,7 +38,9 @@ static void test_e2m1_cut_points_and_ties(void) {
    code = min(rint(2a), rint(a) + 2, rint(a/2) + 4, 7), each rint one RNE rounding against
    the magic 1.5 * 2^23. Checked here against the reference for every f32 within 2^13 ulps of
    each cut point and grid value and for every 61st f32 below 16 elsewhere, plus +inf. (An
-   exhaustive run over all 2^31 non-negative f32 found no difference; it takes ~20 s.) */
+   exhaustive run over all 2^31 non-negative f32 found no difference; it takes ~20 s.)
+   This checks the formula, in a host copy; the kernel itself is checked byte for byte
+   against the reference by tests/test_gpu.c (test_quantize_e2m1_cut_points and the rest). */
 static unsigned fast_e2m1_mag(float a) {
   uint32_t c0 = tu_bits(fmaf(a, 2.0f, 12582912.0f)), c1 = tu_bits(a + 12582914.0f);
   uint32_t c2 = tu_bits(fmaf(a, 0.5f, 12582916.0f)), m = c0 < c1 ? c0 : c1;

@@ -216,11 +216,14 @@ static void test_quantize_per_token_all_shapes(void) {
 }
 
 static void test_quantize_masked_and_per_tensor(void) {
-  static const int shapes[][3] = {{32, 256, 7168}, {8, 129, 2880}, {5, 33, 80}, {3, 1, 16}, {17, 200, 768}};
+  /* 1024 groups: the last count whose valid rows the kernel lists in shared memory; 1100:
+     the fallback that walks every (group, row) slot */
+  static const int shapes[][3] = {{32, 256, 7168}, {8, 129, 2880}, {5, 33, 80}, {3, 1, 16}, {17, 200, 768},
+                                  {1024, 3, 32}, {1100, 5, 48}};
   int s, pattern, variant;
   NEED_GPU();
   g_qctx = g_ctx;
-  for (s = 0; s < 5; ++s)
+  for (s = 0; s < 7; ++s)
     for (pattern = 0; pattern < 5; ++pattern)
       for (variant = 0; variant < 4; ++variant) {
         qcase c;
@@ -272,6 +275,26 @@ static void test_software_conversions(void) {
   }
   g_qctx = g_ctx;
   nvfp4moe_destroy(soft);
+}
+
+/* Rows longer than a team's registers (K > 16384: blocks read again in pass 2; the SiLU
+   kernel keeps 2 blocks per thread, so K > 8192 there), teams of 256 threads, and the fp16
+   SiLU kernel. */
+static void test_quantize_long_rows_and_fp16_silu(void) {
+  static const int cases[][7] = {/* groups, rows, k, fp16, per_token, dev_scale, silu */
+                                 {1, 5, 20480, 0, 1, 0, 0}, {2, 3, 16400, 1, 0, 1, 0}, {1, 4, 9216, 0, 0, 0, 0},
+                                 {2, 5, 8208, 0, 1, 0, 1}, {3, 17, 768, 1, 1, 0, 1}, {2, 9, 2048, 1, 0, 1, 1}};
+  int i;
+  NEED_GPU();
+  g_qctx = g_ctx;
+  for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); ++i) {
+    qcase c;
+    memset(&c, 0, sizeof c);
+    c.groups = cases[i][0]; c.rows = cases[i][1]; c.k = cases[i][2]; c.fp16 = cases[i][3];
+    c.per_token = cases[i][4]; c.dev_scale = cases[i][5]; c.silu = cases[i][6];
+    c.mm_pattern = i % 2 ? 4 : -1; c.gate_up = c.silu && i % 2;
+    run_qcase(&c);
+  }
 }
 
 /* Every E2M1 cut point exactly, and its neighbours one bf16/fp16 step away, through the fast
@@ -970,6 +993,7 @@ int main(void) {
   RUN(test_silu_mul_quantize);
   RUN(test_software_conversions);
   RUN(test_quantize_e2m1_cut_points);
+  RUN(test_quantize_long_rows_and_fp16_silu);
   RUN(test_weight_quantization_in_place);
   RUN(test_sf_convert_and_dequantize);
   RUN(test_gemm_shapes);
