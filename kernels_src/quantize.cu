@@ -113,6 +113,19 @@ NVF_DEV u32 nvf_e2m1_mag_bits(float v) {
 // nibble j), sign from the input (so -0 and negative underflow give code 8).
 template <bool F16>
 NVF_DEV u32 nvf_e2m1_pack8(const u32* w, float out) {
+#if defined(NVF_HW_E2M1)
+  // SM100: cvt.rn.satfinite.e2m1x2.f32 gives the same byte (compiled, not run on hardware:
+  // the context's first-use self-test compares it with the host reference, docs/sm100.md)
+  u32 word = 0;
+  #pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const float lo = __fmul_rn(nvf_elem<F16>(w, 2 * j), out), hi = __fmul_rn(nvf_elem<F16>(w, 2 * j + 1), out);
+    u32 b;
+    asm("{.reg .b8 t; cvt.rn.satfinite.e2m1x2.f32 t, %1, %2; cvt.u32.u8 %0, t;}" : "=r"(b) : "f"(hi), "f"(lo));
+    word |= (b & 0xFFu) << (8 * j); // first source operand in the high nibble
+  }
+  return word;
+#else
   u32 c[8];
   #pragma unroll
   for (int j = 0; j < 8; ++j) c[j] = nvf_e2m1_mag_bits(__fmul_rn(nvf_elem<F16>(w, j), out));
@@ -127,6 +140,7 @@ NVF_DEV u32 nvf_e2m1_pack8(const u32* w, float out) {
     y[h] = x | (x >> 4); // bytes 0 and 2 now hold two nibbles each
   }
   return nvf_prmt(y[0], y[1], 0x6420u);
+#endif
 }
 
 // The exact slow path for 4over6 and for out overflowing to +inf (tiny scales): the
