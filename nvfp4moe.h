@@ -2650,6 +2650,7 @@ struct nvfp4moe_context {
   nvfp4moe_backend backend;
   int desc_backend_forced; /* desc->backend or $NVFP4MOE_BACKEND named a backend */
   int forced_gemm_spec; /* $NVFP4MOE_GEMM_CONFIG (tests, benchmarks), -1 = heuristic */
+  char tune_define[64];  /* $NVFP4MOE_TUNE_DEFINE at creation (tuning runs), "" = none */
   int sm100_self_test;
   nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
   unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
@@ -2708,10 +2709,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__options(const nvfp4moe_context* ctx, int s, char
   /* hardware conversions give the same bytes as the software path (docs/numerics.md) */
   if (!soft && ctx->target_sm >= 89) opts[n++] = "-DNVF_HW_E4M3";
   if (!soft && nvfp4moe__target_is_sm100(ctx)) opts[n++] = "-DNVF_HW_E2M1";
-  { /* tuning runs only (bench/NOTES.md): one extra -D for every kernel, part of the key */
-    const char* tune = nvfp4moe__getenv("NVFP4MOE_TUNE_DEFINE");
-    if (tune && strncmp(tune, "-D", 2) == 0) opts[n++] = tune;
-  }
+  if (ctx->tune_define[0]) opts[n++] = ctx->tune_define; /* tuning runs only (bench/NOTES.md) */
   for (i = 1; i < n; ++i) /* insertion sort: the key must not depend on the order */
     for (j = i; j > 0 && strcmp(opts[j - 1], opts[j]) > 0; --j) {
       const char* t = opts[j];
@@ -3258,6 +3256,8 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
       goto fail;
     }
   }
+  if ((v = nvfp4moe__getenv("NVFP4MOE_TUNE_DEFINE")) != 0 && strncmp(v, "-D", 2) == 0 && strlen(v) < sizeof ctx->tune_define)
+    strcpy(ctx->tune_define, v); /* read once: the kernels and the launches must agree */
   nvfp4moe__resolve_cache_dir(ctx);
   nvfp4moe__source_digest(ctx->source_digest);
   ctx->desc.cache_dir = ctx->cache_dir;
@@ -3780,8 +3780,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
      (NVF_QNB of quantize.cu: 4, SiLU 2; swapped in the NVF_QTUNE=1 variant of tuning runs),
      so a row is read once for K <= 256 * 16 * nb; a persistent grid of resident
      256-thread CTAs. */
-  const char* tune = nvfp4moe__getenv("NVFP4MOE_TUNE_DEFINE");
-  int nb = (silu != 0) != (tune && strcmp(tune, "-DNVF_QTUNE=1") == 0) ? 2 : 4;
+  int nb = (silu != 0) != (strcmp(ctx->tune_define, "-DNVF_QTUNE=1") == 0) ? 2 : 4;
   long long rows_pad = p->pad_rows ? (p->rows + 127) / 128 * 128 : p->rows;
   int need = (p->k / 16 + nb - 1) / nb, team = 1, spec = silu ? NVFP4MOE__SPEC_SILU_QUANTIZE : NVFP4MOE__SPEC_QUANTIZE;
   long long ctas, cap;
