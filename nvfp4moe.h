@@ -2192,52 +2192,45 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "NVF_DEV u32 nvf_block_quantize(const u32* w, u32 amax_bits, float s, float t, int fo6, u32* q) {\n"
   "  q[0] = 0u; q[1] = 0u;\n"
   "  if (amax_bits == 0u) return 0u; // zero block: SF 0, codes +0\n"
-  "  const u32 sf = fo6 \? 1u : nvf_e4m3(__fmul_rn(__uint_as_float(amax_bits), t));\n"
-  "  if (sf == 0u) return 0u;        // the SF underflowed: codes +0\n"
-  "  const float out = __frcp_rn(__fmul_rn(nvf_e4m3_to_f32(sf), s));\n"
-  "  if (fo6 || nvf_is_nonfinite(out)) {\n"
-  "    u32 sfs;\n"
-  "    const uint2 r = nvf_block_slow<F16>(make_uint4(w[0], w[1], w[2], w[3]), make_uint4(w[4], w[5], w[6], w[7]),\n"
-  "                                        __uint_as_float(amax_bits), s, t, fo6, &sfs);\n"
-  "    q[0] = r.x; q[1] = r.y;\n"
-  "    return sfs;\n"
+  "  if (!fo6) {\n"
+  "    const u32 sf = nvf_e4m3(__fmul_rn(__uint_as_float(amax_bits), t));\n"
+  "    if (sf == 0u) return 0u; // the SF underflowed: codes +0\n"
+  "    const float out = __frcp_rn(__fmul_rn(nvf_e4m3_to_f32(sf), s));\n"
+  "    if (!nvf_is_nonfinite(out)) {\n"
+  "      q[0] = nvf_e2m1_pack8<F16>(w, out);\n"
+  "      q[1] = nvf_e2m1_pack8<F16>(w + 4, out);\n"
+  "      return sf;\n"
+  "    }\n"
   "  }\n"
-  "  q[0] = nvf_e2m1_pack8<F16>(w, out);\n"
-  "  q[1] = nvf_e2m1_pack8<F16>(w + 4, out);\n"
-  "  return sf;\n"
-  "}\n"
-  "\n"
-  "// The threads of one team (a power of two, aligned in the CTA): a named barrier\n"
-  "// (ids 1..NVF_QT/32) for teams of whole warps, __syncwarp on the team's lanes otherwise.\n"
-  "NVF_DEV u32 nvf_team_mask(int team) {\n"
-  "  return team >= 32 \? 0xFFFFFFFFu : (((1u << team) - 1u) << ((threadIdx.x & 31) & ~(team - 1)));\n"
-  "}\n"
-  "NVF_DEV void nvf_team_sync(int team) {\n"
-  "  if (team > 32) asm volatile(\"bar.sync %0, %1;\" : : \"r\"(1 + (int)threadIdx.x / team), \"r\"(team) : \"memory\");\n"
-  "  else __syncwarp(nvf_team_mask(team));\n"
+  "  u32 sfs;\n"
+  "  const uint2 r = nvf_block_slow<F16>(make_uint4(w[0], w[1], w[2], w[3]), make_uint4(w[4], w[5], w[6], w[7]),\n"
+  "                                      __uint_as_float(amax_bits), s, t, fo6, &sfs);\n"
+  "  q[0] = r.x; q[1] = r.y;\n"
+  "  return sfs;\n"
   "}\n"
   "\n"
   "// Quantize block b of a row (its 8 words and amax bits) and store its codes and SF byte;\n"
   "// mode 1 (zero row) and 2 (faulted row) store the fixed bytes. sfr: the row's SF bytes\n"
-  "// (linear: byte b; 128x4: the row's offset, plus (b/4)*512 + b%4).\n"
+  "// (linear: byte b; 128x4: the row's offset plus the column part of the layout).\n"
   "template <bool F16>\n"
   "NVF_DEV void nvf_quantize_store(const u32* w, u32 am, int mode, float s, float t, int fo6, u8* qrow, u8* sfr, int b,\n"
-  "                                int lin) {\n"
+  "                                int lin, int kc4) {\n"
   "  u32 q[2] = {0u, 0u}, sfb = mode == 2 \? 0x7Fu : 0u;\n"
   "  if (mode == 0) {\n"
   "    if (am >= 0x7F800000u) sfb = 0x7Fu; // given scale: a non-finite block is faulted on its own\n"
   "    else sfb = nvf_block_quantize<F16>(w, am, s, t, fo6, q);\n"
   "  }\n"
   "  *(uint2*)(qrow + b * 8) = make_uint2(q[0], q[1]);\n"
-  "  sfr[lin \? b : (b >> 2) * 512 + (b & 3)] = (u8)sfb;\n"
+  "  sfr[lin \? b : nvf_sf_offset_128x4(0, b, kc4)] = (u8)sfb;\n"
   "}\n"
   "\n"
-  "// Team-wide max of u32; red is double-buffered by the caller's parity so one barrier\n"
-  "// per call suffices.\n"
+  "// Team-wide max of u32 (team threads, a power of two, aligned in the CTA). Teams wider\n"
+  "// than a warp meet at their own named barrier (ids 1..NVF_QT/64); red is double-buffered\n"
+  "// by the caller's parity so one barrier per call suffices.\n"
   "NVF_DEV u32 nvf_team_max(u32 v, int team, u32 (*red)[NVF_QT / 32], int parity) {\n"
   "  const int lane = threadIdx.x & 31;\n"
   "  const int w = team < 32 \? team : 32;\n"
-  "  const u32 mask = nvf_team_mask(team);\n"
+  "  const u32 mask = w == 32 \? 0xFFFFFFFFu : (((1u << w) - 1u) << (lane & ~(w - 1)));\n"
   "  for (int o = w >> 1; o > 0; o >>= 1) {\n"
   "    const u32 t = __shfl_xor_sync(mask, v, o);\n"
   "    v = t > v \? t : v;\n"
@@ -2245,17 +2238,17 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  if (team <= 32) return v;\n"
   "  const int warp = threadIdx.x >> 5, wpt = team >> 5, first = warp & ~(wpt - 1);\n"
   "  if (lane == 0) red[parity][warp] = v;\n"
-  "  nvf_team_sync(team);\n"
+  "  asm volatile(\"bar.sync %0, %1;\" : : \"r\"(1 + (int)threadIdx.x / team), \"r\"(team) : \"memory\");\n"
   "  for (int i = 0; i < wpt; ++i) {\n"
   "    const u32 t = red[parity][first + i];\n"
   "    v = t > v \? t : v;\n"
   "  }\n"
   "  return v;\n"
   "}\n"
-  "\n",
+  "\n"
   "// Valid rows of every group as a dense list: prefix[g] = rows before group g.\n"
   "NVF_DEV int nvf_masked_prefix(const NvfQuantParams& p, int* prefix) {\n"
-  "  const int G = p.groups;\n"
+  "  const int G = p.groups;\n",
   "  for (int g = threadIdx.x; g < G; g += NVF_QT) prefix[g + 1] = nvf_valid_rows(p.masked_m, g, p.rows);\n"
   "  __syncthreads();\n"
   "  if (threadIdx.x < 32) {\n"
@@ -2325,13 +2318,13 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    #pragma unroll\n"
   "    for (int i = 0; i < NVF_QNB; ++i) {\n"
   "      const int b = tl + team * i;\n"
-  "      bmax[i] = 0;\n",
+  "      bmax[i] = 0;\n"
   "      if (b < nblk) nvf_load_block<SILU, F16>(p, xrow, b, gs, us, v[i]);\n"
   "    }\n"
   "    #pragma unroll\n"
   "    for (int i = 0; i < NVF_QNB; ++i)\n"
   "      if (tl + team * i < nblk) {\n"
-  "        bmax[i] = nvf_block_amax_bits<KF16>(v[i]);\n"
+  "        bmax[i] = nvf_block_amax_bits<KF16>(v[i]);\n",
   "        rmax = bmax[i] > rmax \? bmax[i] : rmax;\n"
   "      }\n"
   "    float s;\n"
@@ -2366,7 +2359,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    #pragma unroll\n"
   "    for (int i = 0; i < NVF_QNB; ++i) {\n"
   "      const int b = tl + team * i;\n"
-  "      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], mode, s, t, p.fo6, qrow, sfr, b, lin);\n"
+  "      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], mode, s, t, p.fo6, qrow, sfr, b, lin, kc4);\n"
   "    }\n"
   "    for (int b = tl + team * NVF_QNB; b < nblk; b += team) {\n"
   "      u32 tw[8], am = 0;\n"
@@ -2374,7 +2367,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "        nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);\n"
   "        am = nvf_block_amax_bits<KF16>(tw);\n"
   "      }\n"
-  "      nvf_quantize_store<KF16>(tw, am, mode, s, t, p.fo6, qrow, sfr, b, lin);\n"
+  "      nvf_quantize_store<KF16>(tw, am, mode, s, t, p.fo6, qrow, sfr, b, lin, kc4);\n"
   "    }\n"
   "    if (!p.sf_linear)\n"
   "      for (int c = nblk + tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;\n"
@@ -2399,9 +2392,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "NVF_QUANT_KERNEL(nvf_quantize_f16, false, true)\n"
   "\n"
   "// ---- weight quantization helpers ---------------------------------------------------\n"
-  "// Per-expert max |w| over finite values (a non-finite weight faults only its own\n",
+  "// Per-expert max |w| over finite values (a non-finite weight faults only its own\n"
   "// block later), as f32 bits into amax[E] (zeroed by the host first).\n"
-  "extern \"C\" __global__ void nvf_weight_amax(const u8* w, int fp16, i64 elems_per_expert, int blocks_per_expert,\n"
+  "extern \"C\" __global__ void nvf_weight_amax(const u8* w, int fp16, i64 elems_per_expert, int blocks_per_expert,\n",
   "                                           u32* amax) {\n"
   "  const int e = blockIdx.x / blocks_per_expert, bx = blockIdx.x % blocks_per_expert;\n"
   "  const u8* base = w + (i64)e * elems_per_expert * 2;\n"
@@ -2471,10 +2464,10 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  int groups, rows, k, sf_linear, scale_per_row, out_bf16;\n"
   "};\n"
   "extern \"C\" __global__ void nvf_dequantize(const NvfDequantParams p) {\n"
-  "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n",
+  "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
   "  const i64 sf_gbytes = p.sf_linear \? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
   "  const i64 total = (i64)p.groups * p.rows * nblk;\n"
-  "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (i64)gridDim.x * blockDim.x) {\n"
+  "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (i64)gridDim.x * blockDim.x) {\n",
   "    const int b = (int)(i % nblk);\n"
   "    const i64 gr = i / nblk;\n"
   "    const int g = (int)(gr / p.rows), r = (int)(gr % p.rows);\n"
@@ -2599,7 +2592,8 @@ enum {
   NVFP4MOE__K_QUANTIZE = 0, NVFP4MOE__K_WEIGHT_AMAX, NVFP4MOE__K_AMAX_TO_SCALE, NVFP4MOE__K_SCALE_PRODUCT,
   NVFP4MOE__K_SF_CONVERT, NVFP4MOE__K_DEQUANTIZE, NVFP4MOE__K_QUANTIZE_F16
 };
-/* kernels of the silu_quantize specialisation: bf16 input, fp16 input */
+/* kernels of the silu_quantize specialisation */
+enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
 
 static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"quantize", "quantize.cu", {0}, NVFP4MOE__NEEDS_SM80, 1,
@@ -3786,7 +3780,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
   long long ctas, cap;
   nvfp4moe__quant_params q = *p;
   void* args[1];
-  int kern = !p->fp16 ? 0 : silu ? 1 : NVFP4MOE__K_QUANTIZE_F16;
+  int kern = !p->fp16 ? (int)NVFP4MOE__K_QUANTIZE
+             : silu ? (int)NVFP4MOE__K_SILU_QUANTIZE_F16 : (int)NVFP4MOE__K_QUANTIZE_F16;
   nvfp4moe_result r = nvfp4moe__prepare(ctx, spec);
   if (r != NVFP4MOE_SUCCESS) return r;
   cap = (long long)nvfp4moe__occupancy(ctx, spec, kern, 256, 0) * ctx->sm_count;

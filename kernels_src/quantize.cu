@@ -163,52 +163,45 @@ template <bool F16>
 NVF_DEV u32 nvf_block_quantize(const u32* w, u32 amax_bits, float s, float t, int fo6, u32* q) {
   q[0] = 0u; q[1] = 0u;
   if (amax_bits == 0u) return 0u; // zero block: SF 0, codes +0
-  const u32 sf = fo6 ? 1u : nvf_e4m3(__fmul_rn(__uint_as_float(amax_bits), t));
-  if (sf == 0u) return 0u;        // the SF underflowed: codes +0
-  const float out = __frcp_rn(__fmul_rn(nvf_e4m3_to_f32(sf), s));
-  if (fo6 || nvf_is_nonfinite(out)) {
-    u32 sfs;
-    const uint2 r = nvf_block_slow<F16>(make_uint4(w[0], w[1], w[2], w[3]), make_uint4(w[4], w[5], w[6], w[7]),
-                                        __uint_as_float(amax_bits), s, t, fo6, &sfs);
-    q[0] = r.x; q[1] = r.y;
-    return sfs;
+  if (!fo6) {
+    const u32 sf = nvf_e4m3(__fmul_rn(__uint_as_float(amax_bits), t));
+    if (sf == 0u) return 0u; // the SF underflowed: codes +0
+    const float out = __frcp_rn(__fmul_rn(nvf_e4m3_to_f32(sf), s));
+    if (!nvf_is_nonfinite(out)) {
+      q[0] = nvf_e2m1_pack8<F16>(w, out);
+      q[1] = nvf_e2m1_pack8<F16>(w + 4, out);
+      return sf;
+    }
   }
-  q[0] = nvf_e2m1_pack8<F16>(w, out);
-  q[1] = nvf_e2m1_pack8<F16>(w + 4, out);
-  return sf;
-}
-
-// The threads of one team (a power of two, aligned in the CTA): a named barrier
-// (ids 1..NVF_QT/32) for teams of whole warps, __syncwarp on the team's lanes otherwise.
-NVF_DEV u32 nvf_team_mask(int team) {
-  return team >= 32 ? 0xFFFFFFFFu : (((1u << team) - 1u) << ((threadIdx.x & 31) & ~(team - 1)));
-}
-NVF_DEV void nvf_team_sync(int team) {
-  if (team > 32) asm volatile("bar.sync %0, %1;" : : "r"(1 + (int)threadIdx.x / team), "r"(team) : "memory");
-  else __syncwarp(nvf_team_mask(team));
+  u32 sfs;
+  const uint2 r = nvf_block_slow<F16>(make_uint4(w[0], w[1], w[2], w[3]), make_uint4(w[4], w[5], w[6], w[7]),
+                                      __uint_as_float(amax_bits), s, t, fo6, &sfs);
+  q[0] = r.x; q[1] = r.y;
+  return sfs;
 }
 
 // Quantize block b of a row (its 8 words and amax bits) and store its codes and SF byte;
 // mode 1 (zero row) and 2 (faulted row) store the fixed bytes. sfr: the row's SF bytes
-// (linear: byte b; 128x4: the row's offset, plus (b/4)*512 + b%4).
+// (linear: byte b; 128x4: the row's offset plus the column part of the layout).
 template <bool F16>
 NVF_DEV void nvf_quantize_store(const u32* w, u32 am, int mode, float s, float t, int fo6, u8* qrow, u8* sfr, int b,
-                                int lin) {
+                                int lin, int kc4) {
   u32 q[2] = {0u, 0u}, sfb = mode == 2 ? 0x7Fu : 0u;
   if (mode == 0) {
     if (am >= 0x7F800000u) sfb = 0x7Fu; // given scale: a non-finite block is faulted on its own
     else sfb = nvf_block_quantize<F16>(w, am, s, t, fo6, q);
   }
   *(uint2*)(qrow + b * 8) = make_uint2(q[0], q[1]);
-  sfr[lin ? b : (b >> 2) * 512 + (b & 3)] = (u8)sfb;
+  sfr[lin ? b : nvf_sf_offset_128x4(0, b, kc4)] = (u8)sfb;
 }
 
-// Team-wide max of u32; red is double-buffered by the caller's parity so one barrier
-// per call suffices.
+// Team-wide max of u32 (team threads, a power of two, aligned in the CTA). Teams wider
+// than a warp meet at their own named barrier (ids 1..NVF_QT/64); red is double-buffered
+// by the caller's parity so one barrier per call suffices.
 NVF_DEV u32 nvf_team_max(u32 v, int team, u32 (*red)[NVF_QT / 32], int parity) {
   const int lane = threadIdx.x & 31;
   const int w = team < 32 ? team : 32;
-  const u32 mask = nvf_team_mask(team);
+  const u32 mask = w == 32 ? 0xFFFFFFFFu : (((1u << w) - 1u) << (lane & ~(w - 1)));
   for (int o = w >> 1; o > 0; o >>= 1) {
     const u32 t = __shfl_xor_sync(mask, v, o);
     v = t > v ? t : v;
@@ -216,7 +209,7 @@ NVF_DEV u32 nvf_team_max(u32 v, int team, u32 (*red)[NVF_QT / 32], int parity) {
   if (team <= 32) return v;
   const int warp = threadIdx.x >> 5, wpt = team >> 5, first = warp & ~(wpt - 1);
   if (lane == 0) red[parity][warp] = v;
-  nvf_team_sync(team);
+  asm volatile("bar.sync %0, %1;" : : "r"(1 + (int)threadIdx.x / team), "r"(team) : "memory");
   for (int i = 0; i < wpt; ++i) {
     const u32 t = red[parity][first + i];
     v = t > v ? t : v;
@@ -337,7 +330,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     #pragma unroll
     for (int i = 0; i < NVF_QNB; ++i) {
       const int b = tl + team * i;
-      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], mode, s, t, p.fo6, qrow, sfr, b, lin);
+      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], mode, s, t, p.fo6, qrow, sfr, b, lin, kc4);
     }
     for (int b = tl + team * NVF_QNB; b < nblk; b += team) {
       u32 tw[8], am = 0;
@@ -345,7 +338,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
         nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);
         am = nvf_block_amax_bits<KF16>(tw);
       }
-      nvf_quantize_store<KF16>(tw, am, mode, s, t, p.fo6, qrow, sfr, b, lin);
+      nvf_quantize_store<KF16>(tw, am, mode, s, t, p.fo6, qrow, sfr, b, lin, kc4);
     }
     if (!p.sf_linear)
       for (int c = nblk + tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
