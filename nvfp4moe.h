@@ -117,11 +117,12 @@ typedef enum nvfp4moe_sf_layout {
 } nvfp4moe_sf_layout;
 
 /* GEMM backends. AUTO picks sm100 on compute capability 10.0/10.3 (after its self-test),
-   portable elsewhere from 8.0 up. */
+   sm90 on 9.0 (sm_90a target), portable elsewhere from 8.0 up. */
 typedef enum nvfp4moe_backend {
   NVFP4MOE_BACKEND_AUTO = 0,
   NVFP4MOE_BACKEND_PORTABLE = 1, /* mma.sync BF16 after exact dequantization, sm_80+ */
-  NVFP4MOE_BACKEND_SM90 = 2,     /* reserved: Hopper wgmma path (not built yet) */
+  NVFP4MOE_BACKEND_SM90 = 2,     /* Hopper: wgmma BF16 after exact dequantization (sm_90a),
+                                    the portable swap-AB kernel for the fewest tokens */
   NVFP4MOE_BACKEND_SM100 = 3     /* tcgen05 kind::mxf4nvf4 block-scaled MMA */
 } nvfp4moe_backend;
 
@@ -1305,6 +1306,67 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "  return m < 0 \? 0 : (m > rows \? rows : m);\n"
   "}\n",
   0};
+static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
+  "// dequant_bf16.cuh -- exact NVFP4 -> BF16 widening in registers, shared by the swap-AB\n"
+  "// (mma.sync) and wgmma GEMMs. E2M1 (2 significant bits) times a ue4m3 SF (4) has at most\n"
+  "// 6 significant bits, so BF16 holds every product exactly; each value carries a factor\n"
+  "// 2^-8 that the GEMM epilogues remove exactly (* 2^16 for the two operands).\n"
+  "#pragma once\n"
+  "#include \"common.cuh\"\n"
+  "\n"
+  "// 8 E2M1 codes (one word, element e in nibble e) -> 4 bf16x2 holding the pairs (p, p+4),\n"
+  "// each value * 2^-126 exactly (sign to bit 15, magnitude code to bits 6..8; 0.5 becomes\n"
+  "// the bf16 subnormal 2^-127).\n"
+  "NVF_DEV void nvf_fp4x8_to_bf16x2(u32 q, u32* r) {\n"
+  "  #pragma unroll\n"
+  "  for (int p = 0; p < 4; ++p) {\n"
+  "    const u32 s = q << (12 - 4 * p);\n"
+  "    r[p] = (s & 0x80008000u) | ((s & 0x70007000u) >> 6);\n"
+  "  }\n"
+  "}\n"
+  "\n"
+  "// Two ue4m3 SFs (bytes 0, 1 of sf2) -> bf16x2 of sf * 2^118 in both halves (exact;\n"
+  "// sf * 2^118 < 2^127), so that (code * 2^-126) * (sf * 2^118) = value * sf * 2^-8.\n"
+  "// SF 0x7F (a faulted block) -> NaN. sm_89+: one cvt for both bytes (e4m3 -> f16 is exact).\n"
+  "NVF_DEV void nvf_sf2_to_bf16x2(u32 sf2, u32& s0, u32& s1) {\n"
+  "#if __CUDA_ARCH__ >= 890\n"
+  "  u32 h;\n"
+  "  asm(\"cvt.rn.f16x2.e4m3x2 %0, %1;\" : \"=r\"(h) : \"h\"((u16)(sf2 & 0x7F7Fu))); // ue4m3: bit 7 is not a sign\n"
+  "  const float f0 = __fmul_rn(nvf_fp16_to_f32((u16)h), nvf_f32(0x7A800000u));\n"
+  "  const float f1 = __fmul_rn(nvf_fp16_to_f32((u16)(h >> 16)), nvf_f32(0x7A800000u));\n"
+  "  s0 = nvf_pack_bf16x2(f0, f0);\n"
+  "  s1 = nvf_pack_bf16x2(f1, f1);\n"
+  "#else\n"
+  "  #pragma unroll\n"
+  "  for (int i = 0; i < 2; ++i) {\n"
+  "    const u32 b = (sf2 >> (8 * i)) & 0xFFu;\n"
+  "    const u32 h = b == 0x7Fu \? 0x7FC0u : __float_as_uint(__fmul_rn(nvf_e4m3_to_f32(b), nvf_f32(0x7A800000u))) >> 16;\n"
+  "    (i \? s1 : s0) = h | (h << 16);\n"
+  "  }\n"
+  "#endif\n"
+  "}\n"
+  "\n"
+  "NVF_DEV u32 nvf_bf16x2_mul(u32 a, u32 b) { // exact here: at most 6 significant bits, normal range\n"
+  "  u32 d;\n"
+  "  asm(\"fma.rn.bf16x2 %0, %1, %2, %3;\" : \"=r\"(d) : \"r\"(a), \"r\"(b), \"r\"(0x80008000u));\n"
+  "  return d;\n"
+  "}\n"
+  "\n"
+  "// 16 bytes of a row (32 elements, SF columns c and c+1 in sf2) -> 16 bf16x2 in pair order:\n"
+  "// out[4j + p] = elements (8j + p, 8j + p + 4).\n"
+  "NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {\n"
+  "  u32 s0, s1;\n"
+  "  nvf_sf2_to_bf16x2(sf2, s0, s1);\n"
+  "  const u32 w[4] = {q.x, q.y, q.z, q.w};\n"
+  "  #pragma unroll\n"
+  "  for (int j = 0; j < 4; ++j) {\n"
+  "    u32 r[4];\n"
+  "    nvf_fp4x8_to_bf16x2(w[j], r);\n"
+  "    #pragma unroll\n"
+  "    for (int p = 0; p < 4; ++p) out[4 * j + p] = nvf_bf16x2_mul(r[p], j < 2 \? s0 : s1);\n"
+  "  }\n"
+  "}\n",
+  0};
 static const char* const nvfp4moe__src_gemm_portable_cu[] = {
   "// gemm_portable.cu -- masked grouped NVFP4 GEMM (NT) for sm_80 and newer.\n"
   "//\n"
@@ -1715,6 +1777,7 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "// stored in shared memory in the same pair order.\n"
   "#include \"common.cuh\"\n"
   "#include \"ptx_mma.cuh\"\n"
+  "#include \"dequant_bf16.cuh\"\n"
   "\n"
   "#ifndef NVF_NT\n"
   "#define NVF_NT 1                       // n8 tiles of tokens: 8 * NVF_NT tokens per pass\n"
@@ -1755,59 +1818,6 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "  int groups, m_max, n, k;\n"
   "};\n"
   "\n"
-  "// 8 E2M1 codes (one word, element e in nibble e) -> 4 bf16x2 holding the pairs (p, p+4),\n"
-  "// each value * 2^-126 exactly (sign to bit 15, magnitude code to bits 6..8; 0.5 becomes\n"
-  "// the bf16 subnormal 2^-127).\n"
-  "NVF_DEV void nvf_fp4x8_to_bf16x2(u32 q, u32* r) {\n"
-  "  #pragma unroll\n"
-  "  for (int p = 0; p < 4; ++p) {\n"
-  "    const u32 s = q << (12 - 4 * p);\n"
-  "    r[p] = (s & 0x80008000u) | ((s & 0x70007000u) >> 6);\n"
-  "  }\n"
-  "}\n"
-  "\n"
-  "// Two ue4m3 SFs (bytes 0, 1 of sf2) -> bf16x2 of sf * 2^118 in both halves (exact;\n"
-  "// sf * 2^118 < 2^127), so that (code * 2^-126) * (sf * 2^118) = value * sf * 2^-8.\n"
-  "// SF 0x7F (a faulted block) -> NaN. sm_89+: one cvt for both bytes (e4m3 -> f16 is exact).\n"
-  "NVF_DEV void nvf_sf2_to_bf16x2(u32 sf2, u32& s0, u32& s1) {\n"
-  "#if __CUDA_ARCH__ >= 890\n"
-  "  u32 h;\n"
-  "  asm(\"cvt.rn.f16x2.e4m3x2 %0, %1;\" : \"=r\"(h) : \"h\"((u16)(sf2 & 0x7F7Fu))); // ue4m3: bit 7 is not a sign\n"
-  "  const float f0 = __fmul_rn(nvf_fp16_to_f32((u16)h), nvf_f32(0x7A800000u));\n"
-  "  const float f1 = __fmul_rn(nvf_fp16_to_f32((u16)(h >> 16)), nvf_f32(0x7A800000u));\n"
-  "  s0 = nvf_pack_bf16x2(f0, f0);\n"
-  "  s1 = nvf_pack_bf16x2(f1, f1);\n"
-  "#else\n"
-  "  #pragma unroll\n"
-  "  for (int i = 0; i < 2; ++i) {\n"
-  "    const u32 b = (sf2 >> (8 * i)) & 0xFFu;\n",
-  "    const u32 h = b == 0x7Fu \? 0x7FC0u : __float_as_uint(__fmul_rn(nvf_e4m3_to_f32(b), nvf_f32(0x7A800000u))) >> 16;\n"
-  "    (i \? s1 : s0) = h | (h << 16);\n"
-  "  }\n"
-  "#endif\n"
-  "}\n"
-  "\n"
-  "NVF_DEV u32 nvf_bf16x2_mul(u32 a, u32 b) { // exact here: at most 6 significant bits, normal range\n"
-  "  u32 d;\n"
-  "  asm(\"fma.rn.bf16x2 %0, %1, %2, %3;\" : \"=r\"(d) : \"r\"(a), \"r\"(b), \"r\"(0x80008000u));\n"
-  "  return d;\n"
-  "}\n"
-  "\n"
-  "// 16 bytes of a row (32 elements, SF columns c and c+1 in sf2) -> 16 bf16x2 in pair order:\n"
-  "// out[4j + p] = elements (8j + p, 8j + p + 4).\n"
-  "NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {\n"
-  "  u32 s0, s1;\n"
-  "  nvf_sf2_to_bf16x2(sf2, s0, s1);\n"
-  "  const u32 w[4] = {q.x, q.y, q.z, q.w};\n"
-  "  #pragma unroll\n"
-  "  for (int j = 0; j < 4; ++j) {\n"
-  "    u32 r[4];\n"
-  "    nvf_fp4x8_to_bf16x2(w[j], r);\n"
-  "    #pragma unroll\n"
-  "    for (int p = 0; p < 4; ++p) out[4 * j + p] = nvf_bf16x2_mul(r[p], j < 2 \? s0 : s1);\n"
-  "  }\n"
-  "}\n"
-  "\n"
   "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)\n"
   "nvf_gemm_swapab(const NvfGemmParams p) {\n"
   "  extern __shared__ __align__(16) u32 tok[]; // [NVF_TOK][NVF_TSTRIDE]\n"
@@ -1826,7 +1836,7 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "  const u8* bsf = p.b_sf + g * sfb_g;\n"
   "  const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
   "\n"
-  "  for (int tok0 = 0; tok0 < valid; tok0 += NVF_TOK) {\n"
+  "  for (int tok0 = 0; tok0 < valid; tok0 += NVF_TOK) {\n",
   "    float acc[NVF_NT][4];\n"
   "    #pragma unroll\n"
   "    for (int i = 0; i < NVF_NT; ++i)\n"
@@ -1853,7 +1863,7 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "        const int n = piece / (NVF_KC / 32), pc = piece % (NVF_KC / 32), ss = pc >> 2, tt = pc & 3;\n"
   "        const int m = tok0 + n, kel = c * NVF_KC + pc * 32;\n"
   "        u32 v[16];\n"
-  "        if (m < valid && kel < p.k) {\n",
+  "        if (m < valid && kel < p.k) {\n"
   "          const uint4 q = *(const uint4*)(p.a + ((i64)g * p.m_max + m) * (p.k / 2) + kel / 2);\n"
   "          const u32 sf2 = *(const u16*)(p.a_sf + g * sfa_g + nvf_sf_offset_128x4(m, kel / 16, kc4));\n"
   "          nvf_dequant_piece(q, sf2, v);\n"
@@ -1893,7 +1903,7 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "              for (int nt = 0; nt < NVF_NT; ++nt) {\n"
   "                const uint2 bv = *(const uint2*)(tb + nt * 8 * NVF_TSTRIDE + i * 8);\n"
   "                nvf_mma_bf16_16816(acc[nt], af, bv.x, bv.y);\n"
-  "              }\n"
+  "              }\n",
   "            }\n"
   "          }\n"
   "        }\n"
@@ -1909,6 +1919,228 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "        if (m < valid && n < p.n) {\n"
   "          const float rs = p.row_scale \? p.row_scale[(i64)g * p.m_max + m] : 1.0f;\n"
   "          const float v = __fmul_rn(__fmul_rn(alpha, rs), __fmul_rn(acc[nt][e], 65536.0f));\n"
+  "          p.d[((i64)g * p.m_max + m) * p.ldd + n] = (u16)nvf_f32_to_bf16(v);\n"
+  "        }\n"
+  "      }\n"
+  "  }\n"
+  "}\n",
+  0};
+static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
+  "// gemm_wgmma.cu -- masked grouped NVFP4 GEMM (NT) on Hopper warpgroup MMA (sm_90a).\n"
+  "//\n"
+  "// Same contract as gemm_portable.cu (NUMERICS.md 4). Hopper has no FP4 tensor cores, so\n"
+  "// both operands are widened exactly to BF16 (dequant_bf16.cuh) and multiplied by\n"
+  "// wgmma m64nNk16 with F32 accumulation. Swap-AB, because wgmma takes only A from\n"
+  "// registers: the weights are A (64 rows per warpgroup, streamed from global memory\n"
+  "// straight into registers and widened there, never staged), the tokens are B (N =\n"
+  "// NVF_TOK tokens, widened once per CTA into shared memory). The weights of a CTA are read\n"
+  "// once per token tile, so one tile that holds every token of an expert reads them once.\n"
+  "//\n"
+  "// K permutation (as gemm_swapab.cu): a thread of an MMA quad loads 16 bytes (32\n"
+  "// consecutive K elements) of its weight row per 128-K step and feeds them to the 8 k16\n"
+  "// MMAs of the step as the pairs (e, e+4) of each 8-element word. The tokens are written\n"
+  "// to shared memory in the same order, so A and B agree and the dot products are unchanged.\n"
+  "//\n"
+  "// Pipeline: weight loads run NVF_DEPTH steps ahead; a warpgroup widens step s+1's weights\n"
+  "// once its step-s MMAs are done (one register set), while the other warpgroup's MMAs keep\n"
+  "// the tensor cores busy; the next K chunk of tokens is copied raw (cp.async) into shared\n"
+  "// memory during the current chunk and widened into the other buffer while the chunk's\n"
+  "// last MMAs run.\n"
+  "#include \"common.cuh\"\n"
+  "#include \"dequant_bf16.cuh\"\n"
+  "#include \"ptx_wgmma.cuh\"\n"
+  "\n"
+  "#ifndef NVF_TOK\n"
+  "#define NVF_TOK 64 // tokens per pass: the wgmma N (8, 16, 32, 64 or 128)\n"
+  "#endif\n"
+  "#ifndef NVF_WG\n"
+  "#define NVF_WG 2 // warpgroups per CTA, 64 weight rows each\n"
+  "#endif\n"
+  "#ifndef NVF_KC // K elements of tokens per shared-memory chunk: 64 KiB per buffer\n"
+  "#define NVF_KC (NVF_TOK >= 128 \? 256 : NVF_TOK >= 64 \? 512 : 1024)\n"
+  "#endif\n"
+  "#define NVF_DEPTH 2                         // weight steps in flight\n"
+  "#define NVF_THREADS (128 * NVF_WG)\n"
+  "#define NVF_ROWS (64 * NVF_WG)              // weight rows (N of the problem) per CTA\n"
+  "#define NVF_STEP 128                        // K elements per register step\n"
+  "#define NVF_SPC (NVF_KC / NVF_STEP)         // steps per chunk\n"
+  "#define NVF_MMA_BYTES (NVF_TOK * 32)        // B of one k16 MMA: TOK x 16 bf16\n"
+  "#define NVF_STEP_BYTES (8 * NVF_MMA_BYTES)\n"
+  "#define NVF_BUF_BYTES (NVF_SPC * NVF_STEP_BYTES)\n"
+  "#define NVF_PIECES (NVF_TOK * NVF_KC / 32)  // 16-byte token pieces per chunk\n"
+  "#define NVF_PPT ((NVF_PIECES + NVF_THREADS - 1) / NVF_THREADS)\n"
+  "#define NVF_SMEM_BYTES (2 * NVF_BUF_BYTES + NVF_PIECES * 20) // two chunk buffers, raw staging\n"
+  "\n"
+  "#if NVF_TOK == 8\n"
+  "#define nvf_wgmma_rs nvf_wgmma_rs_n8\n"
+  "#elif NVF_TOK == 16\n"
+  "#define nvf_wgmma_rs nvf_wgmma_rs_n16\n"
+  "#elif NVF_TOK == 32\n"
+  "#define nvf_wgmma_rs nvf_wgmma_rs_n32\n"
+  "#elif NVF_TOK == 64\n"
+  "#define nvf_wgmma_rs nvf_wgmma_rs_n64\n"
+  "#elif NVF_TOK == 128\n"
+  "#define nvf_wgmma_rs nvf_wgmma_rs_n128\n"
+  "#else\n"
+  "#error \"NVF_TOK must be 8, 16, 32, 64 or 128\"\n"
+  "#endif\n"
+  "\n"
+  "struct NvfGemmParams {\n"
+  "  const u8* a; const u8* a_sf; const u8* b; const u8* b_sf;\n"
+  "  const int* masked_m; const float* alpha; const float* row_scale; u16* d;\n"
+  "  i64 ldd;\n"
+  "  int groups, m_max, n, k;\n"
+  "};\n"
+  "\n"
+  "// Token piece pi of a chunk: lane bits 0-1 = t (32-K piece of a step), bits 2-4 = token\n"
+  "// within an 8-token core matrix, so a warp's 4-byte stores of one pair hit 32 banks.\n"
+  "struct NvfPiece {\n"
+  "  int t, n, ss;\n"
+  "};\n"
+  "NVF_DEV NvfPiece nvf_piece(int pi) {\n"
+  "  const int rest = pi >> 5;\n"
+  "  NvfPiece r;\n"
+  "  r.t = pi & 3;\n"
+  "  r.n = (rest / NVF_SPC) * 8 + ((pi >> 2) & 7);\n"
+  "  r.ss = rest % NVF_SPC;\n",
+  "  return r;\n"
+  "}\n"
+  "\n"
+  "// Chunk c's raw pieces for tokens tok0.. into the staging area with cp.async: 16 bytes of\n"
+  "// E2M1 at stage + 16 pi, the 4-byte SF group holding the piece's two SFs at stage_sf + 4 pi\n"
+  "// (zero-filled past valid rows and past K: rows past masked_m are never read). Nothing is\n"
+  "// held in registers while the chunk's MMAs run.\n"
+  "NVF_DEV void nvf_tok_issue(const NvfGemmParams& p, const u8* a_g, const u8* asf_g, int valid, int tok0, int c, int kc4,\n"
+  "                           u32 stage, u32 stage_sf) {\n"
+  "  #pragma unroll\n"
+  "  for (int i = 0; i < NVF_PPT; ++i) {\n"
+  "    const int pi = threadIdx.x + i * NVF_THREADS;\n"
+  "    const NvfPiece pc = nvf_piece(pi);\n"
+  "    const int m = tok0 + pc.n, kel = c * NVF_KC + pc.ss * NVF_STEP + 32 * pc.t;\n"
+  "    const bool in = pi < NVF_PIECES && m < valid && kel < p.k;\n"
+  "    const u8* src = in \? a_g + (i64)m * (p.k / 2) + kel / 2 : a_g;\n"
+  "    const u8* ssrc = in \? asf_g + nvf_sf_offset_128x4(m, (kel / 16) & ~3, kc4) : asf_g;\n"
+  "    if (pi < NVF_PIECES) {\n"
+  "      asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" ::\"r\"(stage + 16 * pi), \"l\"(src), \"r\"(in \? 16 : 0) : \"memory\");\n"
+  "      asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\" ::\"r\"(stage_sf + 4 * pi), \"l\"(ssrc), \"r\"(in \? 4 : 0) : \"memory\");\n"
+  "    }\n"
+  "  }\n"
+  "  asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n"
+  "}\n"
+  "\n"
+  "// Widen this thread's staged pieces into a chunk buffer, laid out per step as 8 MMAs x\n"
+  "// TOK/8 core-matrix rows x 2 K halves x 8 tokens x 16 bytes (lbo 128, sbo 256).\n"
+  "NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf) {\n"
+  "  asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\"); // a thread reads only its own copies\n"
+  "  #pragma unroll\n"
+  "  for (int i = 0; i < NVF_PPT; ++i) {\n"
+  "    const int pi = threadIdx.x + i * NVF_THREADS;\n"
+  "    if (pi >= NVF_PIECES) continue;\n"
+  "    const NvfPiece pc = nvf_piece(pi);\n"
+  "    u32 v[16];\n"
+  "    nvf_dequant_piece(*(const uint4*)(stage + 16 * pi), stage_sf[pi] >> (8 * (2 * pc.t & 3)), v);\n"
+  "    u8* base = buf + pc.ss * NVF_STEP_BYTES + (pc.n >> 3) * 256 + (pc.n & 7) * 16 + 4 * pc.t;\n"
+  "    #pragma unroll\n"
+  "    for (int j = 0; j < 16; ++j) *(u32*)(base + (j >> 1) * NVF_MMA_BYTES + (j & 1) * 128) = v[j];\n"
+  "  }\n"
+  "}\n"
+  "\n"
+  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, 1)\n"
+  "nvf_gemm_wgmma(const NvfGemmParams p) {\n"
+  "  extern __shared__ __align__(128) u8 smem[]; // 2 chunk buffers, then the raw staging area\n"
+  "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
+  "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n"
+  "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n"
+  "  const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7, t = lane & 3;\n"
+  "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
+  "  if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read\n"
+  "  const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;\n"
+  "  const int nchunks = (p.k + NVF_KC - 1) / NVF_KC;\n"
+  "  const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);\n"
+  "  const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8\n"
+  "  const bool ok0 = r0 < p.n, ok1 = r0 + 8 < p.n;\n"
+  "  const u8* w0 = p.b + ((i64)g * p.n + r0) * (p.k / 2) + 16 * t;\n"
+  "  const u8* w1 = w0 + (i64)8 * (p.k / 2);\n"
+  "  const u8* bsf = p.b_sf + g * sfb_g;\n"
+  "  const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);\n"
+  "  const u8* asf_g = p.a_sf + g * sfa_g;\n",
+  "  const u32 sbase = (u32)__cvta_generic_to_shared(smem);\n"
+  "  const u32 stage = sbase + 2 * NVF_BUF_BYTES, stage_sf = stage + NVF_PIECES * 16;\n"
+  "  const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
+  "\n"
+  "  for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
+  "    float acc[NVF_TOK / 2];\n"
+  "    #pragma unroll\n"
+  "    for (int e = 0; e < NVF_TOK / 2; ++e) acc[e] = 0.0f;\n"
+  "\n"
+  "    uint4 wq[NVF_DEPTH][2];\n"
+  "    u32 ws[NVF_DEPTH][2];\n"
+  "    #pragma unroll\n"
+  "    for (int d = 0; d < NVF_DEPTH; ++d) {\n"
+  "      const int kel = d * NVF_STEP + 32 * t;\n"
+  "      const bool in = d < nsteps && kel < p.k;\n"
+  "      wq[d][0] = (in && ok0) \? __ldg((const uint4*)(w0 + d * 64)) : make_uint4(0, 0, 0, 0);\n"
+  "      wq[d][1] = (in && ok1) \? __ldg((const uint4*)(w1 + d * 64)) : make_uint4(0, 0, 0, 0);\n"
+  "      ws[d][0] = (in && ok0) \? *(const u16*)(bsf + nvf_sf_offset_128x4(r0, kel / 16, kc4)) : 0u;\n"
+  "      ws[d][1] = (in && ok1) \? *(const u16*)(bsf + nvf_sf_offset_128x4(r0 + 8, kel / 16, kc4)) : 0u;\n"
+  "    }\n"
+  "    __syncthreads(); // the previous token tile's last chunk has been read by every warpgroup\n"
+  "    nvf_tok_issue(p, a_g, asf_g, valid, tok0, 0, kc4, stage, stage_sf);\n"
+  "    nvf_tok_widen(smem, smem + 2 * NVF_BUF_BYTES, (const u32*)(smem + 2 * NVF_BUF_BYTES + NVF_PIECES * 16));\n"
+  "    nvf_fence_proxy_async();\n"
+  "    __syncthreads();\n"
+  "\n"
+  "    u32 a[32]; // widened weights of a step: row r0 (0..15), row r0 + 8 (16..31)\n"
+  "    for (int c = 0; c < nchunks; ++c) {\n"
+  "      const u32 buf = sbase + (c & 1) * NVF_BUF_BYTES;\n"
+  "      if (c + 1 < nchunks) nvf_tok_issue(p, a_g, asf_g, valid, tok0, c + 1, kc4, stage, stage_sf);\n"
+  "      #pragma unroll 1\n"
+  "      for (int h = 0; h < NVF_SPC / NVF_DEPTH; ++h) {\n"
+  "        #pragma unroll\n"
+  "        for (int d = 0; d < NVF_DEPTH; ++d) {\n"
+  "          const int ss = h * NVF_DEPTH + d, s = c * NVF_SPC + ss;\n"
+  "          if (s < nsteps) {\n"
+  "            nvf_wgmma_wait<0>(); // step s-1, the last reader of a[], is done\n"
+  "            nvf_dequant_piece(wq[d][0], ws[d][0], a);\n"
+  "            nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);\n"
+  "            {\n"
+  "              const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;\n"
+  "              const bool in = sn < nsteps && kel < p.k;\n"
+  "              wq[d][0] = (in && ok0) \? __ldg((const uint4*)(w0 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);\n"
+  "              wq[d][1] = (in && ok1) \? __ldg((const uint4*)(w1 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);\n"
+  "              ws[d][0] = (in && ok0) \? *(const u16*)(bsf + nvf_sf_offset_128x4(r0, kel / 16, kc4)) : 0u;\n"
+  "              ws[d][1] = (in && ok1) \? *(const u16*)(bsf + nvf_sf_offset_128x4(r0 + 8, kel / 16, kc4)) : 0u;\n"
+  "            }\n"
+  "            nvf_wgmma_fence();\n"
+  "            #pragma unroll\n"
+  "            for (int i = 0; i < 8; ++i) {\n"
+  "              const u32 af[4] = {a[2 * i], a[16 + 2 * i], a[2 * i + 1], a[16 + 2 * i + 1]};\n"
+  "              nvf_wgmma_rs(acc, af, nvf_wgmma_desc(buf + ss * NVF_STEP_BYTES + i * NVF_MMA_BYTES, 128, 256));\n"
+  "            }\n"
+  "            nvf_wgmma_commit();\n"
+  "          }\n"
+  "        }\n"
+  "      }\n"
+  "      // Next chunk into the other buffer while this chunk's last MMAs run: that buffer's\n"
+  "      // readers (chunk c-1) all finished before the barrier that closed chunk c-1.\n"
+  "      if (c + 1 < nchunks) {\n"
+  "        nvf_tok_widen(smem + ((c + 1) & 1) * NVF_BUF_BYTES, smem + 2 * NVF_BUF_BYTES,\n"
+  "                      (const u32*)(smem + 2 * NVF_BUF_BYTES + NVF_PIECES * 16));\n"
+  "        nvf_fence_proxy_async();\n"
+  "      }\n"
+  "      nvf_wgmma_wait<0>();\n"
+  "      __syncthreads();\n"
+  "    }\n"
+  "\n",
+  "    // ---- epilogue: D[g, m, n] for tokens m < valid and weight rows n < N ----\n"
+  "    #pragma unroll\n"
+  "    for (int j = 0; j < NVF_TOK / 8; ++j)\n"
+  "      #pragma unroll\n"
+  "      for (int e = 0; e < 4; ++e) {\n"
+  "        const int m = tok0 + j * 8 + 2 * t + (e & 1), n = r0 + (e >> 1) * 8;\n"
+  "        if (m < valid && n < p.n) {\n"
+  "          const float rs = p.row_scale \? p.row_scale[(i64)g * p.m_max + m] : 1.0f;\n"
+  "          const float v = __fmul_rn(__fmul_rn(alpha, rs), __fmul_rn(acc[4 * j + e], 65536.0f));\n"
   "          p.d[((i64)g * p.m_max + m) * p.ldd + n] = (u16)nvf_f32_to_bf16(v);\n"
   "        }\n"
   "      }\n"
@@ -2024,6 +2256,67 @@ static const char* const nvfp4moe__src_ptx_tcgen05_cuh[] = {
   "        \"=r\"(v[25]), \"=r\"(v[26]), \"=r\"(v[27]), \"=r\"(v[28]), \"=r\"(v[29]), \"=r\"(v[30]), \"=r\"(v[31])\n"
   "      : \"r\"(taddr) : \"memory\");\n"
   "  asm volatile(\"tcgen05.wait::ld.sync.aligned;\" ::: \"memory\");\n"
+  "}\n",
+  0};
+static const char* const nvfp4moe__src_ptx_wgmma_cuh[] = {
+  "// ptx_wgmma.cuh -- warpgroup MMA wrappers for Hopper (sm_90a): fences, commit/wait, the\n"
+  "// shared-memory matrix descriptor, and wgmma.mma_async with A from registers (RS form),\n"
+  "// BF16 inputs and F32 accumulators, M = 64, N in {8, 16, 32, 64, 128}. Operand forms follow\n"
+  "// the PTX ISA (warpgroup-level matrix instructions); the N variants differ only in the\n"
+  "// length of the accumulator list, spelled out because inline asm needs fixed operands.\n"
+  "#pragma once\n"
+  "#include \"common.cuh\"\n"
+  "\n"
+  "NVF_DEV void nvf_wgmma_fence() { asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\"); }\n"
+  "NVF_DEV void nvf_wgmma_commit() { asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\"); }\n"
+  "template <int N> NVF_DEV void nvf_wgmma_wait() { asm volatile(\"wgmma.wait_group.sync.aligned %0;\" ::\"n\"(N) : \"memory\"); }\n"
+  "// Generic-proxy stores to shared memory become visible to wgmma (async proxy) reads.\n"
+  "NVF_DEV void nvf_fence_proxy_async() { asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\"); }\n"
+  "\n"
+  "// Matrix descriptor, no swizzle (canonical \"interleave\" layout): 8x16-byte core matrices,\n"
+  "// lbo = byte distance between core matrices adjacent in K, sbo = between core matrices\n"
+  "// adjacent in M/N (8-row groups). Bits: 0-13 address >> 4, 16-29 lbo >> 4, 32-45 sbo >> 4,\n"
+  "// 62-63 layout 0.\n"
+  "NVF_DEV u64 nvf_wgmma_desc(u32 smem_addr, u32 lbo, u32 sbo) {\n"
+  "  return (u64)((smem_addr >> 4) & 0x3FFFu) | ((u64)((lbo >> 4) & 0x3FFFu) << 16) | ((u64)((sbo >> 4) & 0x3FFFu) << 32);\n"
+  "}\n"
+  "\n"
+  "// D(64 x N, f32) += A(64 x 16, bf16, registers: the mma.sync m16n8k16 A fragment per warp)\n"
+  "// * B(16 x N, bf16, K-major in shared memory at desc_b).\n"
+  "NVF_DEV void nvf_wgmma_rs_n8(float* d, const u32* a, u64 desc_b) {\n"
+  "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n"
+  "               \"wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 \"\n"
+  "               \"{%0, %1, %2, %3}, {%4, %5, %6, %7}, %8, p, 1, 1, 0;\\n}\"\n"
+  "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n"
+  "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b));\n"
+  "}\n"
+  "NVF_DEV void nvf_wgmma_rs_n16(float* d, const u32* a, u64 desc_b) {\n"
+  "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n"
+  "               \"wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 \"\n"
+  "               \"{%0, %1, %2, %3, %4, %5, %6, %7}, {%8, %9, %10, %11}, %12, p, 1, 1, 0;\\n}\"\n"
+  "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3]), \"+f\"(d[4]), \"+f\"(d[5]), \"+f\"(d[6]), \"+f\"(d[7])\n"
+  "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b));\n"
+  "}\n"
+  "NVF_DEV void nvf_wgmma_rs_n32(float* d, const u32* a, u64 desc_b) {\n"
+  "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n"
+  "               \"wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 \"\n"
+  "               \"{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, {%16, %17, %18, %19}, %20, p, 1, 1, 0;\\n}\"\n"
+  "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3]), \"+f\"(d[4]), \"+f\"(d[5]), \"+f\"(d[6]), \"+f\"(d[7]), \"+f\"(d[8]), \"+f\"(d[9]), \"+f\"(d[10]), \"+f\"(d[11]), \"+f\"(d[12]), \"+f\"(d[13]), \"+f\"(d[14]), \"+f\"(d[15])\n"
+  "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b));\n"
+  "}\n"
+  "NVF_DEV void nvf_wgmma_rs_n64(float* d, const u32* a, u64 desc_b) {\n"
+  "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n"
+  "               \"wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 \"\n",
+  "               \"{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, 0;\\n}\"\n"
+  "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3]), \"+f\"(d[4]), \"+f\"(d[5]), \"+f\"(d[6]), \"+f\"(d[7]), \"+f\"(d[8]), \"+f\"(d[9]), \"+f\"(d[10]), \"+f\"(d[11]), \"+f\"(d[12]), \"+f\"(d[13]), \"+f\"(d[14]), \"+f\"(d[15]), \"+f\"(d[16]), \"+f\"(d[17]), \"+f\"(d[18]), \"+f\"(d[19]), \"+f\"(d[20]), \"+f\"(d[21]), \"+f\"(d[22]), \"+f\"(d[23]), \"+f\"(d[24]), \"+f\"(d[25]), \"+f\"(d[26]), \"+f\"(d[27]), \"+f\"(d[28]), \"+f\"(d[29]), \"+f\"(d[30]), \"+f\"(d[31])\n"
+  "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b));\n"
+  "}\n"
+  "NVF_DEV void nvf_wgmma_rs_n128(float* d, const u32* a, u64 desc_b) {\n"
+  "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n"
+  "               \"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 \"\n"
+  "               \"{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, 0;\\n}\"\n"
+  "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3]), \"+f\"(d[4]), \"+f\"(d[5]), \"+f\"(d[6]), \"+f\"(d[7]), \"+f\"(d[8]), \"+f\"(d[9]), \"+f\"(d[10]), \"+f\"(d[11]), \"+f\"(d[12]), \"+f\"(d[13]), \"+f\"(d[14]), \"+f\"(d[15]), \"+f\"(d[16]), \"+f\"(d[17]), \"+f\"(d[18]), \"+f\"(d[19]), \"+f\"(d[20]), \"+f\"(d[21]), \"+f\"(d[22]), \"+f\"(d[23]), \"+f\"(d[24]), \"+f\"(d[25]), \"+f\"(d[26]), \"+f\"(d[27]), \"+f\"(d[28]), \"+f\"(d[29]), \"+f\"(d[30]), \"+f\"(d[31]), \"+f\"(d[32]), \"+f\"(d[33]), \"+f\"(d[34]), \"+f\"(d[35]), \"+f\"(d[36]), \"+f\"(d[37]), \"+f\"(d[38]), \"+f\"(d[39]), \"+f\"(d[40]), \"+f\"(d[41]), \"+f\"(d[42]), \"+f\"(d[43]), \"+f\"(d[44]), \"+f\"(d[45]), \"+f\"(d[46]), \"+f\"(d[47]), \"+f\"(d[48]), \"+f\"(d[49]), \"+f\"(d[50]), \"+f\"(d[51]), \"+f\"(d[52]), \"+f\"(d[53]), \"+f\"(d[54]), \"+f\"(d[55]), \"+f\"(d[56]), \"+f\"(d[57]), \"+f\"(d[58]), \"+f\"(d[59]), \"+f\"(d[60]), \"+f\"(d[61]), \"+f\"(d[62]), \"+f\"(d[63])\n"
+  "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b));\n"
   "}\n",
   0};
 static const char* const nvfp4moe__src_quantize_cu[] = {
@@ -2544,11 +2837,14 @@ static const char* const nvfp4moe__src_scheduler_cuh[] = {
   0};
 static const nvfp4moe__source nvfp4moe__sources[] = {
   {"common.cuh", nvfp4moe__src_common_cuh},
+  {"dequant_bf16.cuh", nvfp4moe__src_dequant_bf16_cuh},
   {"gemm_portable.cu", nvfp4moe__src_gemm_portable_cu},
   {"gemm_sm100.cu", nvfp4moe__src_gemm_sm100_cu},
   {"gemm_swapab.cu", nvfp4moe__src_gemm_swapab_cu},
+  {"gemm_wgmma.cu", nvfp4moe__src_gemm_wgmma_cu},
   {"ptx_mma.cuh", nvfp4moe__src_ptx_mma_cuh},
   {"ptx_tcgen05.cuh", nvfp4moe__src_ptx_tcgen05_cuh},
+  {"ptx_wgmma.cuh", nvfp4moe__src_ptx_wgmma_cuh},
   {"quantize.cu", nvfp4moe__src_quantize_cu},
   {"scheduler.cuh", nvfp4moe__src_scheduler_cuh},
   {0, 0}};
@@ -2562,7 +2858,7 @@ static const nvfp4moe__source nvfp4moe__sources[] = {
 #define NVFP4MOE__CACHE_FORMAT 1
 #define NVFP4MOE__MAX_KERNELS 8
 
-enum { NVFP4MOE__NEEDS_SM80 = 0, NVFP4MOE__NEEDS_SM100 = 2 };
+enum { NVFP4MOE__NEEDS_SM80 = 0, NVFP4MOE__NEEDS_SM90A = 1, NVFP4MOE__NEEDS_SM100 = 2 };
 
 typedef struct nvfp4moe__spec {
   const char* name;
@@ -2584,6 +2880,9 @@ enum {
   NVFP4MOE__SPEC_GEMM_T16,
   NVFP4MOE__SPEC_GEMM_T32,
   NVFP4MOE__SPEC_GEMM_T48,
+  NVFP4MOE__SPEC_GEMM_W32,
+  NVFP4MOE__SPEC_GEMM_W64,
+  NVFP4MOE__SPEC_GEMM_W128,
   NVFP4MOE__SPEC_GEMM_SM100,
   NVFP4MOE__SPEC_COUNT
 };
@@ -2613,6 +2912,9 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"gemm_swapab_t16", "gemm_swapab.cu", {"-DNVF_NT=2", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", 0}},
     {"gemm_swapab_t32", "gemm_swapab.cu", {"-DNVF_NT=4", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", 0}},
     {"gemm_swapab_t48", "gemm_swapab.cu", {"-DNVF_NT=6", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", 0}},
+    {"gemm_sm90_t32", "gemm_wgmma.cu", {"-DNVF_TOK=32", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
+    {"gemm_sm90_t64", "gemm_wgmma.cu", {"-DNVF_TOK=64", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
+    {"gemm_sm90_t128", "gemm_wgmma.cu", {"-DNVF_TOK=128", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
     {"gemm_sm100_n128", "gemm_sm100.cu", {"-DNVF_BN=128", 0}, NVFP4MOE__NEEDS_SM100, 0,
      {"nvf_gemm_sm100", 0}},
 };
@@ -2661,8 +2963,10 @@ NVFP4MOE__IMPL const char* nvfp4moe_specialization_name(int index) {
 NVFP4MOE__PRIVATE int nvfp4moe__target_is_sm100(const nvfp4moe_context* ctx) {
   return strcmp(ctx->target, "sm_100a") == 0 || strcmp(ctx->target, "sm_103a") == 0;
 }
+NVFP4MOE__PRIVATE int nvfp4moe__target_is_sm90a(const nvfp4moe_context* ctx) { return strcmp(ctx->target, "sm_90a") == 0; }
 NVFP4MOE__PRIVATE int nvfp4moe__spec_applies(const nvfp4moe_context* ctx, int s) {
   if (nvfp4moe__specs[s].needs == NVFP4MOE__NEEDS_SM100) return nvfp4moe__target_is_sm100(ctx);
+  if (nvfp4moe__specs[s].needs == NVFP4MOE__NEEDS_SM90A) return nvfp4moe__target_is_sm90a(ctx);
   return ctx->target_sm >= 80;
 }
 
@@ -3228,9 +3532,9 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
     if (r != NVFP4MOE_SUCCESS) goto fail;
   }
 
-  if (d.backend == NVFP4MOE_BACKEND_SM90) {
+  if (d.backend == NVFP4MOE_BACKEND_SM90 && !nvfp4moe__target_is_sm90a(ctx)) {
     r = nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_NOT_SUPPORTED,
-                           "backend sm90 is not built yet; use portable (or auto)");
+                           "backend sm90 needs an sm_90a target (this one is %s)", ctx->target);
     goto fail;
   }
   if (d.backend == NVFP4MOE_BACKEND_SM100 && !nvfp4moe__target_is_sm100(ctx)) {
@@ -3240,7 +3544,9 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   }
   ctx->desc_backend_forced = d.backend != NVFP4MOE_BACKEND_AUTO;
   ctx->backend = d.backend != NVFP4MOE_BACKEND_AUTO ? d.backend
-                 : nvfp4moe__target_is_sm100(ctx) ? NVFP4MOE_BACKEND_SM100 : NVFP4MOE_BACKEND_PORTABLE;
+                 : nvfp4moe__target_is_sm100(ctx) ? NVFP4MOE_BACKEND_SM100
+                 : nvfp4moe__target_is_sm90a(ctx)  ? NVFP4MOE_BACKEND_SM90
+                                                   : NVFP4MOE_BACKEND_PORTABLE;
   if ((v = nvfp4moe__getenv("NVFP4MOE_GEMM_CONFIG")) != 0) {
     for (s = 0; s < NVFP4MOE__SPEC_COUNT; ++s)
       if (strcmp(v, nvfp4moe__specs[s].name) == 0 && strncmp(v, "gemm_", 5) == 0) ctx->forced_gemm_spec = s;
@@ -3941,14 +4247,17 @@ typedef struct nvfp4moe__gemm_params {
 
 static const int nvfp4moe__portable_bm[4] = {16, 32, 64, 128};
 static const int nvfp4moe__swapab_tok[4] = {8, 16, 32, 48};
+static const int nvfp4moe__wgmma_tok[3] = {32, 64, 128};
 
 /* Tile choice of the portable backend: for few tokens per expert the swap-AB kernel with
    the smallest token tile that holds expected_m (weights streamed once, tokens on the
    8-wide MMA side); beyond 48 tokens the tiled kernel with the smallest M tile. */
 NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a) {
   int em = a->expected_m ? a->expected_m : a->m_max, i;
-  if (ctx->forced_gemm_spec >= NVFP4MOE__SPEC_GEMM_P16 && ctx->forced_gemm_spec <= NVFP4MOE__SPEC_GEMM_T48)
+  if (ctx->forced_gemm_spec >= NVFP4MOE__SPEC_GEMM_P16 && ctx->forced_gemm_spec <= NVFP4MOE__SPEC_GEMM_W128)
     return ctx->forced_gemm_spec;
+  if (ctx->backend == NVFP4MOE_BACKEND_SM90 && em > 16) /* wgmma: the smallest token tile that holds em */
+    return em <= 32 ? NVFP4MOE__SPEC_GEMM_W32 : em <= 64 ? NVFP4MOE__SPEC_GEMM_W64 : NVFP4MOE__SPEC_GEMM_W128;
   for (i = 0; i < 4; ++i)
     if (em <= nvfp4moe__swapab_tok[i]) return NVFP4MOE__SPEC_GEMM_T8 + i;
   return em <= 64 ? NVFP4MOE__SPEC_GEMM_P64 : NVFP4MOE__SPEC_GEMM_P128;
@@ -3961,9 +4270,24 @@ NVFP4MOE__IMPL size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, 
 }
 
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx, const char* fn,
-                                                          const nvfp4moe__gemm_params* p, int spec,
+                                                          const nvfp4moe__gemm_params* p, int spec, int em,
                                                           nvfp4moe_stream stream) {
   int bm;
+  if (spec >= NVFP4MOE__SPEC_GEMM_W32 && spec <= NVFP4MOE__SPEC_GEMM_W128) {
+    /* one CTA per (group, 128 weight rows, token tile); the token tiles cover expected_m
+       (the kernel loops when an expert has more); shared memory as NVF_SMEM_BYTES */
+    unsigned tok = (unsigned)nvfp4moe__wgmma_tok[spec - NVFP4MOE__SPEC_GEMM_W32];
+    unsigned kc = tok >= 128 ? 256u : tok >= 64 ? 512u : 1024u, pieces = tok * kc / 32u;
+    unsigned smem = 2u * (kc / 128u) * tok * 256u + pieces * 20u;
+    long long tiles = ((em > 0 && em < p->m_max ? em : p->m_max) + (int)tok - 1) / (int)tok;
+    long long grid = (long long)p->groups * ((p->n + 127) / 128) * tiles;
+    void* args[1];
+    nvfp4moe_result r = nvfp4moe__prepare(ctx, spec);
+    if (r == NVFP4MOE_SUCCESS) r = nvfp4moe__set_smem(ctx, spec, 0, smem);
+    if (r != NVFP4MOE_SUCCESS) return r;
+    args[0] = (void*)p;
+    return nvfp4moe__launch(ctx, fn, spec, 0, (unsigned)grid, 256, smem, stream, args);
+  }
   if (spec >= NVFP4MOE__SPEC_GEMM_T8 && spec <= NVFP4MOE__SPEC_GEMM_T48) {
     /* one CTA per (group, 128 weight rows); tokens of a 1024-K chunk in shared memory */
     unsigned tok = (unsigned)nvfp4moe__swapab_tok[spec - NVFP4MOE__SPEC_GEMM_T8];
@@ -4059,7 +4383,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context*
   p.alpha = a->alpha; p.row_scale = a->row_scale; p.d = a->d; p.ldd = ldd;
   p.groups = a->groups; p.m_max = a->m_max; p.n = a->n; p.k = a->k;
   if (ctx->backend == NVFP4MOE_BACKEND_SM100) r = nvfp4moe__gemm_sm100(ctx, fn, &p, stream);
-  else r = nvfp4moe__gemm_portable(ctx, fn, &p, nvfp4moe__portable_spec(ctx, a), stream);
+  else r = nvfp4moe__gemm_portable(ctx, fn, &p, nvfp4moe__portable_spec(ctx, a), a->expected_m, stream);
   return nvfp4moe__leave(&sc, r);
 }
 
@@ -4131,11 +4455,11 @@ NVFP4MOE__PRIVATE int nvfp4moe__self_test_gemm(nvfp4moe_context* ctx, int mode, 
   if (res == NVFP4MOE_SUCCESS) {
     p.d = dev + off_d1;
     res = mode == 0 ? nvfp4moe__gemm_sm100(ctx, "self-test", &p, 0)
-                    : nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P64, 0);
+                    : nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P64, 0, 0);
   }
   if (res == NVFP4MOE_SUCCESS) {
     p.d = dev + off_d2;
-    res = nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P16, 0);
+    res = nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P16, 0, 0);
   }
   if (res == NVFP4MOE_SUCCESS && (nvfp4moe__cu.cuStreamSynchronize(0) != 0 ||
                                   nvfp4moe__cu.cuMemcpyDtoH(h + off_d1, dev + off_d1, total - off_d1) != 0))

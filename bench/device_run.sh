@@ -3,7 +3,8 @@
 # suite plus compute-sanitizer; B: the GPU tests, the torchao check and the benchmark;
 # C: JIT timings, SM100 disassembly, the main job; D: GPU tests, quantization benchmark and
 # the swap-AB tuning sweep (tools/bench.py --tune); E: GPU tests, torchao check, sanitizers on
-# the quantizer and the layer, the full benchmark (one call of under 10 minutes). Everything lands in $OUT (or ./device_out).
+# the quantizer and the layer, the full benchmark (one call of under 10 minutes); W: GPU tests
+# and the forced GEMM tile configurations $CONFIGS at token counts $MS. Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
 OUT=${OUT:-device_out}
@@ -58,5 +59,10 @@ E)
   done; done
   PYTHONUNBUFFERED=1 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -34
   cp bench/results/*.json "$OUT/" 2>/dev/null
+  ;;
+W)
+  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
+  PYTHONUNBUFFERED=1 python3 tools/bench.py --configs "${CONFIGS:-gemm_sm90_t32,gemm_sm90_t64,gemm_sm90_t128}" \
+    --ms "${MS:-32,128,512}" --only gemm --out "$OUT/configs.json" 2>&1 | tail -48
   ;;
 esac

@@ -16,6 +16,8 @@ Writes bench/results/<gpu>.json (a JSON array of records) and prints a table.
     python3 tools/bench.py --tune 0,1,2,3 --only gemm --out PATH   (swap-AB variants, m <= 32,
                                                        NVFP4MOE_TUNE_DEFINE=-DNVF_TUNE=<v>)
     python3 tools/bench.py --tune 0,1 --only quant --out PATH      (quantizer variants, -DNVF_QTUNE=<v>)
+    python3 tools/bench.py --configs gemm_sm90_t64,gemm_swapab_t32 --ms 32,128 --only gemm --out PATH
+                                                   (forced tile configurations, NVFP4MOE_GEMM_CONFIG)
 """
 import ctypes
 import datetime
@@ -90,6 +92,8 @@ def main():
         out_path = sys.argv[sys.argv.index("--out") + 1]
     only = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else ["quant", "gemm", "layer"]
     tunes = [int(v) for v in sys.argv[sys.argv.index("--tune") + 1].split(",")] if "--tune" in sys.argv else None
+    configs = sys.argv[sys.argv.index("--configs") + 1].split(",") if "--configs" in sys.argv else None
+    tune_ms = [int(v) for v in sys.argv[sys.argv.index("--ms") + 1].split(",")] if "--ms" in sys.argv else [1, 8, 32]
     torch.manual_seed(0)
     dev = torch.cuda.get_device_properties(0)
     gpu = torch.cuda.get_device_name(0)
@@ -159,18 +163,22 @@ def main():
     if "quant" in only and tunes is None:
         quant_cases()
 
-    if tunes is not None:  # kernel variants: one context each (the define is part of the cache key)
-        for tv in tunes:
-            define = f"-DNVF_TUNE={tv}" if "gemm" in only else f"-DNVF_QTUNE={tv}"
-            os.environ["NVFP4MOE_TUNE_DEFINE"] = define
+    # kernel variants (--tune: a define, part of the cache key) or forced tile configurations
+    # (--configs: NVFP4MOE_GEMM_CONFIG), one context each
+    variants = ([("NVFP4MOE_TUNE_DEFINE", f"-DNVF_TUNE={tv}" if "gemm" in only else f"-DNVF_QTUNE={tv}") for tv in tunes]
+                if tunes is not None else [("NVFP4MOE_GEMM_CONFIG", c) for c in configs] if configs is not None else None)
+    if variants is not None:
+        for env, define in variants:
+            os.environ[env] = define
             tctx = ctypes.c_void_p()
             check(lib.nvfp4moe_create(ctypes.byref(Desc()), ctypes.byref(tctx)), "nvfp4moe_create")
+            del os.environ[env]
             if "quant" in only:
                 quant_cases(c=tctx, tune=define)
             for name, G, N, K in (SHAPES if "gemm" in only else []):
                 w = random_fp4((G, N, K // 2))
                 wsf = random_sf(G * lib.nvfp4moe_sf_bytes(N, K, 0))
-                for m in [1, 8, 32]:
+                for m in tune_ms:
                     A = random_fp4((G, m, K // 2))
                     asf = random_sf(G * lib.nvfp4moe_sf_bytes(m, K, 0))
                     mm_t = torch.full((G,), m, dtype=torch.int32, device="cuda")
@@ -186,7 +194,6 @@ def main():
                            n=N, k=K, groups=G, tune=define)
                 del w, wsf
             lib.nvfp4moe_destroy(tctx)
-        del os.environ["NVFP4MOE_TUNE_DEFINE"]
         only = []
 
     # ---- GEMMs ----

@@ -1,0 +1,59 @@
+// dequant_bf16.cuh -- exact NVFP4 -> BF16 widening in registers, shared by the swap-AB
+// (mma.sync) and wgmma GEMMs. E2M1 (2 significant bits) times a ue4m3 SF (4) has at most
+// 6 significant bits, so BF16 holds every product exactly; each value carries a factor
+// 2^-8 that the GEMM epilogues remove exactly (* 2^16 for the two operands).
+#pragma once
+#include "common.cuh"
+
+// 8 E2M1 codes (one word, element e in nibble e) -> 4 bf16x2 holding the pairs (p, p+4),
+// each value * 2^-126 exactly (sign to bit 15, magnitude code to bits 6..8; 0.5 becomes
+// the bf16 subnormal 2^-127).
+NVF_DEV void nvf_fp4x8_to_bf16x2(u32 q, u32* r) {
+  #pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const u32 s = q << (12 - 4 * p);
+    r[p] = (s & 0x80008000u) | ((s & 0x70007000u) >> 6);
+  }
+}
+
+// Two ue4m3 SFs (bytes 0, 1 of sf2) -> bf16x2 of sf * 2^118 in both halves (exact;
+// sf * 2^118 < 2^127), so that (code * 2^-126) * (sf * 2^118) = value * sf * 2^-8.
+// SF 0x7F (a faulted block) -> NaN. sm_89+: one cvt for both bytes (e4m3 -> f16 is exact).
+NVF_DEV void nvf_sf2_to_bf16x2(u32 sf2, u32& s0, u32& s1) {
+#if __CUDA_ARCH__ >= 890
+  u32 h;
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"((u16)(sf2 & 0x7F7Fu))); // ue4m3: bit 7 is not a sign
+  const float f0 = __fmul_rn(nvf_fp16_to_f32((u16)h), nvf_f32(0x7A800000u));
+  const float f1 = __fmul_rn(nvf_fp16_to_f32((u16)(h >> 16)), nvf_f32(0x7A800000u));
+  s0 = nvf_pack_bf16x2(f0, f0);
+  s1 = nvf_pack_bf16x2(f1, f1);
+#else
+  #pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const u32 b = (sf2 >> (8 * i)) & 0xFFu;
+    const u32 h = b == 0x7Fu ? 0x7FC0u : __float_as_uint(__fmul_rn(nvf_e4m3_to_f32(b), nvf_f32(0x7A800000u))) >> 16;
+    (i ? s1 : s0) = h | (h << 16);
+  }
+#endif
+}
+
+NVF_DEV u32 nvf_bf16x2_mul(u32 a, u32 b) { // exact here: at most 6 significant bits, normal range
+  u32 d;
+  asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(0x80008000u));
+  return d;
+}
+
+// 16 bytes of a row (32 elements, SF columns c and c+1 in sf2) -> 16 bf16x2 in pair order:
+// out[4j + p] = elements (8j + p, 8j + p + 4).
+NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {
+  u32 s0, s1;
+  nvf_sf2_to_bf16x2(sf2, s0, s1);
+  const u32 w[4] = {q.x, q.y, q.z, q.w};
+  #pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    u32 r[4];
+    nvf_fp4x8_to_bf16x2(w[j], r);
+    #pragma unroll
+    for (int p = 0; p < 4; ++p) out[4 * j + p] = nvf_bf16x2_mul(r[p], j < 2 ? s0 : s1);
+  }
+}
