@@ -4,7 +4,10 @@
 # C: JIT timings, SM100 disassembly, the main job; D: GPU tests, quantization benchmark and
 # the swap-AB tuning sweep (tools/bench.py --tune); E: GPU tests, torchao check, sanitizers on
 # the quantizer and the layer, the full benchmark (one call of under 10 minutes); W: GPU tests
-# and the forced GEMM tile configurations $CONFIGS at token counts $MS. Everything lands in $OUT (or ./device_out).
+# and the forced GEMM tile configurations $CONFIGS at token counts $MS; S: GPU tests, memcheck
+# on the GEMM tests, the wgmma pipeline-depth sweep (NVF_TUNE 0-3) at 64, 128 and 512 tokens;
+# F: GPU tests, the wgmma register-race check on the sm_90a cubins, the full benchmark,
+# memcheck on the GEMM tests. Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
 OUT=${OUT:-device_out}
@@ -59,6 +62,25 @@ E)
   done; done
   PYTHONUNBUFFERED=1 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -34
   cp bench/results/*.json "$OUT/" 2>/dev/null
+  ;;
+F)
+  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
+  rm -rf /tmp/pc90 && ./build/nvfp4moe_precompile sm_90a --cache-dir /tmp/pc90 > /dev/null 2>&1
+  for f in /tmp/pc90/*.cubin; do tail -c +97 "$f" > /tmp/x.cubin; cuobjdump -sass /tmp/x.cubin > /tmp/x.sass 2>/dev/null
+    grep -q HGMMA /tmp/x.sass && python3 tools/check_wgmma_regs.py /tmp/x.sass | sed "s|/tmp/x.sass|$(basename $f)|"; done
+  PYTHONUNBUFFERED=1 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -34
+  cp bench/results/*.json "$OUT/" 2>/dev/null
+  TEST_QUICK=1 TEST_ONLY=gemm timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.gemm.log" 2>&1
+  echo "memcheck gemm exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.gemm.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.gemm.log") PASS $(grep -c ^FAIL "$OUT/memcheck.gemm.log") FAIL"
+  ;;
+S)
+  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
+  TEST_QUICK=1 TEST_ONLY=gemm timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.gemm.log" 2>&1
+  echo "memcheck gemm exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.gemm.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.gemm.log") PASS $(grep -c ^FAIL "$OUT/memcheck.gemm.log") FAIL"
+  NVFP4MOE_GEMM_CONFIG=gemm_sm90_t128 PYTHONUNBUFFERED=1 python3 tools/bench.py --tune 0,1,2 --ms 128,512 --only gemm \
+    --out "$OUT/sweep128.json" 2>&1 | tail -41 | cut -c1-70,150-
+  NVFP4MOE_GEMM_CONFIG=gemm_sm90_t64 PYTHONUNBUFFERED=1 python3 tools/bench.py --tune 0,1,2 --ms 64 --only gemm \
+    --out "$OUT/sweep64.json" 2>&1 | tail -21 | cut -c1-70,150-
   ;;
 W)
   ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"

@@ -14,10 +14,10 @@
 // to shared memory in the same order, so A and B agree and the dot products are unchanged.
 //
 // Pipeline: weight loads run NVF_DEPTH steps ahead; a warpgroup widens step s+1's weights
-// once its step-s MMAs are done (one register set), while the other warpgroup's MMAs keep
-// the tensor cores busy; the next K chunk of tokens is copied raw (cp.async) into shared
-// memory during the current chunk and widened into the other buffer while the chunk's
-// last MMAs run.
+// after its step-s MMAs are done while the other warpgroup's MMAs run (one group in flight);
+// the next K chunk of tokens is copied raw (cp.async) into shared memory during the
+// current chunk and widened into the next of three buffers while the chunk's last MMAs
+// run, so the barrier between chunks never drains the tensor pipe.
 #include "common.cuh"
 #include "dequant_bf16.cuh"
 #include "ptx_wgmma.cuh"
@@ -31,7 +31,18 @@
 #ifndef NVF_KC // K elements of tokens per shared-memory chunk: 64 KiB per buffer
 #define NVF_KC (NVF_TOK >= 128 ? 256 : NVF_TOK >= 64 ? 512 : 1024)
 #endif
-#define NVF_DEPTH 2                         // weight steps in flight
+// Weight steps in flight (20 registers each). Deeper measured slower (bench/NOTES.md);
+// NVF_TUNE=1, 2 force 3, 4 for tuning runs ($NVFP4MOE_TUNE_DEFINE).
+#if !defined(NVF_TUNE) || NVF_TUNE == 0
+#define NVF_DEPTH 2
+#elif NVF_TUNE == 1
+#define NVF_DEPTH 3
+#elif NVF_TUNE == 2
+#define NVF_DEPTH 4
+#else
+#error "NVF_TUNE must be 0, 1 or 2"
+#endif
+#define NVF_NBUF 3                          // token chunk buffers
 #define NVF_THREADS (128 * NVF_WG)
 #define NVF_ROWS (64 * NVF_WG)              // weight rows (N of the problem) per CTA
 #define NVF_STEP 128                        // K elements per register step
@@ -39,9 +50,11 @@
 #define NVF_MMA_BYTES (NVF_TOK * 32)        // B of one k16 MMA: TOK x 16 bf16
 #define NVF_STEP_BYTES (8 * NVF_MMA_BYTES)
 #define NVF_BUF_BYTES (NVF_SPC * NVF_STEP_BYTES)
-#define NVF_PIECES (NVF_TOK * NVF_KC / 32)  // 16-byte token pieces per chunk
-#define NVF_PPT ((NVF_PIECES + NVF_THREADS - 1) / NVF_THREADS)
-#define NVF_SMEM_BYTES (2 * NVF_BUF_BYTES + NVF_PIECES * 20) // two chunk buffers, raw staging
+#define NVF_UNITS (NVF_TOK * NVF_SPC)      // token staging units (one token, one step) per chunk
+#define NVF_UPT ((NVF_UNITS + NVF_THREADS - 1) / NVF_THREADS)
+#define NVF_SMEM_BYTES (NVF_NBUF * NVF_BUF_BYTES + NVF_UNITS * 72) // chunk buffers, raw staging
+
+static_assert(NVF_SPC >= 2, "a chunk has at least two steps (buffer reuse argument below)");
 
 #if NVF_TOK == 8
 #define nvf_wgmma_rs nvf_wgmma_rs_n8
@@ -64,62 +77,93 @@ struct NvfGemmParams {
   int groups, m_max, n, k;
 };
 
-// Token piece pi of a chunk: lane bits 0-1 = t (32-K piece of a step), bits 2-4 = token
-// within an 8-token core matrix, so a warp's 4-byte stores of one pair hit 32 banks.
-struct NvfPiece {
-  int t, n, ss;
+// Token staging works in units of one token x one 128-K step (64 bytes of E2M1, 8 SFs):
+// unit u = token u % TOK of step u / TOK, so a warp's 16-byte stores of one MMA's core-matrix
+// rows cover whole 128-byte rows (conflict-free). A thread's unit pointers are set once per
+// token tile and advance by a chunk each time.
+struct NvfTokUnit {
+  const u8* src; // E2M1 of the unit in chunk 0 (null: token past masked_m, never read)
+  const u8* sf;  // its first 4-SF group (the second is 512 bytes on)
+  int kel;       // first K element of the unit in chunk 0
 };
-NVF_DEV NvfPiece nvf_piece(int pi) {
-  const int rest = pi >> 5;
-  NvfPiece r;
-  r.t = pi & 3;
-  r.n = (rest / NVF_SPC) * 8 + ((pi >> 2) & 7);
-  r.ss = rest % NVF_SPC;
-  return r;
+
+NVF_DEV void nvf_tok_units(const NvfGemmParams& p, const u8* a_g, const u8* asf_g, int valid, int tok0, int kc4,
+                           NvfTokUnit* u) {
+  #pragma unroll
+  for (int i = 0; i < NVF_UPT; ++i) {
+    const int ui = threadIdx.x + i * NVF_THREADS, n = ui % NVF_TOK, ss = ui / NVF_TOK, m = tok0 + n;
+    const bool in = ui < NVF_UNITS && m < valid;
+    u[i].kel = ss * NVF_STEP;
+    u[i].src = in ? a_g + (i64)m * (p.k / 2) + ss * 64 : 0;
+    u[i].sf = asf_g + nvf_sf_offset_128x4(in ? m : 0, ss * 8, kc4);
+  }
 }
 
-// Chunk c's raw pieces for tokens tok0.. into the staging area with cp.async: 16 bytes of
-// E2M1 at stage + 16 pi, the 4-byte SF group holding the piece's two SFs at stage_sf + 4 pi
-// (zero-filled past valid rows and past K: rows past masked_m are never read). Nothing is
-// held in registers while the chunk's MMAs run.
-NVF_DEV void nvf_tok_issue(const NvfGemmParams& p, const u8* a_g, const u8* asf_g, int valid, int tok0, int c, int kc4,
-                           u32 stage, u32 stage_sf) {
+// Chunk c's raw units into the staging area with cp.async, 16-byte piece q of unit u at
+// stage + 16 (q UNITS + u), SF group h at stage_sf + 4 (h UNITS + u); zero-filled past
+// K and for tokens past masked_m. Nothing stays in registers while the chunk's MMAs run.
+NVF_DEV void nvf_tok_issue(const NvfGemmParams& p, const NvfTokUnit* u, int c, u32 stage, u32 stage_sf) {
   #pragma unroll
-  for (int i = 0; i < NVF_PPT; ++i) {
-    const int pi = threadIdx.x + i * NVF_THREADS;
-    const NvfPiece pc = nvf_piece(pi);
-    const int m = tok0 + pc.n, kel = c * NVF_KC + pc.ss * NVF_STEP + 32 * pc.t;
-    const bool in = pi < NVF_PIECES && m < valid && kel < p.k;
-    const u8* src = in ? a_g + (i64)m * (p.k / 2) + kel / 2 : a_g;
-    const u8* ssrc = in ? asf_g + nvf_sf_offset_128x4(m, (kel / 16) & ~3, kc4) : asf_g;
-    if (pi < NVF_PIECES) {
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(stage + 16 * pi), "l"(src), "r"(in ? 16 : 0) : "memory");
-      asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(stage_sf + 4 * pi), "l"(ssrc), "r"(in ? 4 : 0) : "memory");
+  for (int i = 0; i < NVF_UPT; ++i) {
+    const int ui = threadIdx.x + i * NVF_THREADS;
+    if (ui >= NVF_UNITS) continue;
+    const int kel = c * NVF_KC + u[i].kel;
+    const u8* src = u[i].src ? u[i].src + c * (NVF_KC / 2) : p.a;
+    const u8* sf = u[i].sf + c * (NVF_KC / 64) * 512;
+    #pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const bool in = u[i].src && kel + 32 * q < p.k;
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(stage + 16 * (q * NVF_UNITS + ui)),
+                   "l"(in ? src + 16 * q : p.a), "r"(in ? 16 : 0) : "memory");
+    }
+    #pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const bool in = u[i].src && kel + 64 * h < p.k;
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(stage_sf + 4 * (h * NVF_UNITS + ui)),
+                   "l"(in ? sf + 512 * h : p.a_sf), "r"(in ? 4 : 0) : "memory");
     }
   }
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
-// Widen this thread's staged pieces into a chunk buffer, laid out per step as 8 MMAs x
-// TOK/8 core-matrix rows x 2 K halves x 8 tokens x 16 bytes (lbo 128, sbo 256).
+// Widen this thread's staged units into a chunk buffer, laid out per step as 8 MMAs x
+// TOK/8 core-matrix rows x 2 K halves x 8 tokens x 16 bytes (lbo 128, sbo 256). Word j of
+// piece t gives the pairs (8j+p, 8j+p+4), p = 0..3, of K slots 2t, 2t+1 of MMA 2j + p/2,
+// K half p % 2: the four pieces fill one 16-byte core-matrix row per (MMA, half).
 NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf) {
   asm volatile("cp.async.wait_group 0;" ::: "memory"); // a thread reads only its own copies
   #pragma unroll
-  for (int i = 0; i < NVF_PPT; ++i) {
-    const int pi = threadIdx.x + i * NVF_THREADS;
-    if (pi >= NVF_PIECES) continue;
-    const NvfPiece pc = nvf_piece(pi);
-    u32 v[16];
-    nvf_dequant_piece(*(const uint4*)(stage + 16 * pi), stage_sf[pi] >> (8 * (2 * pc.t & 3)), v);
-    u8* base = buf + pc.ss * NVF_STEP_BYTES + (pc.n >> 3) * 256 + (pc.n & 7) * 16 + 4 * pc.t;
+  for (int i = 0; i < NVF_UPT; ++i) {
+    const int ui = threadIdx.x + i * NVF_THREADS, n = ui % NVF_TOK, ss = ui / NVF_TOK;
+    if (ui >= NVF_UNITS) continue;
+    uint4 q[4];
+    u32 s0[4], s1[4];
     #pragma unroll
-    for (int j = 0; j < 16; ++j) *(u32*)(base + (j >> 1) * NVF_MMA_BYTES + (j & 1) * 128) = v[j];
+    for (int t = 0; t < 4; ++t) q[t] = *(const uint4*)(stage + 16 * (t * NVF_UNITS + ui));
+    const u32 sfw[2] = {stage_sf[ui], stage_sf[NVF_UNITS + ui]};
+    #pragma unroll
+    for (int t = 0; t < 4; ++t) nvf_sf2_to_bf16x2(sfw[t >> 1] >> (16 * (t & 1)), s0[t], s1[t]);
+    u8* base = buf + ss * NVF_STEP_BYTES + (n >> 3) * 256 + (n & 7) * 16;
+    #pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      u32 r[4][4];
+      #pragma unroll
+      for (int t = 0; t < 4; ++t) {
+        nvf_fp4x8_to_bf16x2((&q[t].x)[j], r[t]);
+        #pragma unroll
+        for (int pp = 0; pp < 4; ++pp) r[t][pp] = nvf_bf16x2_mul(r[t][pp], j < 2 ? s0[t] : s1[t]);
+      }
+      #pragma unroll
+      for (int pp = 0; pp < 4; ++pp)
+        *(uint4*)(base + (2 * j + (pp >> 1)) * NVF_MMA_BYTES + (pp & 1) * 128) =
+            make_uint4(r[0][pp], r[1][pp], r[2][pp], r[3][pp]);
+    }
   }
 }
 
 extern "C" __global__ void __launch_bounds__(NVF_THREADS, 1)
 nvf_gemm_wgmma(const NvfGemmParams p) {
-  extern __shared__ __align__(128) u8 smem[]; // 2 chunk buffers, then the raw staging area
+  extern __shared__ __align__(128) u8 smem[]; // NVF_NBUF chunk buffers, then the raw staging area
   const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;
   const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)
   const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;
@@ -133,11 +177,15 @@ nvf_gemm_wgmma(const NvfGemmParams p) {
   const bool ok0 = r0 < p.n, ok1 = r0 + 8 < p.n;
   const u8* w0 = p.b + ((i64)g * p.n + r0) * (p.k / 2) + 16 * t;
   const u8* w1 = w0 + (i64)8 * (p.k / 2);
-  const u8* bsf = p.b_sf + g * sfb_g;
+  // SF pair of row r0 for step s at wsf + 1024 s (128x4: columns 8s + 2t, 8s + 2t + 1); row
+  // r0 + 8 is 128 bytes on (same 32-row group: r0 % 32 < 24)
+  const u8* wsf = p.b_sf + g * sfb_g + nvf_sf_offset_128x4(r0, 2 * t, kc4);
   const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);
   const u8* asf_g = p.a_sf + g * sfa_g;
   const u32 sbase = (u32)__cvta_generic_to_shared(smem);
-  const u32 stage = sbase + 2 * NVF_BUF_BYTES, stage_sf = stage + NVF_PIECES * 16;
+  const u32 stage = sbase + NVF_NBUF * NVF_BUF_BYTES, stage_sf = stage + NVF_UNITS * 64;
+  const u8* stage_p = smem + NVF_NBUF * NVF_BUF_BYTES;
+  const u32* stage_sf_p = (const u32*)(stage_p + NVF_UNITS * 64);
   const float alpha = p.alpha ? p.alpha[g] : 1.0f;
 
   for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {
@@ -153,56 +201,65 @@ nvf_gemm_wgmma(const NvfGemmParams p) {
       const bool in = d < nsteps && kel < p.k;
       wq[d][0] = (in && ok0) ? __ldg((const uint4*)(w0 + d * 64)) : make_uint4(0, 0, 0, 0);
       wq[d][1] = (in && ok1) ? __ldg((const uint4*)(w1 + d * 64)) : make_uint4(0, 0, 0, 0);
-      ws[d][0] = (in && ok0) ? *(const u16*)(bsf + nvf_sf_offset_128x4(r0, kel / 16, kc4)) : 0u;
-      ws[d][1] = (in && ok1) ? *(const u16*)(bsf + nvf_sf_offset_128x4(r0 + 8, kel / 16, kc4)) : 0u;
+      ws[d][0] = (in && ok0) ? *(const u16*)(wsf + d * 1024) : 0u;
+      ws[d][1] = (in && ok1) ? *(const u16*)(wsf + d * 1024 + 128) : 0u;
     }
-    __syncthreads(); // the previous token tile's last chunk has been read by every warpgroup
-    nvf_tok_issue(p, a_g, asf_g, valid, tok0, 0, kc4, stage, stage_sf);
-    nvf_tok_widen(smem, smem + 2 * NVF_BUF_BYTES, (const u32*)(smem + 2 * NVF_BUF_BYTES + NVF_PIECES * 16));
+    NvfTokUnit units[NVF_UPT];
+    nvf_tok_units(p, a_g, asf_g, valid, tok0, kc4, units);
+    __syncthreads(); // the previous token tile's MMAs are done in every warpgroup (wait<0>)
+    nvf_tok_issue(p, units, 0, stage, stage_sf);
+    nvf_tok_widen(smem, stage_p, stage_sf_p);
     nvf_fence_proxy_async();
     __syncthreads();
 
-    u32 a[32]; // widened weights of a step: row r0 (0..15), row r0 + 8 (16..31)
+    // Widened weights of a step: row r0 (0..15), row r0 + 8 (16..31). One set: wgmma reads
+    // its A registers until the wait that retires it, and the compiler does not know that
+    // (a second set, refilled after wait<1>, had its registers reused under a pending
+    // wgmma and gave wrong results), so every step first waits for all earlier MMAs.
+    u32 a[32];
     for (int c = 0; c < nchunks; ++c) {
-      const u32 buf = sbase + (c & 1) * NVF_BUF_BYTES;
-      if (c + 1 < nchunks) nvf_tok_issue(p, a_g, asf_g, valid, tok0, c + 1, kc4, stage, stage_sf);
-      #pragma unroll 1
-      for (int h = 0; h < NVF_SPC / NVF_DEPTH; ++h) {
-        #pragma unroll
-        for (int d = 0; d < NVF_DEPTH; ++d) {
-          const int ss = h * NVF_DEPTH + d, s = c * NVF_SPC + ss;
-          if (s < nsteps) {
-            nvf_wgmma_wait<0>(); // step s-1, the last reader of a[], is done
-            nvf_dequant_piece(wq[d][0], ws[d][0], a);
-            nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);
-            {
-              const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;
-              const bool in = sn < nsteps && kel < p.k;
-              wq[d][0] = (in && ok0) ? __ldg((const uint4*)(w0 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);
-              wq[d][1] = (in && ok1) ? __ldg((const uint4*)(w1 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);
-              ws[d][0] = (in && ok0) ? *(const u16*)(bsf + nvf_sf_offset_128x4(r0, kel / 16, kc4)) : 0u;
-              ws[d][1] = (in && ok1) ? *(const u16*)(bsf + nvf_sf_offset_128x4(r0 + 8, kel / 16, kc4)) : 0u;
-            }
-            nvf_wgmma_fence();
-            #pragma unroll
-            for (int i = 0; i < 8; ++i) {
-              const u32 af[4] = {a[2 * i], a[16 + 2 * i], a[2 * i + 1], a[16 + 2 * i + 1]};
-              nvf_wgmma_rs(acc, af, nvf_wgmma_desc(buf + ss * NVF_STEP_BYTES + i * NVF_MMA_BYTES, 128, 256));
-            }
-            nvf_wgmma_commit();
+      const u32 buf = sbase + (c % NVF_NBUF) * NVF_BUF_BYTES;
+      if (c + 1 < nchunks) nvf_tok_issue(p, units, c + 1, stage, stage_sf);
+      #pragma unroll
+      for (int ss = 0; ss < NVF_SPC; ++ss) {
+        const int s = c * NVF_SPC + ss;
+        if (s < nsteps) {
+          nvf_wgmma_wait<0>(); // step s-1, the last reader of a[], is done
+          nvf_dequant_piece(wq[0][0], ws[0][0], a);
+          nvf_dequant_piece(wq[0][1], ws[0][1], a + 16);
+          #pragma unroll
+          for (int e = 0; e + 1 < NVF_DEPTH; ++e) { // the loads in flight move down one place
+            wq[e][0] = wq[e + 1][0]; wq[e][1] = wq[e + 1][1]; ws[e][0] = ws[e + 1][0]; ws[e][1] = ws[e + 1][1];
           }
+          {
+            const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;
+            const bool in = sn < nsteps && kel < p.k;
+            wq[NVF_DEPTH - 1][0] = (in && ok0) ? __ldg((const uint4*)(w0 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);
+            wq[NVF_DEPTH - 1][1] = (in && ok1) ? __ldg((const uint4*)(w1 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);
+            ws[NVF_DEPTH - 1][0] = (in && ok0) ? *(const u16*)(wsf + (i64)sn * 1024) : 0u;
+            ws[NVF_DEPTH - 1][1] = (in && ok1) ? *(const u16*)(wsf + (i64)sn * 1024 + 128) : 0u;
+          }
+          nvf_wgmma_fence();
+          #pragma unroll
+          for (int i = 0; i < 8; ++i) {
+            const u32 af[4] = {a[2 * i], a[16 + 2 * i], a[2 * i + 1], a[16 + 2 * i + 1]};
+            nvf_wgmma_rs(acc, af, nvf_wgmma_desc(buf + ss * NVF_STEP_BYTES + i * NVF_MMA_BYTES, 128, 256));
+          }
+          nvf_wgmma_commit();
         }
       }
-      // Next chunk into the other buffer while this chunk's last MMAs run: that buffer's
-      // readers (chunk c-1) all finished before the barrier that closed chunk c-1.
+      // Next chunk into buffer (c+1) % 3 while this chunk's last MMAs run. Its readers,
+      // chunk c-2, were done everywhere at the barrier that closed chunk c-1: a warpgroup
+      // reaches that barrier with at most one group in flight, of chunk c-1.
       if (c + 1 < nchunks) {
-        nvf_tok_widen(smem + ((c + 1) & 1) * NVF_BUF_BYTES, smem + 2 * NVF_BUF_BYTES,
-                      (const u32*)(smem + 2 * NVF_BUF_BYTES + NVF_PIECES * 16));
+        nvf_tok_widen(smem + ((c + 1) % NVF_NBUF) * NVF_BUF_BYTES, stage_p, stage_sf_p);
         nvf_fence_proxy_async();
       }
-      nvf_wgmma_wait<0>();
       __syncthreads();
     }
+    nvf_wgmma_wait<0>();
+    #pragma unroll
+    for (int e = 0; e < NVF_TOK / 2; ++e) nvf_reg_fence(acc[e]);
 
     // ---- epilogue: D[g, m, n] for tokens m < valid and weight rows n < N ----
     #pragma unroll

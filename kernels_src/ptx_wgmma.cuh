@@ -9,6 +9,9 @@
 NVF_DEV void nvf_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 NVF_DEV void nvf_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 template <int N> NVF_DEV void nvf_wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory"); }
+// Keeps reads of an accumulator after the wait_group that retires its wgmmas: the asm
+// "uses and redefines" the value there, so the compiler cannot hoist the reads above it.
+NVF_DEV void nvf_reg_fence(float& r) { asm volatile("" : "+f"(r)::"memory"); }
 // Generic-proxy stores to shared memory become visible to wgmma (async proxy) reads.
 NVF_DEV void nvf_fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 

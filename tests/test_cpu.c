@@ -582,6 +582,11 @@ static void test_context_errors_and_queries(void) {
   CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_ERROR_INVALID_ARGUMENT, "bad backend");
   d.backend = NVFP4MOE_BACKEND_SM100;
   CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_ERROR_NOT_SUPPORTED, "sm100 backend on sm_90a refused");
+  d.target = "sm_80";
+  d.backend = NVFP4MOE_BACKEND_SM90;
+  CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_ERROR_NOT_SUPPORTED, "sm90 backend on sm_80 refused");
+  CHECK(strstr(nvfp4moe_last_error(), "sm_90a") != 0, "message: %s", nvfp4moe_last_error());
+  d.target = "sm_90a";
   d.backend = NVFP4MOE_BACKEND_AUTO;
   d.allocator.alloc_fn = 0;
   d.allocator.free_fn = test_free;
@@ -592,7 +597,7 @@ static void test_context_errors_and_queries(void) {
   if (ctx) {
     nvfp4moe_desc e = nvfp4moe_query_desc(ctx);
     CHECK(strcmp(e.target, "sm_90a") == 0, "query_desc target %s", e.target);
-    CHECK(e.backend == NVFP4MOE_BACKEND_PORTABLE, "effective backend %d", (int)e.backend);
+    CHECK(e.backend == NVFP4MOE_BACKEND_SM90, "effective backend %d (sm90 on sm_90a)", (int)e.backend);
     CHECK(e.logger.level == NVFP4MOE_LOG_WARN, "default log level filled in");
     CHECK(nvfp4moe_query_info(ctx, &info) == NVFP4MOE_SUCCESS && info.nvrtc_major >= 12, "info: nvrtc %d.%d",
           info.nvrtc_major, info.nvrtc_minor);

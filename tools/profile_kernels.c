@@ -40,8 +40,8 @@ int main(void) {
     gu_sync();
     gu_free(x); gu_free(q); gu_free(sf); gu_free(s); gu_free(dmm);
   }
-  { /* swap-AB GEMM, DeepSeek-V3 EP8 GEMM1 at 8 tokens per expert */
-    int G = 32, M = 8, N = 4096, K = 7168, mm[32], g;
+  { /* the GEMM, DeepSeek-V3 EP8 GEMM1 at $PROFILE_GEMM_M tokens per expert (default 8) */
+    int G = 32, M = getenv("PROFILE_GEMM_M") ? atoi(getenv("PROFILE_GEMM_M")) : 8, N = 4096, K = 7168, mm[32], g;
     nvfp4moe_devptr a = gu_alloc((size_t)G * M * K / 2), asf = gu_alloc((size_t)G * nvfp4moe_sf_bytes(M, K, 0));
     nvfp4moe_devptr b = gu_alloc((size_t)G * N * K / 2), bsf = gu_alloc((size_t)G * nvfp4moe_sf_bytes(N, K, 0));
     nvfp4moe_devptr d = gu_alloc((size_t)G * M * N * 2), dmm = gu_alloc(sizeof mm);
