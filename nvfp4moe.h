@@ -269,7 +269,8 @@ typedef struct nvfp4moe_gemm_args {
   nvfp4moe_devptr row_scale;  /* optional f32 [G, m_max] (per-token scales of A), or 0 */
   nvfp4moe_devptr d;          /* bf16 [G, m_max, ldd], 16-byte aligned */
   long long ldd;              /* elements between rows of D; 0 = N; multiple of 8, >= N */
-  int expected_m;             /* typical masked_m, picks the tiles; 0 = m_max */
+  int expected_m;             /* typical masked_m, picks the tiles (more rows in a group cost
+                                 extra passes, never correctness); 0 = m_max */
   nvfp4moe_devptr workspace;  /* nvfp4moe_gemm_workspace_size() bytes, or 0 when that is 0 */
   size_t workspace_size;
 } nvfp4moe_gemm_args;
@@ -4339,8 +4340,11 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
     unsigned tok = (unsigned)nvfp4moe__wgmma_tok[spec - NVFP4MOE__SPEC_GEMM_W32];
     unsigned kc = tok >= 128 ? 256u : tok >= 64 ? 512u : 1024u, units = tok * (kc / 128u);
     unsigned smem = 3u * units * 256u + units * 72u;
+    long long blocks = (long long)p->groups * ((p->n + 127) / 128);
     long long tiles = ((em > 0 && em < p->m_max ? em : p->m_max) + (int)tok - 1) / (int)tok;
-    long long grid = (long long)p->groups * ((p->n + 127) / 128) * tiles;
+    long long grid;
+    if (tiles > 0x7FFFFFFFLL / blocks) tiles = 0x7FFFFFFFLL / blocks > 0 ? 0x7FFFFFFFLL / blocks : 1; /* the kernel loops */
+    grid = blocks * tiles;
     void* args[1];
     nvfp4moe_result r = nvfp4moe__prepare(ctx, spec);
     if (r == NVFP4MOE_SUCCESS) r = nvfp4moe__set_smem(ctx, spec, 0, smem);
