@@ -1954,23 +1954,16 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "#ifndef NVF_TOK\n"
   "#define NVF_TOK 64 // tokens per pass: the wgmma N (8, 16, 32, 64 or 128)\n"
   "#endif\n"
-  "#ifndef NVF_WG\n"
+  "// The host mirrors this geometry (256 threads, 128 weight rows, shared memory as\n"
+  "// NVF_SMEM_BYTES): it is not overridable.\n"
   "#define NVF_WG 2 // warpgroups per CTA, 64 weight rows each\n"
-  "#endif\n"
-  "#ifndef NVF_KC // K elements of tokens per shared-memory chunk: 64 KiB per buffer\n"
-  "#define NVF_KC (NVF_TOK >= 128 \? 256 : NVF_TOK >= 64 \? 512 : 1024)\n"
-  "#endif\n"
+  "#define NVF_KC (NVF_TOK >= 128 \? 256 : NVF_TOK >= 64 \? 512 : 1024) // K per token chunk: 64 KiB\n"
   "// Weight steps in flight (20 registers each). Deeper measured slower (bench/NOTES.md);\n"
-  "// NVF_TUNE=1, 2 force 3, 4 for tuning runs ($NVFP4MOE_TUNE_DEFINE).\n"
-  "#if !defined(NVF_TUNE) || NVF_TUNE == 0\n"
-  "#define NVF_DEPTH 2\n"
-  "#elif NVF_TUNE == 1\n"
-  "#define NVF_DEPTH 3\n"
-  "#elif NVF_TUNE == 2\n"
-  "#define NVF_DEPTH 4\n"
-  "#else\n"
-  "#error \"NVF_TUNE must be 0, 1 or 2\"\n"
+  "// tuning runs set it with $NVFP4MOE_TUNE_DEFINE=-DNVF_WDEPTH=<n> (read by no other kernel).\n"
+  "#ifndef NVF_WDEPTH\n"
+  "#define NVF_WDEPTH 2\n"
   "#endif\n"
+  "#define NVF_DEPTH NVF_WDEPTH\n"
   "#define NVF_NBUF 3                          // token chunk buffers\n"
   "#define NVF_THREADS (128 * NVF_WG)\n"
   "#define NVF_ROWS (64 * NVF_WG)              // weight rows (N of the problem) per CTA\n"
@@ -1999,8 +1992,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "#error \"NVF_TOK must be 8, 16, 32, 64 or 128\"\n"
   "#endif\n"
   "\n"
-  "struct NvfGemmParams {\n",
-  "  const u8* a; const u8* a_sf; const u8* b; const u8* b_sf;\n"
+  "struct NvfGemmParams {\n"
+  "  const u8* a; const u8* a_sf; const u8* b; const u8* b_sf;\n",
   "  const int* masked_m; const float* alpha; const float* row_scale; u16* d;\n"
   "  i64 ldd;\n"
   "  int groups, m_max, n, k;\n"
@@ -2055,11 +2048,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "  asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n"
   "}\n"
   "\n"
-  "// Widen this thread's staged units into a chunk buffer, laid out per step as 8 MMAs x\n"
+  "// Widen this thread's staged units of chunk c into a chunk buffer, laid out per step as 8 MMAs x\n"
   "// TOK/8 core-matrix rows x 2 K halves x 8 tokens x 16 bytes (lbo 128, sbo 256). Word j of\n"
   "// piece t gives the pairs (8j+p, 8j+p+4), p = 0..3, of K slots 2t, 2t+1 of MMA 2j + p/2,\n"
   "// K half p % 2: the four pieces fill one 16-byte core-matrix row per (MMA, half).\n"
-  "NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf) {\n"
+  "NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf, int c, int k) {\n"
   "  asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\"); // a thread reads only its own copies\n"
   "  #pragma unroll\n"
   "  for (int i = 0; i < NVF_UPT; ++i) {\n"
@@ -2068,10 +2061,13 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "    uint4 q[4];\n"
   "    u32 s0[4], s1[4];\n"
   "    #pragma unroll\n"
-  "    for (int t = 0; t < 4; ++t) q[t] = *(const uint4*)(stage + 16 * (t * NVF_UNITS + ui));\n",
-  "    const u32 sfw[2] = {stage_sf[ui], stage_sf[NVF_UNITS + ui]};\n"
+  "    for (int t = 0; t < 4; ++t) q[t] = *(const uint4*)(stage + 16 * (t * NVF_UNITS + ui));\n"
+  "    const u32 sfw[2] = {stage_sf[ui], stage_sf[NVF_UNITS + ui]};\n",
   "    #pragma unroll\n"
-  "    for (int t = 0; t < 4; ++t) nvf_sf2_to_bf16x2(sfw[t >> 1] >> (16 * (t & 1)), s0[t], s1[t]);\n"
+  "    for (int t = 0; t < 4; ++t) { // a piece past K (zero codes) takes SF 0, not padding SF bytes\n"
+  "      const bool in = c * NVF_KC + ss * NVF_STEP + 32 * t < k;\n"
+  "      nvf_sf2_to_bf16x2(in \? sfw[t >> 1] >> (16 * (t & 1)) : 0u, s0[t], s1[t]);\n"
+  "    }\n"
   "    u8* base = buf + ss * NVF_STEP_BYTES + (n >> 3) * 256 + (n & 7) * 16;\n"
   "    #pragma unroll\n"
   "    for (int j = 0; j < 4; ++j) {\n"
@@ -2137,7 +2133,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "    nvf_tok_units(p, a_g, asf_g, valid, tok0, kc4, units);\n",
   "    __syncthreads(); // the previous token tile's MMAs are done in every warpgroup (wait<0>)\n"
   "    nvf_tok_issue(p, units, 0, stage, stage_sf);\n"
-  "    nvf_tok_widen(smem, stage_p, stage_sf_p);\n"
+  "    nvf_tok_widen(smem, stage_p, stage_sf_p, 0, p.k);\n"
   "    nvf_fence_proxy_async();\n"
   "    __syncthreads();\n"
   "\n"
@@ -2181,7 +2177,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "      // chunk c-2, were done everywhere at the barrier that closed chunk c-1: a warpgroup\n"
   "      // reaches that barrier with at most one group in flight, of chunk c-1.\n"
   "      if (c + 1 < nchunks) {\n"
-  "        nvf_tok_widen(smem + ((c + 1) % NVF_NBUF) * NVF_BUF_BYTES, stage_p, stage_sf_p);\n"
+  "        nvf_tok_widen(smem + ((c + 1) % NVF_NBUF) * NVF_BUF_BYTES, stage_p, stage_sf_p, c + 1, p.k);\n"
   "        nvf_fence_proxy_async();\n"
   "      }\n"
   "      __syncthreads();\n"
@@ -4310,11 +4306,12 @@ static const int nvfp4moe__portable_bm[4] = {16, 32, 64, 128};
 static const int nvfp4moe__swapab_tok[4] = {8, 16, 32, 48};
 static const int nvfp4moe__wgmma_tok[3] = {32, 64, 128};
 
-/* Tile choice of the portable backend: for few tokens per expert the swap-AB kernel with
-   the smallest token tile that holds expected_m (weights streamed once, tokens on the
-   8-wide MMA side); beyond 48 tokens the tiled kernel with the smallest M tile. */
+/* Tile choice of the portable and sm90 backends: for few tokens per expert the swap-AB
+   kernel with the smallest token tile that holds expected_m (weights streamed once,
+   tokens on the 8-wide MMA side); beyond 48 tokens the wgmma kernel (sm90: 64 or 128
+   tokens per tile) or the tiled mma.sync kernel with the smallest M tile. */
 NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a) {
-  int em = a->expected_m ? a->expected_m : a->m_max, i;
+  int em = a->expected_m && a->expected_m < a->m_max ? a->expected_m : a->m_max, i;
   if (ctx->forced_gemm_spec >= NVFP4MOE__SPEC_GEMM_P16 && ctx->forced_gemm_spec <= NVFP4MOE__SPEC_GEMM_W128)
     return ctx->forced_gemm_spec;
   if (ctx->backend == NVFP4MOE_BACKEND_SM90 && em > 48) /* wgmma above 48 tokens (bench/NOTES.md) */

@@ -5,7 +5,7 @@
 # the swap-AB tuning sweep (tools/bench.py --tune); E: GPU tests, torchao check, sanitizers on
 # the quantizer and the layer, the full benchmark (one call of under 10 minutes); W: GPU tests
 # and the forced GEMM tile configurations $CONFIGS at token counts $MS; S: GPU tests, memcheck
-# on the GEMM tests, the wgmma pipeline-depth sweep (NVF_TUNE 0-3) at 64, 128 and 512 tokens;
+# on the GEMM tests, the wgmma pipeline-depth sweep (NVF_WDEPTH 2-4) at 64, 128 and 512 tokens;
 # F: GPU tests, the wgmma register-race check on the sm_90a cubins, the full benchmark,
 # memcheck on the GEMM tests. Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
@@ -77,9 +77,9 @@ S)
   ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
   TEST_QUICK=1 TEST_ONLY=gemm timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.gemm.log" 2>&1
   echo "memcheck gemm exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.gemm.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.gemm.log") PASS $(grep -c ^FAIL "$OUT/memcheck.gemm.log") FAIL"
-  NVFP4MOE_GEMM_CONFIG=gemm_sm90_t128 PYTHONUNBUFFERED=1 python3 tools/bench.py --tune 0,1,2 --ms 128,512 --only gemm \
+  NVFP4MOE_GEMM_CONFIG=gemm_sm90_t128 PYTHONUNBUFFERED=1 python3 tools/bench.py --defines -DNVF_WDEPTH=2,-DNVF_WDEPTH=3,-DNVF_WDEPTH=4 --ms 128,512 --only gemm \
     --out "$OUT/sweep128.json" 2>&1 | tail -41 | cut -c1-70,150-
-  NVFP4MOE_GEMM_CONFIG=gemm_sm90_t64 PYTHONUNBUFFERED=1 python3 tools/bench.py --tune 0,1,2 --ms 64 --only gemm \
+  NVFP4MOE_GEMM_CONFIG=gemm_sm90_t64 PYTHONUNBUFFERED=1 python3 tools/bench.py --defines -DNVF_WDEPTH=2,-DNVF_WDEPTH=3,-DNVF_WDEPTH=4 --ms 64 --only gemm \
     --out "$OUT/sweep64.json" 2>&1 | tail -21 | cut -c1-70,150-
   ;;
 W)

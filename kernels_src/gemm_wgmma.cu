@@ -25,23 +25,16 @@
 #ifndef NVF_TOK
 #define NVF_TOK 64 // tokens per pass: the wgmma N (8, 16, 32, 64 or 128)
 #endif
-#ifndef NVF_WG
+// The host mirrors this geometry (256 threads, 128 weight rows, shared memory as
+// NVF_SMEM_BYTES): it is not overridable.
 #define NVF_WG 2 // warpgroups per CTA, 64 weight rows each
-#endif
-#ifndef NVF_KC // K elements of tokens per shared-memory chunk: 64 KiB per buffer
-#define NVF_KC (NVF_TOK >= 128 ? 256 : NVF_TOK >= 64 ? 512 : 1024)
-#endif
+#define NVF_KC (NVF_TOK >= 128 ? 256 : NVF_TOK >= 64 ? 512 : 1024) // K per token chunk: 64 KiB
 // Weight steps in flight (20 registers each). Deeper measured slower (bench/NOTES.md);
-// NVF_TUNE=1, 2 force 3, 4 for tuning runs ($NVFP4MOE_TUNE_DEFINE).
-#if !defined(NVF_TUNE) || NVF_TUNE == 0
-#define NVF_DEPTH 2
-#elif NVF_TUNE == 1
-#define NVF_DEPTH 3
-#elif NVF_TUNE == 2
-#define NVF_DEPTH 4
-#else
-#error "NVF_TUNE must be 0, 1 or 2"
+// tuning runs set it with $NVFP4MOE_TUNE_DEFINE=-DNVF_WDEPTH=<n> (read by no other kernel).
+#ifndef NVF_WDEPTH
+#define NVF_WDEPTH 2
 #endif
+#define NVF_DEPTH NVF_WDEPTH
 #define NVF_NBUF 3                          // token chunk buffers
 #define NVF_THREADS (128 * NVF_WG)
 #define NVF_ROWS (64 * NVF_WG)              // weight rows (N of the problem) per CTA
@@ -126,11 +119,11 @@ NVF_DEV void nvf_tok_issue(const NvfGemmParams& p, const NvfTokUnit* u, int c, u
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
-// Widen this thread's staged units into a chunk buffer, laid out per step as 8 MMAs x
+// Widen this thread's staged units of chunk c into a chunk buffer, laid out per step as 8 MMAs x
 // TOK/8 core-matrix rows x 2 K halves x 8 tokens x 16 bytes (lbo 128, sbo 256). Word j of
 // piece t gives the pairs (8j+p, 8j+p+4), p = 0..3, of K slots 2t, 2t+1 of MMA 2j + p/2,
 // K half p % 2: the four pieces fill one 16-byte core-matrix row per (MMA, half).
-NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf) {
+NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf, int c, int k) {
   asm volatile("cp.async.wait_group 0;" ::: "memory"); // a thread reads only its own copies
   #pragma unroll
   for (int i = 0; i < NVF_UPT; ++i) {
@@ -142,7 +135,10 @@ NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf) {
     for (int t = 0; t < 4; ++t) q[t] = *(const uint4*)(stage + 16 * (t * NVF_UNITS + ui));
     const u32 sfw[2] = {stage_sf[ui], stage_sf[NVF_UNITS + ui]};
     #pragma unroll
-    for (int t = 0; t < 4; ++t) nvf_sf2_to_bf16x2(sfw[t >> 1] >> (16 * (t & 1)), s0[t], s1[t]);
+    for (int t = 0; t < 4; ++t) { // a piece past K (zero codes) takes SF 0, not padding SF bytes
+      const bool in = c * NVF_KC + ss * NVF_STEP + 32 * t < k;
+      nvf_sf2_to_bf16x2(in ? sfw[t >> 1] >> (16 * (t & 1)) : 0u, s0[t], s1[t]);
+    }
     u8* base = buf + ss * NVF_STEP_BYTES + (n >> 3) * 256 + (n & 7) * 16;
     #pragma unroll
     for (int j = 0; j < 4; ++j) {
@@ -208,7 +204,7 @@ nvf_gemm_wgmma(const NvfGemmParams p) {
     nvf_tok_units(p, a_g, asf_g, valid, tok0, kc4, units);
     __syncthreads(); // the previous token tile's MMAs are done in every warpgroup (wait<0>)
     nvf_tok_issue(p, units, 0, stage, stage_sf);
-    nvf_tok_widen(smem, stage_p, stage_sf_p);
+    nvf_tok_widen(smem, stage_p, stage_sf_p, 0, p.k);
     nvf_fence_proxy_async();
     __syncthreads();
 
@@ -252,7 +248,7 @@ nvf_gemm_wgmma(const NvfGemmParams p) {
       // chunk c-2, were done everywhere at the barrier that closed chunk c-1: a warpgroup
       // reaches that barrier with at most one group in flight, of chunk c-1.
       if (c + 1 < nchunks) {
-        nvf_tok_widen(smem + ((c + 1) % NVF_NBUF) * NVF_BUF_BYTES, stage_p, stage_sf_p);
+        nvf_tok_widen(smem + ((c + 1) % NVF_NBUF) * NVF_BUF_BYTES, stage_p, stage_sf_p, c + 1, p.k);
         nvf_fence_proxy_async();
       }
       __syncthreads();

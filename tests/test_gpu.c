@@ -12,6 +12,9 @@
 #include <pthread.h>
 
 static nvfp4moe_context* g_ctx;
+/* SF padding bytes of the GEMM operands: NaN (0x7F), which no GEMM may read, except on the
+   SM100 path, whose contract needs zero padding (it reads whole 4-SF groups) */
+static unsigned char g_sf_pad = 0x7F;
 static int g_have_gpu, g_quick;
 static char g_why[1200];
 
@@ -474,7 +477,8 @@ typedef struct gdata {
   nvfp4moe_devptr da, dasf, db, dbsf, dmm, dalpha, drs, dd;
 } gdata;
 
-/* Random NVFP4 operands: every code, SFs over a wide range; invalid A rows get NaN SFs. */
+/* Random NVFP4 operands: every code, SFs over a wide range; invalid A rows and the SF
+   padding (columns past K/16, rows past the matrix) get NaN SFs (g_sf_pad). */
 static void gdata_make(gdata* t, const gcase* c) {
   size_t i;
   int g, r, cc, nblk = c->k / 16, kc4 = (nblk + 3) / 4;
@@ -492,8 +496,8 @@ static void gdata_make(gdata* t, const gcase* c) {
   t->alpha = (float*)malloc(4 * (size_t)c->groups); t->rs = (float*)malloc(4 * (size_t)c->groups * c->m_max);
   for (i = 0; i < t->na; ++i) t->a[i] = (unsigned char)tu_rand();
   for (i = 0; i < t->nb; ++i) t->b[i] = (unsigned char)tu_rand();
-  memset(t->asf, 0, t->nasf);
-  memset(t->bsf, 0, t->nbsf);
+  memset(t->asf, g_sf_pad, t->nasf);
+  memset(t->bsf, g_sf_pad, t->nbsf);
   for (g = 0; g < c->groups; ++g) {
     size_t ga = (size_t)g * nvfp4moe_sf_bytes(c->m_max, c->k, NVFP4MOE_SF_LAYOUT_128X4);
     size_t gb = (size_t)g * nvfp4moe_sf_bytes(c->n, c->k, NVFP4MOE_SF_LAYOUT_128X4);
@@ -995,6 +999,7 @@ int main(void) {
     printf("# %s\n", g_why);
   } else {
     nvfp4moe_query_info(g_ctx, &info);
+    if (info.gemm_backend == NVFP4MOE_BACKEND_SM100) g_sf_pad = 0;
     printf("# GPU %s (cc %d.%d, %d SMs), target %s, backend %d, NVRTC %d.%d\n", info.gpu_name, info.cc_major,
            info.cc_minor, info.sm_count, info.target, (int)info.gemm_backend, info.nvrtc_major, info.nvrtc_minor);
   }

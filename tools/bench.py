@@ -18,6 +18,8 @@ Writes bench/results/<gpu>.json (a JSON array of records) and prints a table.
     python3 tools/bench.py --tune 0,1 --only quant --out PATH      (quantizer variants, -DNVF_QTUNE=<v>)
     python3 tools/bench.py --configs gemm_sm90_t64,gemm_swapab_t32 --ms 32,128 --only gemm --out PATH
                                                    (forced tile configurations, NVFP4MOE_GEMM_CONFIG)
+    NVFP4MOE_GEMM_CONFIG=gemm_sm90_t128 python3 tools/bench.py --defines -DNVF_WDEPTH=2,-DNVF_WDEPTH=3 \
+        --ms 128 --only gemm --out PATH            (any defines, one context each)
 """
 import ctypes
 import datetime
@@ -93,6 +95,7 @@ def main():
     only = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else ["quant", "gemm", "layer"]
     tunes = [int(v) for v in sys.argv[sys.argv.index("--tune") + 1].split(",")] if "--tune" in sys.argv else None
     configs = sys.argv[sys.argv.index("--configs") + 1].split(",") if "--configs" in sys.argv else None
+    defines = sys.argv[sys.argv.index("--defines") + 1].split(",") if "--defines" in sys.argv else None
     tune_ms = [int(v) for v in sys.argv[sys.argv.index("--ms") + 1].split(",")] if "--ms" in sys.argv else [1, 8, 32]
     torch.manual_seed(0)
     dev = torch.cuda.get_device_properties(0)
@@ -166,7 +169,8 @@ def main():
     # kernel variants (--tune: a define, part of the cache key) or forced tile configurations
     # (--configs: NVFP4MOE_GEMM_CONFIG), one context each
     variants = ([("NVFP4MOE_TUNE_DEFINE", f"-DNVF_TUNE={tv}" if "gemm" in only else f"-DNVF_QTUNE={tv}") for tv in tunes]
-                if tunes is not None else [("NVFP4MOE_GEMM_CONFIG", c) for c in configs] if configs is not None else None)
+                if tunes is not None else [("NVFP4MOE_TUNE_DEFINE", d) for d in defines] if defines is not None
+                else [("NVFP4MOE_GEMM_CONFIG", c) for c in configs] if configs is not None else None)
     if variants is not None:
         for env, define in variants:
             os.environ[env] = define
