@@ -1954,9 +1954,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "#ifndef NVF_TOK\n"
   "#define NVF_TOK 64 // tokens per pass: the wgmma N (8, 16, 32, 64 or 128)\n"
   "#endif\n"
-  "// The host mirrors this geometry (256 threads, 128 weight rows, shared memory as\n"
-  "// NVF_SMEM_BYTES): it is not overridable.\n"
-  "#define NVF_WG 2 // warpgroups per CTA, 64 weight rows each\n"
+  "// The host mirrors this geometry (128 NVF_WG threads, 64 NVF_WG weight rows, shared memory\n"
+  "// as NVF_SMEM_BYTES) from the same specialisation table that sets NVF_TOK and NVF_WG.\n"
+  "#ifndef NVF_WG\n"
+  "#define NVF_WG 2 // warpgroups per CTA, 64 weight rows each (2 or 3: 255 or 168 registers)\n"
+  "#endif\n"
   "#define NVF_KC (NVF_TOK >= 128 \? 256 : NVF_TOK >= 64 \? 512 : 1024) // K per token chunk: 64 KiB\n"
   "// Weight steps in flight (20 registers each). Deeper measured slower (bench/NOTES.md);\n"
   "// tuning runs set it with $NVFP4MOE_TUNE_DEFINE=-DNVF_WDEPTH=<n> (read by no other kernel).\n"
@@ -1991,9 +1993,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "#else\n"
   "#error \"NVF_TOK must be 8, 16, 32, 64 or 128\"\n"
   "#endif\n"
-  "\n"
+  "\n",
   "struct NvfGemmParams {\n"
-  "  const u8* a; const u8* a_sf; const u8* b; const u8* b_sf;\n",
+  "  const u8* a; const u8* a_sf; const u8* b; const u8* b_sf;\n"
   "  const int* masked_m; const float* alpha; const float* row_scale; u16* d;\n"
   "  i64 ldd;\n"
   "  int groups, m_max, n, k;\n"
@@ -2060,9 +2062,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "    if (ui >= NVF_UNITS) continue;\n"
   "    uint4 q[4];\n"
   "    u32 s0[4], s1[4];\n"
-  "    #pragma unroll\n"
+  "    #pragma unroll\n",
   "    for (int t = 0; t < 4; ++t) q[t] = *(const uint4*)(stage + 16 * (t * NVF_UNITS + ui));\n"
-  "    const u32 sfw[2] = {stage_sf[ui], stage_sf[NVF_UNITS + ui]};\n",
+  "    const u32 sfw[2] = {stage_sf[ui], stage_sf[NVF_UNITS + ui]};\n"
   "    #pragma unroll\n"
   "    for (int t = 0; t < 4; ++t) { // a piece past K (zero codes) takes SF 0, not padding SF bytes\n"
   "      const bool in = c * NVF_KC + ss * NVF_STEP + 32 * t < k;\n"
@@ -2126,11 +2128,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "      const bool in = d < nsteps && kel < p.k;\n"
   "      wq[d][0] = (in && ok0) \? __ldg((const uint4*)(w0 + d * 64)) : make_uint4(0, 0, 0, 0);\n"
   "      wq[d][1] = (in && ok1) \? __ldg((const uint4*)(w1 + d * 64)) : make_uint4(0, 0, 0, 0);\n"
-  "      ws[d][0] = (in && ok0) \? *(const u16*)(wsf + d * 1024) : 0u;\n"
+  "      ws[d][0] = (in && ok0) \? *(const u16*)(wsf + d * 1024) : 0u;\n",
   "      ws[d][1] = (in && ok1) \? *(const u16*)(wsf + d * 1024 + 128) : 0u;\n"
   "    }\n"
   "    NvfTokUnit units[NVF_UPT];\n"
-  "    nvf_tok_units(p, a_g, asf_g, valid, tok0, kc4, units);\n",
+  "    nvf_tok_units(p, a_g, asf_g, valid, tok0, kc4, units);\n"
   "    __syncthreads(); // the previous token tile's MMAs are done in every warpgroup (wait<0>)\n"
   "    nvf_tok_issue(p, units, 0, stage, stage_sf);\n"
   "    nvf_tok_widen(smem, stage_p, stage_sf_p, 0, p.k);\n"
@@ -2193,7 +2195,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "      for (int e = 0; e < 4; ++e) {\n"
   "        const int m = tok0 + j * 8 + 2 * t + (e & 1), n = r0 + (e >> 1) * 8;\n"
   "        if (m < valid && n < p.n) {\n"
-  "          const float rs = p.row_scale \? p.row_scale[(i64)g * p.m_max + m] : 1.0f;\n"
+  "          const float rs = p.row_scale \? p.row_scale[(i64)g * p.m_max + m] : 1.0f;\n",
   "          const float v = __fmul_rn(__fmul_rn(alpha, rs), __fmul_rn(acc[4 * j + e], 65536.0f));\n"
   "          p.d[((i64)g * p.m_max + m) * p.ldd + n] = (u16)nvf_f32_to_bf16(v);\n"
   "        }\n"
@@ -2940,6 +2942,8 @@ enum {
   NVFP4MOE__SPEC_GEMM_W32,
   NVFP4MOE__SPEC_GEMM_W64,
   NVFP4MOE__SPEC_GEMM_W128,
+  NVFP4MOE__SPEC_GEMM_W64_WG3,
+  NVFP4MOE__SPEC_GEMM_W128_WG3,
   NVFP4MOE__SPEC_GEMM_SM100,
   NVFP4MOE__SPEC_COUNT
 };
@@ -2969,9 +2973,14 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"gemm_swapab_t16", "gemm_swapab.cu", {"-DNVF_NT=2", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", 0}},
     {"gemm_swapab_t32", "gemm_swapab.cu", {"-DNVF_NT=4", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", 0}},
     {"gemm_swapab_t48", "gemm_swapab.cu", {"-DNVF_NT=6", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", 0}},
-    {"gemm_sm90_t32", "gemm_wgmma.cu", {"-DNVF_TOK=32", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
-    {"gemm_sm90_t64", "gemm_wgmma.cu", {"-DNVF_TOK=64", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
-    {"gemm_sm90_t128", "gemm_wgmma.cu", {"-DNVF_TOK=128", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
+    {"gemm_sm90_t32", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
+    {"gemm_sm90_t64", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
+    {"gemm_sm90_t128", "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
+    /* three warpgroups (192 weight rows, 168 registers): not measured yet, never picked by
+       the heuristic; NVFP4MOE_GEMM_CONFIG only (bench/NOTES.md, next steps) */
+    {"gemm_sm90_t64_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
+    {"gemm_sm90_t128_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0,
+     {"nvf_gemm_wgmma", 0}},
     {"gemm_sm100_n128", "gemm_sm100.cu", {"-DNVF_BN=128", 0}, NVFP4MOE__NEEDS_SM100, 0,
      {"nvf_gemm_sm100", 0}},
 };
@@ -4304,7 +4313,8 @@ typedef struct nvfp4moe__gemm_params {
 
 static const int nvfp4moe__portable_bm[4] = {16, 32, 64, 128};
 static const int nvfp4moe__swapab_tok[4] = {8, 16, 32, 48};
-static const int nvfp4moe__wgmma_tok[3] = {32, 64, 128};
+static const int nvfp4moe__wgmma_tok[5] = {32, 64, 128, 64, 128}; /* NVF_TOK, NVF_WG of the W specs */
+static const int nvfp4moe__wgmma_wg[5] = {2, 2, 2, 3, 3};
 
 /* Tile choice of the portable and sm90 backends: for few tokens per expert the swap-AB
    kernel with the smallest token tile that holds expected_m (weights streamed once,
@@ -4312,7 +4322,7 @@ static const int nvfp4moe__wgmma_tok[3] = {32, 64, 128};
    tokens per tile) or the tiled mma.sync kernel with the smallest M tile. */
 NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a) {
   int em = a->expected_m && a->expected_m < a->m_max ? a->expected_m : a->m_max, i;
-  if (ctx->forced_gemm_spec >= NVFP4MOE__SPEC_GEMM_P16 && ctx->forced_gemm_spec <= NVFP4MOE__SPEC_GEMM_W128)
+  if (ctx->forced_gemm_spec >= NVFP4MOE__SPEC_GEMM_P16 && ctx->forced_gemm_spec <= NVFP4MOE__SPEC_GEMM_W128_WG3)
     return ctx->forced_gemm_spec;
   if (ctx->backend == NVFP4MOE_BACKEND_SM90 && em > 48) /* wgmma above 48 tokens (bench/NOTES.md) */
     return em <= 64 ? NVFP4MOE__SPEC_GEMM_W64 : NVFP4MOE__SPEC_GEMM_W128;
@@ -4331,13 +4341,14 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
                                                           const nvfp4moe__gemm_params* p, int spec, int em,
                                                           nvfp4moe_stream stream) {
   int bm;
-  if (spec >= NVFP4MOE__SPEC_GEMM_W32 && spec <= NVFP4MOE__SPEC_GEMM_W128) {
-    /* one CTA per (group, 128 weight rows, token tile); the token tiles cover expected_m
-       (the kernel loops when an expert has more); shared memory as NVF_SMEM_BYTES */
+  if (spec >= NVFP4MOE__SPEC_GEMM_W32 && spec <= NVFP4MOE__SPEC_GEMM_W128_WG3) {
+    /* one CTA per (group, 64 * NVF_WG weight rows, token tile); the token tiles cover
+       expected_m (the kernel loops when an expert has more); shared memory as NVF_SMEM_BYTES */
     unsigned tok = (unsigned)nvfp4moe__wgmma_tok[spec - NVFP4MOE__SPEC_GEMM_W32];
+    int wg = nvfp4moe__wgmma_wg[spec - NVFP4MOE__SPEC_GEMM_W32];
     unsigned kc = tok >= 128 ? 256u : tok >= 64 ? 512u : 1024u, units = tok * (kc / 128u);
     unsigned smem = 3u * units * 256u + units * 72u;
-    long long blocks = (long long)p->groups * ((p->n + 127) / 128);
+    long long blocks = (long long)p->groups * ((p->n + 64 * wg - 1) / (64 * wg));
     long long tiles = ((em > 0 && em < p->m_max ? em : p->m_max) + (int)tok - 1) / (int)tok;
     long long grid;
     if (tiles > 0x7FFFFFFFLL / blocks) tiles = 0x7FFFFFFFLL / blocks > 0 ? 0x7FFFFFFFLL / blocks : 1; /* the kernel loops */
@@ -4347,7 +4358,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
     if (r == NVFP4MOE_SUCCESS) r = nvfp4moe__set_smem(ctx, spec, 0, smem);
     if (r != NVFP4MOE_SUCCESS) return r;
     args[0] = (void*)p;
-    return nvfp4moe__launch(ctx, fn, spec, 0, (unsigned)grid, 256, smem, stream, args);
+    return nvfp4moe__launch(ctx, fn, spec, 0, (unsigned)grid, 128u * (unsigned)wg, smem, stream, args);
   }
   if (spec >= NVFP4MOE__SPEC_GEMM_T8 && spec <= NVFP4MOE__SPEC_GEMM_T48) {
     /* one CTA per (group, 128 weight rows); tokens of a 1024-K chunk in shared memory */
