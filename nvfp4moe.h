@@ -1957,7 +1957,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "// The host mirrors this geometry (128 NVF_WG threads, 64 NVF_WG weight rows, shared memory\n"
   "// as NVF_SMEM_BYTES) from the same specialisation table that sets NVF_TOK and NVF_WG.\n"
   "#ifndef NVF_WG\n"
-  "#define NVF_WG 2 // warpgroups per CTA, 64 weight rows each (2 or 3: 255 or 168 registers)\n"
+  "#define NVF_WG 2 // warpgroups per CTA, 64 weight rows each (2, 3, 4: 255, 168, 128 registers)\n"
   "#endif\n"
   "#define NVF_KC (NVF_TOK >= 128 \? 256 : NVF_TOK >= 64 \? 512 : 1024) // K per token chunk: 64 KiB\n"
   "// Weight steps in flight (20 registers each). Deeper measured slower (bench/NOTES.md);\n"
@@ -2944,6 +2944,8 @@ enum {
   NVFP4MOE__SPEC_GEMM_W128,
   NVFP4MOE__SPEC_GEMM_W64_WG3,
   NVFP4MOE__SPEC_GEMM_W128_WG3,
+  NVFP4MOE__SPEC_GEMM_W16_WG4,
+  NVFP4MOE__SPEC_GEMM_W32_WG4,
   NVFP4MOE__SPEC_GEMM_SM100,
   NVFP4MOE__SPEC_COUNT
 };
@@ -2976,11 +2978,13 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"gemm_sm90_t32", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
     {"gemm_sm90_t64", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
     {"gemm_sm90_t128", "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
-    /* three warpgroups (192 weight rows, 168 registers): not measured yet, never picked by
-       the heuristic; NVFP4MOE_GEMM_CONFIG only (bench/NOTES.md, next steps) */
+    /* three or four warpgroups (192 or 256 weight rows, 168 or 128 registers): not run
+       yet, never picked by the heuristic; NVFP4MOE_GEMM_CONFIG only (bench/NOTES.md) */
     {"gemm_sm90_t64_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
     {"gemm_sm90_t128_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0,
      {"nvf_gemm_wgmma", 0}},
+    {"gemm_sm90_t16_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=16", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
+    {"gemm_sm90_t32_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
     {"gemm_sm100_n128", "gemm_sm100.cu", {"-DNVF_BN=128", 0}, NVFP4MOE__NEEDS_SM100, 0,
      {"nvf_gemm_sm100", 0}},
 };
@@ -4313,8 +4317,8 @@ typedef struct nvfp4moe__gemm_params {
 
 static const int nvfp4moe__portable_bm[4] = {16, 32, 64, 128};
 static const int nvfp4moe__swapab_tok[4] = {8, 16, 32, 48};
-static const int nvfp4moe__wgmma_tok[5] = {32, 64, 128, 64, 128}; /* NVF_TOK, NVF_WG of the W specs */
-static const int nvfp4moe__wgmma_wg[5] = {2, 2, 2, 3, 3};
+static const int nvfp4moe__wgmma_tok[7] = {32, 64, 128, 64, 128, 16, 32}; /* NVF_TOK, NVF_WG of the W specs */
+static const int nvfp4moe__wgmma_wg[7] = {2, 2, 2, 3, 3, 4, 4};
 
 /* Tile choice of the portable and sm90 backends: for few tokens per expert the swap-AB
    kernel with the smallest token tile that holds expected_m (weights streamed once,
@@ -4322,7 +4326,7 @@ static const int nvfp4moe__wgmma_wg[5] = {2, 2, 2, 3, 3};
    tokens per tile) or the tiled mma.sync kernel with the smallest M tile. */
 NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a) {
   int em = a->expected_m && a->expected_m < a->m_max ? a->expected_m : a->m_max, i;
-  if (ctx->forced_gemm_spec >= NVFP4MOE__SPEC_GEMM_P16 && ctx->forced_gemm_spec <= NVFP4MOE__SPEC_GEMM_W128_WG3)
+  if (ctx->forced_gemm_spec >= NVFP4MOE__SPEC_GEMM_P16 && ctx->forced_gemm_spec <= NVFP4MOE__SPEC_GEMM_W32_WG4)
     return ctx->forced_gemm_spec;
   if (ctx->backend == NVFP4MOE_BACKEND_SM90 && em > 48) /* wgmma above 48 tokens (bench/NOTES.md) */
     return em <= 64 ? NVFP4MOE__SPEC_GEMM_W64 : NVFP4MOE__SPEC_GEMM_W128;
@@ -4341,7 +4345,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
                                                           const nvfp4moe__gemm_params* p, int spec, int em,
                                                           nvfp4moe_stream stream) {
   int bm;
-  if (spec >= NVFP4MOE__SPEC_GEMM_W32 && spec <= NVFP4MOE__SPEC_GEMM_W128_WG3) {
+  if (spec >= NVFP4MOE__SPEC_GEMM_W32 && spec <= NVFP4MOE__SPEC_GEMM_W32_WG4) {
     /* one CTA per (group, 64 * NVF_WG weight rows, token tile); the token tiles cover
        expected_m (the kernel loops when an expert has more); shared memory as NVF_SMEM_BYTES */
     unsigned tok = (unsigned)nvfp4moe__wgmma_tok[spec - NVFP4MOE__SPEC_GEMM_W32];

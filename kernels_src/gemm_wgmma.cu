@@ -28,7 +28,7 @@
 // The host mirrors this geometry (128 NVF_WG threads, 64 NVF_WG weight rows, shared memory
 // as NVF_SMEM_BYTES) from the same specialisation table that sets NVF_TOK and NVF_WG.
 #ifndef NVF_WG
-#define NVF_WG 2 // warpgroups per CTA, 64 weight rows each (2 or 3: 255 or 168 registers)
+#define NVF_WG 2 // warpgroups per CTA, 64 weight rows each (2, 3, 4: 255, 168, 128 registers)
 #endif
 #define NVF_KC (NVF_TOK >= 128 ? 256 : NVF_TOK >= 64 ? 512 : 1024) // K per token chunk: 64 KiB
 // Weight steps in flight (20 registers each). Deeper measured slower (bench/NOTES.md);

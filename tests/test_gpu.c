@@ -633,7 +633,7 @@ static void test_gemm_every_tile_config(void) {
   static const char* configs[] = {"gemm_portable_m16", "gemm_portable_m32", "gemm_portable_m64", "gemm_portable_m128",
                                   "gemm_swapab_t8",    "gemm_swapab_t16",   "gemm_swapab_t32",   "gemm_swapab_t48",
                                   "gemm_sm90_t32",     "gemm_sm90_t64",     "gemm_sm90_t128",    "gemm_sm90_t64_wg3",
-                                  "gemm_sm90_t128_wg3"};
+                                  "gemm_sm90_t128_wg3", "gemm_sm90_t16_wg4", "gemm_sm90_t32_wg4"};
   /* the last case: expected_m 20 below masked_m (300), so the wgmma kernels loop over token tiles;
      K 4160 ends inside a 128-K step, N 136 inside a 128-row block */
   static const gcase cases[] = {{3, 300, 1856, 736, 4, 1, 1, 8, 0}, {5, 70, 264, 2880, 4, 0, 1, 0, 0},
