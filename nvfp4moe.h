@@ -330,7 +330,9 @@ NVFP4MOE_API const char* nvfp4moe_last_error(void);
    picks the NVRTC target and the GEMM backend, and prepares the disk cache. Compiles
    nothing yet (see nvfp4moe_warmup). desc may be null (all defaults).
    Errors: DRIVER_NOT_FOUND, NVRTC_NOT_FOUND, NO_DEVICE, UNSUPPORTED_GPU, NVRTC_TOO_OLD,
-   INVALID_ARGUMENT (offline without a valid target), CUDA, OUT_OF_MEMORY.
+   INVALID_ARGUMENT (offline without a valid target, a bad desc field or environment value),
+   NOT_SUPPORTED (desc->backend or NVFP4MOE_BACKEND names a backend the target lacks),
+   CUDA, OUT_OF_MEMORY.
    Thread safety: a context may be used by many threads at once. */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4moe_context** out);
 /* Unloads the modules and releases the primary context if it was retained. */
@@ -3546,6 +3548,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   nvfp4moe_context* ctx;
   nvfp4moe_result r;
   const char* v;
+  const char* backend_src = "desc->backend"; /* for messages: where a forced backend came from */
   int st, s;
   nvfp4moe__last_error_buf[0] = 0;
   memset(&d, 0, sizeof d);
@@ -3559,6 +3562,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
     return nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_INVALID_ARGUMENT, "nvfp4moe_create: desc->backend = %d is not a backend",
                               (int)d.backend);
   if (d.backend == NVFP4MOE_BACKEND_AUTO && (v = nvfp4moe__getenv("NVFP4MOE_BACKEND")) != 0) {
+    backend_src = "NVFP4MOE_BACKEND";
     r = nvfp4moe__parse_backend(&d.logger, v, &d.backend);
     if (r != NVFP4MOE_SUCCESS) return r;
   }
@@ -3604,12 +3608,16 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
 
   if (d.backend == NVFP4MOE_BACKEND_SM90 && !nvfp4moe__target_is_sm90a(ctx)) {
     r = nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_NOT_SUPPORTED,
-                           "backend sm90 needs an sm_90a target (this one is %s)", ctx->target);
+                           "nvfp4moe_create: %s = sm90 needs an sm_90a target (wgmma exists only on compute "
+                           "capability 9.0); this one is %s",
+                           backend_src, ctx->target);
     goto fail;
   }
   if (d.backend == NVFP4MOE_BACKEND_SM100 && !nvfp4moe__target_is_sm100(ctx)) {
     r = nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_NOT_SUPPORTED,
-                           "backend sm100 needs an sm_100a/sm_103a target (this one is %s)", ctx->target);
+                           "nvfp4moe_create: %s = sm100 needs an sm_100a/sm_103a target (tcgen05 exists only on "
+                           "compute capability 10.x); this one is %s",
+                           backend_src, ctx->target);
     goto fail;
   }
   ctx->desc_backend_forced = d.backend != NVFP4MOE_BACKEND_AUTO;

@@ -585,7 +585,8 @@ static void test_context_errors_and_queries(void) {
   d.target = "sm_80";
   d.backend = NVFP4MOE_BACKEND_SM90;
   CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_ERROR_NOT_SUPPORTED, "sm90 backend on sm_80 refused");
-  CHECK(strstr(nvfp4moe_last_error(), "sm_90a") != 0, "message: %s", nvfp4moe_last_error());
+  CHECK(strstr(nvfp4moe_last_error(), "desc->backend = sm90") != 0 && strstr(nvfp4moe_last_error(), "sm_90a") != 0,
+        "message names the argument: %s", nvfp4moe_last_error());
   d.target = "sm_90a";
   d.backend = NVFP4MOE_BACKEND_AUTO;
   d.allocator.alloc_fn = 0;
