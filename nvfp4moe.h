@@ -1370,6 +1370,36 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "  }\n"
   "}\n",
   0};
+static const char* const nvfp4moe__src_gemm_common_cuh[] = {
+  "// gemm_common.cuh -- what the mma.sync and wgmma GEMMs share: the launch parameters\n"
+  "// (mirrored by nvfp4moe__gemm_params on the host) and the swap-AB epilogue store.\n"
+  "#pragma once\n"
+  "#include \"common.cuh\"\n"
+  "\n"
+  "struct NvfGemmParams {\n"
+  "  const u8* a;            // [G, m_max, k/2]\n"
+  "  const u8* a_sf;         // 128x4 over m_max rows, per group\n"
+  "  const u8* b;            // [G, n, k/2]\n"
+  "  const u8* b_sf;         // 128x4 over n rows, per group\n"
+  "  const int* masked_m;    // [G]\n"
+  "  const float* alpha;     // [G] or null (1)\n"
+  "  const float* row_scale; // [G, m_max] or null (1)\n"
+  "  u16* d;                 // bf16 [G, m_max, ldd]\n"
+  "  i64 ldd;\n"
+  "  int groups, m_max, n, k;\n"
+  "};\n"
+  "\n"
+  "// One element of a swap-AB accumulator (token m, weight row n) to D[g, m, n]: undoes the\n"
+  "// 2^-8 * 2^-8 of the widened operands exactly, applies alpha and the row scale. Only for\n"
+  "// m < valid and n < N (rows past masked_m are never written).\n"
+  "NVF_DEV void nvf_store_swapab(const NvfGemmParams& p, int g, int valid, float alpha, int m, int n, float acc) {\n"
+  "  if (m < valid && n < p.n) {\n"
+  "    const float rs = p.row_scale \? p.row_scale[(i64)g * p.m_max + m] : 1.0f;\n"
+  "    const float v = __fmul_rn(__fmul_rn(alpha, rs), __fmul_rn(acc, 65536.0f));\n"
+  "    p.d[((i64)g * p.m_max + m) * p.ldd + n] = (u16)nvf_f32_to_bf16(v);\n"
+  "  }\n"
+  "}\n",
+  0};
 static const char* const nvfp4moe__src_gemm_portable_cu[] = {
   "// gemm_portable.cu -- masked grouped NVFP4 GEMM (NT) for sm_80 and newer.\n"
   "//\n"
@@ -1382,6 +1412,7 @@ static const char* const nvfp4moe__src_gemm_portable_cu[] = {
   "// that the epilogue removes exactly. Register prefetch of the next K tile overlaps the\n"
   "// global loads with the MMAs of the current one.\n"
   "#include \"common.cuh\"\n"
+  "#include \"gemm_common.cuh\"\n"
   "#include \"ptx_mma.cuh\"\n"
   "#include \"scheduler.cuh\"\n"
   "\n"
@@ -1407,19 +1438,6 @@ static const char* const nvfp4moe__src_gemm_portable_cu[] = {
   "#define NVF_STAGE_BYTES (NVF_ROWS * NVF_BK * 2)\n"
   "\n"
   "static_assert(NVF_WM % 16 == 0 && NVF_WN % 16 == 0, \"warp tile must be 16-aligned\");\n"
-  "\n"
-  "struct NvfGemmParams {\n"
-  "  const u8* a;            // [G, m_max, k/2]\n"
-  "  const u8* a_sf;         // 128x4 over m_max rows, per group\n"
-  "  const u8* b;            // [G, n, k/2]\n"
-  "  const u8* b_sf;         // 128x4 over n rows, per group\n"
-  "  const int* masked_m;    // [G]\n"
-  "  const float* alpha;     // [G] or null (1)\n"
-  "  const float* row_scale; // [G, m_max] or null (1)\n"
-  "  u16* d;                 // bf16 [G, m_max, ldd]\n"
-  "  i64 ldd;\n"
-  "  int groups, m_max, n, k;\n"
-  "};\n"
   "\n"
   "// 16 bytes (32 E2M1 codes, two SF blocks) -> 32 BF16 values * 2^-8 each, as 4 x 16 bytes.\n"
   "// A code's f32 bits (mag << 22 | sign << 31) are exactly its value * 2^-126 (0.5 lands\n"
@@ -1454,14 +1472,14 @@ static const char* const nvfp4moe__src_gemm_portable_cu[] = {
   "  uint4 data[NVF_RAW];\n"
   "  u32 sf[NVF_RAW];\n"
   "};\n"
-  "\n",
+  "\n"
   "NVF_DEV void nvf_load_raw(const NvfGemmParams& p, const NvfTile& t, int kt, int kc4, NvfRawTile& raw) {\n"
   "  const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);\n"
   "  #pragma unroll\n"
   "  for (int i = 0; i < NVF_RAW; ++i) {\n"
   "    const int c = threadIdx.x + i * NVF_THREADS, row = c >> 1, half = c & 1;\n"
   "    raw.data[i] = make_uint4(0u, 0u, 0u, 0u);\n"
-  "    raw.sf[i] = 0u;\n"
+  "    raw.sf[i] = 0u;\n",
   "    if (c >= NVF_CHUNKS || kt * NVF_BK + half * 32 >= p.k) continue;\n"
   "    const u8* src; const u8* sf; i64 r;\n"
   "    if (row < NVF_BM) {\n"
@@ -1536,7 +1554,7 @@ static const char* const nvfp4moe__src_gemm_portable_cu[] = {
   "        }\n"
   "        #pragma unroll\n"
   "        for (int mi = 0; mi < NVF_MI; ++mi)\n"
-  "          #pragma unroll\n",
+  "          #pragma unroll\n"
   "          for (int ni = 0; ni < NVF_NI; ++ni) nvf_mma_bf16_16816(acc[mi][ni], af[mi], bf[ni][0], bf[ni][1]);\n"
   "      }\n"
   "      // The other stage was last read in iteration kt-1, which the barrier below closed.\n"
@@ -1544,7 +1562,7 @@ static const char* const nvfp4moe__src_gemm_portable_cu[] = {
   "      __syncthreads();\n"
   "    }\n"
   "\n"
-  "    // Epilogue: undo the 2^-8 * 2^-8 of the operands exactly, apply alpha and row scale.\n"
+  "    // Epilogue: undo the 2^-8 * 2^-8 of the operands exactly, apply alpha and row scale.\n",
   "    const float alpha = p.alpha \? p.alpha[t.g] : 1.0f;\n"
   "    #pragma unroll\n"
   "    for (int mi = 0; mi < NVF_MI; ++mi)\n"
@@ -1779,6 +1797,7 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "// product does not care about the order of K as long as A and B agree, so the tokens are\n"
   "// stored in shared memory in the same pair order.\n"
   "#include \"common.cuh\"\n"
+  "#include \"gemm_common.cuh\"\n"
   "#include \"ptx_mma.cuh\"\n"
   "#include \"dequant_bf16.cuh\"\n"
   "\n"
@@ -1814,13 +1833,6 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "#endif\n"
   "#define NVF_TSTRIDE (NVF_KC / 2 + 8)   // words per token row in smem; +8 keeps 64-bit reads conflict-free\n"
   "\n"
-  "struct NvfGemmParams {\n"
-  "  const u8* a; const u8* a_sf; const u8* b; const u8* b_sf;\n"
-  "  const int* masked_m; const float* alpha; const float* row_scale; u16* d;\n"
-  "  i64 ldd;\n"
-  "  int groups, m_max, n, k;\n"
-  "};\n"
-  "\n"
   "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)\n"
   "nvf_gemm_swapab(const NvfGemmParams p) {\n"
   "  extern __shared__ __align__(16) u32 tok[]; // [NVF_TOK][NVF_TSTRIDE]\n"
@@ -1839,13 +1851,13 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "  const u8* bsf = p.b_sf + g * sfb_g;\n"
   "  const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
   "\n"
-  "  for (int tok0 = 0; tok0 < valid; tok0 += NVF_TOK) {\n",
+  "  for (int tok0 = 0; tok0 < valid; tok0 += NVF_TOK) {\n"
   "    float acc[NVF_NT][4];\n"
   "    #pragma unroll\n"
   "    for (int i = 0; i < NVF_NT; ++i)\n"
   "      #pragma unroll\n"
   "      for (int e = 0; e < 4; ++e) acc[i][e] = 0.0f;\n"
-  "\n"
+  "\n",
   "    // weights of steps 0 .. DEPTH-1 in flight before the first chunk is staged\n"
   "    uint4 wq[NVF_DEPTH][2];\n"
   "    u32 ws[NVF_DEPTH][2];\n"
@@ -1906,7 +1918,7 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "              for (int nt = 0; nt < NVF_NT; ++nt) {\n"
   "                const uint2 bv = *(const uint2*)(tb + nt * 8 * NVF_TSTRIDE + i * 8);\n"
   "                nvf_mma_bf16_16816(acc[nt], af, bv.x, bv.y);\n"
-  "              }\n",
+  "              }\n"
   "            }\n"
   "          }\n"
   "        }\n"
@@ -1914,17 +1926,11 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "    }\n"
   "\n"
   "    // ---- epilogue: D[g, m, n] for tokens m < valid and weight rows n < N ----\n"
-  "    #pragma unroll\n"
+  "    #pragma unroll\n",
   "    for (int nt = 0; nt < NVF_NT; ++nt)\n"
   "      #pragma unroll\n"
-  "      for (int e = 0; e < 4; ++e) {\n"
-  "        const int m = tok0 + nt * 8 + 2 * t + (e & 1), n = r0 + (e >> 1) * 8;\n"
-  "        if (m < valid && n < p.n) {\n"
-  "          const float rs = p.row_scale \? p.row_scale[(i64)g * p.m_max + m] : 1.0f;\n"
-  "          const float v = __fmul_rn(__fmul_rn(alpha, rs), __fmul_rn(acc[nt][e], 65536.0f));\n"
-  "          p.d[((i64)g * p.m_max + m) * p.ldd + n] = (u16)nvf_f32_to_bf16(v);\n"
-  "        }\n"
-  "      }\n"
+  "      for (int e = 0; e < 4; ++e)\n"
+  "        nvf_store_swapab(p, g, valid, alpha, tok0 + nt * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[nt][e]);\n"
   "  }\n"
   "}\n",
   0};
@@ -1950,6 +1956,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "// current chunk and widened into the next of three buffers while the chunk's last MMAs\n"
   "// run, so the barrier between chunks never drains the tensor pipe.\n"
   "#include \"common.cuh\"\n"
+  "#include \"gemm_common.cuh\"\n"
   "#include \"dequant_bf16.cuh\"\n"
   "#include \"ptx_wgmma.cuh\"\n"
   "\n"
@@ -1992,16 +1999,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "#define nvf_wgmma_rs nvf_wgmma_rs_n64\n"
   "#elif NVF_TOK == 128\n"
   "#define nvf_wgmma_rs nvf_wgmma_rs_n128\n"
-  "#else\n"
+  "#else\n",
   "#error \"NVF_TOK must be 8, 16, 32, 64 or 128\"\n"
   "#endif\n"
-  "\n",
-  "struct NvfGemmParams {\n"
-  "  const u8* a; const u8* a_sf; const u8* b; const u8* b_sf;\n"
-  "  const int* masked_m; const float* alpha; const float* row_scale; u16* d;\n"
-  "  i64 ldd;\n"
-  "  int groups, m_max, n, k;\n"
-  "};\n"
   "\n"
   "// Token staging works in units of one token x one 128-K step (64 bytes of E2M1, 8 SFs):\n"
   "// unit u = token u % TOK of step u / TOK, so a warp's 16-byte stores of one MMA's core-matrix\n"
@@ -2010,7 +2010,6 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "struct NvfTokUnit {\n"
   "  const u8* src; // E2M1 of the unit in chunk 0 (null: token past masked_m, never read)\n"
   "  const u8* sf;  // its first 4-SF group (the second is 512 bytes on)\n"
-  "  int kel;       // first K element of the unit in chunk 0\n"
   "};\n"
   "\n"
   "NVF_DEV void nvf_tok_units(const NvfGemmParams& p, const u8* a_g, const u8* asf_g, int valid, int tok0, int kc4,\n"
@@ -2019,7 +2018,6 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "  for (int i = 0; i < NVF_UPT; ++i) {\n"
   "    const int ui = threadIdx.x + i * NVF_THREADS, n = ui % NVF_TOK, ss = ui / NVF_TOK, m = tok0 + n;\n"
   "    const bool in = ui < NVF_UNITS && m < valid;\n"
-  "    u[i].kel = ss * NVF_STEP;\n"
   "    u[i].src = in \? a_g + (i64)m * (p.k / 2) + ss * 64 : 0;\n"
   "    u[i].sf = asf_g + nvf_sf_offset_128x4(in \? m : 0, ss * 8, kc4);\n"
   "  }\n"
@@ -2033,7 +2031,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "  for (int i = 0; i < NVF_UPT; ++i) {\n"
   "    const int ui = threadIdx.x + i * NVF_THREADS;\n"
   "    if (ui >= NVF_UNITS) continue;\n"
-  "    const int kel = c * NVF_KC + u[i].kel;\n"
+  "    const int kel = c * NVF_KC + (ui / NVF_TOK) * NVF_STEP; // first K element of the unit\n"
   "    const u8* src = u[i].src \? u[i].src + c * (NVF_KC / 2) : p.a;\n"
   "    const u8* sf = u[i].sf + c * (NVF_KC / 64) * 512;\n"
   "    #pragma unroll\n"
@@ -2064,10 +2062,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "    if (ui >= NVF_UNITS) continue;\n"
   "    uint4 q[4];\n"
   "    u32 s0[4], s1[4];\n"
-  "    #pragma unroll\n",
+  "    #pragma unroll\n"
   "    for (int t = 0; t < 4; ++t) q[t] = *(const uint4*)(stage + 16 * (t * NVF_UNITS + ui));\n"
   "    const u32 sfw[2] = {stage_sf[ui], stage_sf[NVF_UNITS + ui]};\n"
-  "    #pragma unroll\n"
+  "    #pragma unroll\n",
   "    for (int t = 0; t < 4; ++t) { // a piece past K (zero codes) takes SF 0, not padding SF bytes\n"
   "      const bool in = c * NVF_KC + ss * NVF_STEP + 32 * t < k;\n"
   "      nvf_sf2_to_bf16x2(in \? sfw[t >> 1] >> (16 * (t & 1)) : 0u, s0[t], s1[t]);\n"
@@ -2130,11 +2128,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "      const bool in = d < nsteps && kel < p.k;\n"
   "      wq[d][0] = (in && ok0) \? __ldg((const uint4*)(w0 + d * 64)) : make_uint4(0, 0, 0, 0);\n"
   "      wq[d][1] = (in && ok1) \? __ldg((const uint4*)(w1 + d * 64)) : make_uint4(0, 0, 0, 0);\n"
-  "      ws[d][0] = (in && ok0) \? *(const u16*)(wsf + d * 1024) : 0u;\n",
+  "      ws[d][0] = (in && ok0) \? *(const u16*)(wsf + d * 1024) : 0u;\n"
   "      ws[d][1] = (in && ok1) \? *(const u16*)(wsf + d * 1024 + 128) : 0u;\n"
   "    }\n"
   "    NvfTokUnit units[NVF_UPT];\n"
-  "    nvf_tok_units(p, a_g, asf_g, valid, tok0, kc4, units);\n"
+  "    nvf_tok_units(p, a_g, asf_g, valid, tok0, kc4, units);\n",
   "    __syncthreads(); // the previous token tile's MMAs are done in every warpgroup (wait<0>)\n"
   "    nvf_tok_issue(p, units, 0, stage, stage_sf);\n"
   "    nvf_tok_widen(smem, stage_p, stage_sf_p, 0, p.k);\n"
@@ -2194,14 +2192,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "    #pragma unroll\n"
   "    for (int j = 0; j < NVF_TOK / 8; ++j)\n"
   "      #pragma unroll\n"
-  "      for (int e = 0; e < 4; ++e) {\n"
-  "        const int m = tok0 + j * 8 + 2 * t + (e & 1), n = r0 + (e >> 1) * 8;\n"
-  "        if (m < valid && n < p.n) {\n"
-  "          const float rs = p.row_scale \? p.row_scale[(i64)g * p.m_max + m] : 1.0f;\n",
-  "          const float v = __fmul_rn(__fmul_rn(alpha, rs), __fmul_rn(acc[4 * j + e], 65536.0f));\n"
-  "          p.d[((i64)g * p.m_max + m) * p.ldd + n] = (u16)nvf_f32_to_bf16(v);\n"
-  "        }\n"
-  "      }\n"
+  "      for (int e = 0; e < 4; ++e)\n"
+  "        nvf_store_swapab(p, g, valid, alpha, tok0 + j * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[4 * j + e]);\n"
   "  }\n"
   "}\n",
   0};
@@ -2899,6 +2891,7 @@ static const char* const nvfp4moe__src_scheduler_cuh[] = {
 static const nvfp4moe__source nvfp4moe__sources[] = {
   {"common.cuh", nvfp4moe__src_common_cuh},
   {"dequant_bf16.cuh", nvfp4moe__src_dequant_bf16_cuh},
+  {"gemm_common.cuh", nvfp4moe__src_gemm_common_cuh},
   {"gemm_portable.cu", nvfp4moe__src_gemm_portable_cu},
   {"gemm_sm100.cu", nvfp4moe__src_gemm_sm100_cu},
   {"gemm_swapab.cu", nvfp4moe__src_gemm_swapab_cu},
@@ -4316,7 +4309,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_dequantize(nvfp4moe_context* ctx, const 
    Operations: GEMM and expert layer
    -------------------------------------------------------------------------------------- */
 
-/* Mirror of NvfGemmParams (kernels_src/gemm_portable.cu). */
+/* Mirror of NvfGemmParams (kernels_src/gemm_common.cuh). */
 typedef struct nvfp4moe__gemm_params {
   nvfp4moe_devptr a, a_sf, b, b_sf, masked_m, alpha, row_scale, d;
   long long ldd;

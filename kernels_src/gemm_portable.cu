@@ -9,6 +9,7 @@
 // that the epilogue removes exactly. Register prefetch of the next K tile overlaps the
 // global loads with the MMAs of the current one.
 #include "common.cuh"
+#include "gemm_common.cuh"
 #include "ptx_mma.cuh"
 #include "scheduler.cuh"
 
@@ -34,19 +35,6 @@
 #define NVF_STAGE_BYTES (NVF_ROWS * NVF_BK * 2)
 
 static_assert(NVF_WM % 16 == 0 && NVF_WN % 16 == 0, "warp tile must be 16-aligned");
-
-struct NvfGemmParams {
-  const u8* a;            // [G, m_max, k/2]
-  const u8* a_sf;         // 128x4 over m_max rows, per group
-  const u8* b;            // [G, n, k/2]
-  const u8* b_sf;         // 128x4 over n rows, per group
-  const int* masked_m;    // [G]
-  const float* alpha;     // [G] or null (1)
-  const float* row_scale; // [G, m_max] or null (1)
-  u16* d;                 // bf16 [G, m_max, ldd]
-  i64 ldd;
-  int groups, m_max, n, k;
-};
 
 // 16 bytes (32 E2M1 codes, two SF blocks) -> 32 BF16 values * 2^-8 each, as 4 x 16 bytes.
 // A code's f32 bits (mag << 22 | sign << 31) are exactly its value * 2^-126 (0.5 lands

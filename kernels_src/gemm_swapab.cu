@@ -11,6 +11,7 @@
 // product does not care about the order of K as long as A and B agree, so the tokens are
 // stored in shared memory in the same pair order.
 #include "common.cuh"
+#include "gemm_common.cuh"
 #include "ptx_mma.cuh"
 #include "dequant_bf16.cuh"
 
@@ -45,13 +46,6 @@
 #error "NVF_TUNE must be 0, 1, 2 or 3"
 #endif
 #define NVF_TSTRIDE (NVF_KC / 2 + 8)   // words per token row in smem; +8 keeps 64-bit reads conflict-free
-
-struct NvfGemmParams {
-  const u8* a; const u8* a_sf; const u8* b; const u8* b_sf;
-  const int* masked_m; const float* alpha; const float* row_scale; u16* d;
-  i64 ldd;
-  int groups, m_max, n, k;
-};
 
 extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)
 nvf_gemm_swapab(const NvfGemmParams p) {
@@ -149,13 +143,7 @@ nvf_gemm_swapab(const NvfGemmParams p) {
     #pragma unroll
     for (int nt = 0; nt < NVF_NT; ++nt)
       #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int m = tok0 + nt * 8 + 2 * t + (e & 1), n = r0 + (e >> 1) * 8;
-        if (m < valid && n < p.n) {
-          const float rs = p.row_scale ? p.row_scale[(i64)g * p.m_max + m] : 1.0f;
-          const float v = __fmul_rn(__fmul_rn(alpha, rs), __fmul_rn(acc[nt][e], 65536.0f));
-          p.d[((i64)g * p.m_max + m) * p.ldd + n] = (u16)nvf_f32_to_bf16(v);
-        }
-      }
+      for (int e = 0; e < 4; ++e)
+        nvf_store_swapab(p, g, valid, alpha, tok0 + nt * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[nt][e]);
   }
 }

@@ -19,6 +19,7 @@
 // current chunk and widened into the next of three buffers while the chunk's last MMAs
 // run, so the barrier between chunks never drains the tensor pipe.
 #include "common.cuh"
+#include "gemm_common.cuh"
 #include "dequant_bf16.cuh"
 #include "ptx_wgmma.cuh"
 
@@ -65,13 +66,6 @@ static_assert(NVF_SPC >= 2, "a chunk has at least two steps (buffer reuse argume
 #error "NVF_TOK must be 8, 16, 32, 64 or 128"
 #endif
 
-struct NvfGemmParams {
-  const u8* a; const u8* a_sf; const u8* b; const u8* b_sf;
-  const int* masked_m; const float* alpha; const float* row_scale; u16* d;
-  i64 ldd;
-  int groups, m_max, n, k;
-};
-
 // Token staging works in units of one token x one 128-K step (64 bytes of E2M1, 8 SFs):
 // unit u = token u % TOK of step u / TOK, so a warp's 16-byte stores of one MMA's core-matrix
 // rows cover whole 128-byte rows (conflict-free). A thread's unit pointers are set once per
@@ -79,7 +73,6 @@ struct NvfGemmParams {
 struct NvfTokUnit {
   const u8* src; // E2M1 of the unit in chunk 0 (null: token past masked_m, never read)
   const u8* sf;  // its first 4-SF group (the second is 512 bytes on)
-  int kel;       // first K element of the unit in chunk 0
 };
 
 NVF_DEV void nvf_tok_units(const NvfGemmParams& p, const u8* a_g, const u8* asf_g, int valid, int tok0, int kc4,
@@ -88,7 +81,6 @@ NVF_DEV void nvf_tok_units(const NvfGemmParams& p, const u8* a_g, const u8* asf_
   for (int i = 0; i < NVF_UPT; ++i) {
     const int ui = threadIdx.x + i * NVF_THREADS, n = ui % NVF_TOK, ss = ui / NVF_TOK, m = tok0 + n;
     const bool in = ui < NVF_UNITS && m < valid;
-    u[i].kel = ss * NVF_STEP;
     u[i].src = in ? a_g + (i64)m * (p.k / 2) + ss * 64 : 0;
     u[i].sf = asf_g + nvf_sf_offset_128x4(in ? m : 0, ss * 8, kc4);
   }
@@ -102,7 +94,7 @@ NVF_DEV void nvf_tok_issue(const NvfGemmParams& p, const NvfTokUnit* u, int c, u
   for (int i = 0; i < NVF_UPT; ++i) {
     const int ui = threadIdx.x + i * NVF_THREADS;
     if (ui >= NVF_UNITS) continue;
-    const int kel = c * NVF_KC + u[i].kel;
+    const int kel = c * NVF_KC + (ui / NVF_TOK) * NVF_STEP; // first K element of the unit
     const u8* src = u[i].src ? u[i].src + c * (NVF_KC / 2) : p.a;
     const u8* sf = u[i].sf + c * (NVF_KC / 64) * 512;
     #pragma unroll
@@ -263,13 +255,7 @@ nvf_gemm_wgmma(const NvfGemmParams p) {
     #pragma unroll
     for (int j = 0; j < NVF_TOK / 8; ++j)
       #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int m = tok0 + j * 8 + 2 * t + (e & 1), n = r0 + (e >> 1) * 8;
-        if (m < valid && n < p.n) {
-          const float rs = p.row_scale ? p.row_scale[(i64)g * p.m_max + m] : 1.0f;
-          const float v = __fmul_rn(__fmul_rn(alpha, rs), __fmul_rn(acc[4 * j + e], 65536.0f));
-          p.d[((i64)g * p.m_max + m) * p.ldd + n] = (u16)nvf_f32_to_bf16(v);
-        }
-      }
+      for (int e = 0; e < 4; ++e)
+        nvf_store_swapab(p, g, valid, alpha, tok0 + j * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[4 * j + e]);
   }
 }
