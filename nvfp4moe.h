@@ -269,8 +269,9 @@ typedef struct nvfp4moe_gemm_args {
   nvfp4moe_devptr row_scale;  /* optional f32 [G, m_max] (per-token scales of A), or 0 */
   nvfp4moe_devptr d;          /* bf16 [G, m_max, ldd], 16-byte aligned */
   long long ldd;              /* elements between rows of D; 0 = N; multiple of 8, >= N */
-  int expected_m;             /* typical masked_m, picks the tiles (more rows in a group cost
-                                 extra passes, never correctness); 0 = m_max */
+  int expected_m;             /* typical (mean) masked_m, picks the tiles: a tile holds about
+                                 expected_m + 2 sqrt(expected_m) rows, more rows in a group cost
+                                 extra passes, never correctness; 0 = m_max */
   nvfp4moe_devptr workspace;  /* nvfp4moe_gemm_workspace_size() bytes, or 0 when that is 0 */
   size_t workspace_size;
 } nvfp4moe_gemm_args;
@@ -1961,14 +1962,16 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "#include \"ptx_wgmma.cuh\"\n"
   "\n"
   "#ifndef NVF_TOK\n"
-  "#define NVF_TOK 64 // tokens per pass: the wgmma N (8, 16, 32, 64 or 128)\n"
+  "#define NVF_TOK 64 // tokens per pass: the wgmma N (8, 16, 32, 48, 64 or 128)\n"
   "#endif\n"
   "// The host mirrors this geometry (128 NVF_WG threads, 64 NVF_WG weight rows, shared memory\n"
   "// as NVF_SMEM_BYTES) from the same specialisation table that sets NVF_TOK and NVF_WG.\n"
   "#ifndef NVF_WG\n"
   "#define NVF_WG 2 // warpgroups per CTA, 64 weight rows each (2, 3, 4: 255, 168, 128 registers)\n"
   "#endif\n"
-  "#define NVF_KC (NVF_TOK >= 128 \? 256 : NVF_TOK >= 64 \? 512 : 1024) // K per token chunk: 64 KiB\n"
+  "#ifndef NVF_KC // K per token chunk (64 KiB or less); tuning runs may set a smaller one\n"
+  "#define NVF_KC (NVF_TOK >= 128 \? 256 : NVF_TOK > 32 \? 512 : 1024)\n"
+  "#endif\n"
   "// Weight steps in flight (20 registers each). Deeper measured slower (bench/NOTES.md);\n"
   "// tuning runs set it with $NVFP4MOE_TUNE_DEFINE=-DNVF_WDEPTH=<n> (read by no other kernel).\n"
   "#ifndef NVF_WDEPTH\n"
@@ -1995,12 +1998,14 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "#define nvf_wgmma_rs nvf_wgmma_rs_n16\n"
   "#elif NVF_TOK == 32\n"
   "#define nvf_wgmma_rs nvf_wgmma_rs_n32\n"
-  "#elif NVF_TOK == 64\n"
+  "#elif NVF_TOK == 48\n"
+  "#define nvf_wgmma_rs nvf_wgmma_rs_n48\n"
+  "#elif NVF_TOK == 64\n",
   "#define nvf_wgmma_rs nvf_wgmma_rs_n64\n"
   "#elif NVF_TOK == 128\n"
   "#define nvf_wgmma_rs nvf_wgmma_rs_n128\n"
-  "#else\n",
-  "#error \"NVF_TOK must be 8, 16, 32, 64 or 128\"\n"
+  "#else\n"
+  "#error \"NVF_TOK must be 8, 16, 32, 48, 64 or 128\"\n"
   "#endif\n"
   "\n"
   "// Token staging works in units of one token x one 128-K step (64 bytes of E2M1, 8 SFs):\n"
@@ -2064,8 +2069,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "    u32 s0[4], s1[4];\n"
   "    #pragma unroll\n"
   "    for (int t = 0; t < 4; ++t) q[t] = *(const uint4*)(stage + 16 * (t * NVF_UNITS + ui));\n"
-  "    const u32 sfw[2] = {stage_sf[ui], stage_sf[NVF_UNITS + ui]};\n"
-  "    #pragma unroll\n",
+  "    const u32 sfw[2] = {stage_sf[ui], stage_sf[NVF_UNITS + ui]};\n",
+  "    #pragma unroll\n"
   "    for (int t = 0; t < 4; ++t) { // a piece past K (zero codes) takes SF 0, not padding SF bytes\n"
   "      const bool in = c * NVF_KC + ss * NVF_STEP + 32 * t < k;\n"
   "      nvf_sf2_to_bf16x2(in \? sfw[t >> 1] >> (16 * (t & 1)) : 0u, s0[t], s1[t]);\n"
@@ -2311,7 +2316,7 @@ static const char* const nvfp4moe__src_ptx_tcgen05_cuh[] = {
 static const char* const nvfp4moe__src_ptx_wgmma_cuh[] = {
   "// ptx_wgmma.cuh -- warpgroup MMA wrappers for Hopper (sm_90a): fences, commit/wait, the\n"
   "// shared-memory matrix descriptor, and wgmma.mma_async with A from registers (RS form),\n"
-  "// BF16 inputs and F32 accumulators, M = 64, N in {8, 16, 32, 64, 128}. Operand forms follow\n"
+  "// BF16 inputs and F32 accumulators, M = 64, N in {8, 16, 32, 48, 64, 128}. Operand forms follow\n"
   "// the PTX ISA (warpgroup-level matrix instructions); the N variants differ only in the\n"
   "// length of the accumulator list, spelled out because inline asm needs fixed operands.\n"
   "#pragma once\n"
@@ -2357,8 +2362,15 @@ static const char* const nvfp4moe__src_ptx_wgmma_cuh[] = {
   "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3]), \"+f\"(d[4]), \"+f\"(d[5]), \"+f\"(d[6]), \"+f\"(d[7]), \"+f\"(d[8]), \"+f\"(d[9]), \"+f\"(d[10]), \"+f\"(d[11]), \"+f\"(d[12]), \"+f\"(d[13]), \"+f\"(d[14]), \"+f\"(d[15])\n"
   "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b));\n"
   "}\n"
-  "NVF_DEV void nvf_wgmma_rs_n64(float* d, const u32* a, u64 desc_b) {\n"
+  "NVF_DEV void nvf_wgmma_rs_n48(float* d, const u32* a, u64 desc_b) {\n"
   "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n",
+  "               \"wgmma.mma_async.sync.aligned.m64n48k16.f32.bf16.bf16 \"\n"
+  "               \"{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23}, {%24, %25, %26, %27}, %28, p, 1, 1, 0;\\n}\"\n"
+  "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3]), \"+f\"(d[4]), \"+f\"(d[5]), \"+f\"(d[6]), \"+f\"(d[7]), \"+f\"(d[8]), \"+f\"(d[9]), \"+f\"(d[10]), \"+f\"(d[11]), \"+f\"(d[12]), \"+f\"(d[13]), \"+f\"(d[14]), \"+f\"(d[15]), \"+f\"(d[16]), \"+f\"(d[17]), \"+f\"(d[18]), \"+f\"(d[19]), \"+f\"(d[20]), \"+f\"(d[21]), \"+f\"(d[22]), \"+f\"(d[23])\n"
+  "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b));\n"
+  "}\n"
+  "NVF_DEV void nvf_wgmma_rs_n64(float* d, const u32* a, u64 desc_b) {\n"
+  "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n"
   "               \"wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 \"\n"
   "               \"{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, 0;\\n}\"\n"
   "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3]), \"+f\"(d[4]), \"+f\"(d[5]), \"+f\"(d[6]), \"+f\"(d[7]), \"+f\"(d[8]), \"+f\"(d[9]), \"+f\"(d[10]), \"+f\"(d[11]), \"+f\"(d[12]), \"+f\"(d[13]), \"+f\"(d[14]), \"+f\"(d[15]), \"+f\"(d[16]), \"+f\"(d[17]), \"+f\"(d[18]), \"+f\"(d[19]), \"+f\"(d[20]), \"+f\"(d[21]), \"+f\"(d[22]), \"+f\"(d[23]), \"+f\"(d[24]), \"+f\"(d[25]), \"+f\"(d[26]), \"+f\"(d[27]), \"+f\"(d[28]), \"+f\"(d[29]), \"+f\"(d[30]), \"+f\"(d[31])\n"
@@ -2941,6 +2953,9 @@ enum {
   NVFP4MOE__SPEC_GEMM_W128_WG3,
   NVFP4MOE__SPEC_GEMM_W16_WG4,
   NVFP4MOE__SPEC_GEMM_W32_WG4,
+  NVFP4MOE__SPEC_GEMM_W48_WG3,
+  NVFP4MOE__SPEC_GEMM_W48_WG4,
+  NVFP4MOE__SPEC_GEMM_W64_WG4,
   NVFP4MOE__SPEC_GEMM_SM100,
   NVFP4MOE__SPEC_COUNT
 };
@@ -2973,13 +2988,16 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"gemm_sm90_t32", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
     {"gemm_sm90_t64", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
     {"gemm_sm90_t128", "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
-    /* three or four warpgroups (192 or 256 weight rows, 168 or 128 registers): not run
-       yet, never picked by the heuristic; NVFP4MOE_GEMM_CONFIG only (bench/NOTES.md) */
+    /* three or four warpgroups (192 or 256 weight rows, 168 or 128 registers); the
+       heuristic picks t32/t48/t64_wg4 and t128_wg3 (bench/NOTES.md) */
     {"gemm_sm90_t64_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
     {"gemm_sm90_t128_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0,
      {"nvf_gemm_wgmma", 0}},
     {"gemm_sm90_t16_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=16", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
     {"gemm_sm90_t32_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
+    {"gemm_sm90_t48_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
+    {"gemm_sm90_t48_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
+    {"gemm_sm90_t64_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
     {"gemm_sm100_n128", "gemm_sm100.cu", {"-DNVF_BN=128", 0}, NVFP4MOE__NEEDS_SM100, 0,
      {"nvf_gemm_sm100", 0}},
 };
@@ -4318,19 +4336,31 @@ typedef struct nvfp4moe__gemm_params {
 
 static const int nvfp4moe__portable_bm[4] = {16, 32, 64, 128};
 static const int nvfp4moe__swapab_tok[4] = {8, 16, 32, 48};
-static const int nvfp4moe__wgmma_tok[7] = {32, 64, 128, 64, 128, 16, 32}; /* NVF_TOK, NVF_WG of the W specs */
-static const int nvfp4moe__wgmma_wg[7] = {2, 2, 2, 3, 3, 4, 4};
+static const int nvfp4moe__wgmma_tok[10] = {32, 64, 128, 64, 128, 16, 32, 48, 48, 64}; /* NVF_TOK, NVF_WG of the W specs */
+static const int nvfp4moe__wgmma_wg[10] = {2, 2, 2, 3, 3, 4, 4, 3, 4, 4};
 
-/* Tile choice of the portable and sm90 backends: for few tokens per expert the swap-AB
-   kernel with the smallest token tile that holds expected_m (weights streamed once,
-   tokens on the 8-wide MMA side); beyond 48 tokens the wgmma kernel (sm90: 64 or 128
-   tokens per tile) or the tiled mma.sync kernel with the smallest M tile. */
+/* Tile choice of the portable and sm90 backends. expected_m is a mean: when it is given
+   (below m_max) the tile should also hold the experts that get more, so the token count to
+   cover is expected_m + 2 sqrt(expected_m) (two standard deviations of a Poisson count; an
+   expert past its tile costs a second pass over its weights), at most m_max. sm90, from
+   forced-configuration sweeps on an H200 (bench/NOTES.md, fourth session): swap-AB mma.sync
+   for up to 16 tokens, then the wgmma kernel with four warpgroups and 32, 48 or 64 tokens,
+   then three warpgroups and 128 tokens. sm80: swap-AB up to 48 tokens, then the tiled
+   mma.sync kernel with the smallest M tile. */
+NVFP4MOE__PRIVATE int nvfp4moe__cover_m(const nvfp4moe_gemm_args* a) {
+  int r = 1;
+  if (a->expected_m <= 0 || a->expected_m >= a->m_max) return a->m_max;
+  while (r * r < a->expected_m) ++r; /* ceil(sqrt(expected_m)) */
+  return a->expected_m + 2 * r < a->m_max ? a->expected_m + 2 * r : a->m_max;
+}
+
 NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a) {
-  int em = a->expected_m && a->expected_m < a->m_max ? a->expected_m : a->m_max, i;
-  if (ctx->forced_gemm_spec >= NVFP4MOE__SPEC_GEMM_P16 && ctx->forced_gemm_spec <= NVFP4MOE__SPEC_GEMM_W32_WG4)
+  int em = nvfp4moe__cover_m(a), i;
+  if (ctx->forced_gemm_spec >= NVFP4MOE__SPEC_GEMM_P16 && ctx->forced_gemm_spec <= NVFP4MOE__SPEC_GEMM_W64_WG4)
     return ctx->forced_gemm_spec;
-  if (ctx->backend == NVFP4MOE_BACKEND_SM90 && em > 48) /* wgmma above 48 tokens (bench/NOTES.md) */
-    return em <= 64 ? NVFP4MOE__SPEC_GEMM_W64 : NVFP4MOE__SPEC_GEMM_W128;
+  if (ctx->backend == NVFP4MOE_BACKEND_SM90 && em > 16)
+    return em <= 32 ? NVFP4MOE__SPEC_GEMM_W32_WG4 : em <= 48 ? NVFP4MOE__SPEC_GEMM_W48_WG4
+           : em <= 64 ? NVFP4MOE__SPEC_GEMM_W64_WG4 : NVFP4MOE__SPEC_GEMM_W128_WG3;
   for (i = 0; i < 4; ++i)
     if (em <= nvfp4moe__swapab_tok[i]) return NVFP4MOE__SPEC_GEMM_T8 + i;
   return em <= 64 ? NVFP4MOE__SPEC_GEMM_P64 : NVFP4MOE__SPEC_GEMM_P128;
@@ -4346,12 +4376,12 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
                                                           const nvfp4moe__gemm_params* p, int spec, int em,
                                                           nvfp4moe_stream stream) {
   int bm;
-  if (spec >= NVFP4MOE__SPEC_GEMM_W32 && spec <= NVFP4MOE__SPEC_GEMM_W32_WG4) {
+  if (spec >= NVFP4MOE__SPEC_GEMM_W32 && spec <= NVFP4MOE__SPEC_GEMM_W64_WG4) {
     /* one CTA per (group, 64 * NVF_WG weight rows, token tile); the token tiles cover
-       expected_m (the kernel loops when an expert has more); shared memory as NVF_SMEM_BYTES */
+       nvfp4moe__cover_m (the kernel loops when an expert has more); shared memory as NVF_SMEM_BYTES */
     unsigned tok = (unsigned)nvfp4moe__wgmma_tok[spec - NVFP4MOE__SPEC_GEMM_W32];
     int wg = nvfp4moe__wgmma_wg[spec - NVFP4MOE__SPEC_GEMM_W32];
-    unsigned kc = tok >= 128 ? 256u : tok >= 64 ? 512u : 1024u, units = tok * (kc / 128u);
+    unsigned kc = tok >= 128 ? 256u : tok > 32 ? 512u : 1024u, units = tok * (kc / 128u);
     unsigned smem = 3u * units * 256u + units * 72u;
     long long blocks = (long long)p->groups * ((p->n + 64 * wg - 1) / (64 * wg));
     long long tiles = ((em > 0 && em < p->m_max ? em : p->m_max) + (int)tok - 1) / (int)tok;
@@ -4460,7 +4490,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context*
   p.alpha = a->alpha; p.row_scale = a->row_scale; p.d = a->d; p.ldd = ldd;
   p.groups = a->groups; p.m_max = a->m_max; p.n = a->n; p.k = a->k;
   if (ctx->backend == NVFP4MOE_BACKEND_SM100) r = nvfp4moe__gemm_sm100(ctx, fn, &p, stream);
-  else r = nvfp4moe__gemm_portable(ctx, fn, &p, nvfp4moe__portable_spec(ctx, a), a->expected_m, stream);
+  else r = nvfp4moe__gemm_portable(ctx, fn, &p, nvfp4moe__portable_spec(ctx, a), nvfp4moe__cover_m(a), stream);
   return nvfp4moe__leave(&sc, r);
 }
 

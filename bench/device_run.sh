@@ -7,7 +7,12 @@
 # and the forced GEMM tile configurations $CONFIGS at token counts $MS; S: GPU tests, memcheck
 # on the GEMM tests, the wgmma pipeline-depth sweep (NVF_WDEPTH 2-4) at 64, 128 and 512 tokens;
 # F: GPU tests, the wgmma register-race check on the sm_90a cubins, the full benchmark,
-# memcheck on the GEMM tests. Everything lands in $OUT (or ./device_out).
+# memcheck on the GEMM tests; V: GPU tests, the register-race check, memcheck on the GEMM tests and the
+# two forced-configuration sweeps of the fourth session (wg3 at 64-512 tokens, wg4 at 8-32); X: GPU tests, the
+# register-race check, the 33-64-token tile sweep with the expert layers, the quantizer's E2M1-cap A/B; Y: GPU tests,
+# sanitizers on the quantizer, the staged-quantizer A/B (NVF_QSTAGE 0/1, twice), the expert layers; Z: F with a longer
+# memcheck (every GEMM configuration) and Nsight Compute on the quantizer; Q: GPU tests, the decode-team A/B of the
+# quantizer (NVF_QFILL 0/1, twice), the wgmma chunk (NVF_KC) and depth (NVF_WDEPTH) sweeps. Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
 OUT=${OUT:-device_out}
@@ -81,6 +86,56 @@ S)
     --out "$OUT/sweep128.json" 2>&1 | tail -41 | cut -c1-70,150-
   NVFP4MOE_GEMM_CONFIG=gemm_sm90_t64 PYTHONUNBUFFERED=1 python3 tools/bench.py --defines -DNVF_WDEPTH=2,-DNVF_WDEPTH=3,-DNVF_WDEPTH=4 --ms 64 --only gemm \
     --out "$OUT/sweep64.json" 2>&1 | tail -21 | cut -c1-70,150-
+  ;;
+V)
+  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
+  rm -rf /tmp/pc90 && ./build/nvfp4moe_precompile sm_90a --cache-dir /tmp/pc90 > /dev/null 2>&1
+  for f in /tmp/pc90/*.cubin; do tail -c +97 "$f" > /tmp/x.cubin; cuobjdump -sass /tmp/x.cubin > /tmp/x.sass 2>/dev/null
+    grep -q HGMMA /tmp/x.sass && python3 tools/check_wgmma_regs.py /tmp/x.sass | sed "s|/tmp/x.sass|$(basename $f)|"; done
+  TEST_QUICK=1 TEST_ONLY=gemm timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.gemm.log" 2>&1
+  echo "memcheck gemm exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.gemm.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.gemm.log") PASS $(grep -c ^FAIL "$OUT/memcheck.gemm.log") FAIL"
+  PYTHONUNBUFFERED=1 python3 tools/bench.py --configs gemm_sm90_t64,gemm_sm90_t64_wg3,gemm_sm90_t128,gemm_sm90_t128_wg3 \
+    --ms 64,128,512 --only gemm --out "$OUT/configs_wg3.json" 2>&1 | tail -62 | cut -c1-150
+  PYTHONUNBUFFERED=1 python3 tools/bench.py --configs gemm_swapab_t16,gemm_swapab_t32,gemm_sm90_t16_wg4,gemm_sm90_t32_wg4 \
+    --ms 8,16,32 --only gemm --out "$OUT/configs_wg4.json" 2>&1 | tail -62 | cut -c1-150
+  ;;
+X)
+  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
+  bash tests/check_sm90_sass.sh 2>&1 | tail -3
+  PYTHONUNBUFFERED=1 python3 tools/bench.py --defines -DNVF_QALWAYSCAP=1,-DNVF_QNONE=1,-DNVF_QALWAYSCAP=2,-DNVF_QNONE=2 --only quant \
+    --out "$OUT/quant_cap.json" 2>&1 | tail -13 | cut -c1-150
+  PYTHONUNBUFFERED=1 python3 tools/bench.py --configs gemm_swapab_t48,gemm_sm90_t32_wg4,gemm_sm90_t48_wg3,gemm_sm90_t48_wg4,gemm_sm90_t64_wg3,gemm_sm90_t64_wg4 \
+    --ms 40,48,64 --only gemm,layer --out "$OUT/configs_mid.json" 2>&1 | tail -20 | cut -c1-150
+  ;;
+Y)
+  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
+  for t in memcheck racecheck; do
+    TEST_QUICK=1 TEST_ONLY=quantiz timeout 100 compute-sanitizer --tool $t --error-exitcode 9 ./build/test_gpu > "$OUT/$t.q.log" 2>&1
+    echo "$t quantize exit $?: $(grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/$t.q.log" | head -1) $(grep -c ^PASS "$OUT/$t.q.log") PASS $(grep -c ^FAIL "$OUT/$t.q.log") FAIL"
+  done
+  PYTHONUNBUFFERED=1 python3 tools/bench.py --defines -DNVF_QSTAGE=0,-DNVF_QSTAGE=1,-DNVF_QSTAGE=0,-DNVF_QSTAGE=1 --only quant \
+    --out "$OUT/quant_stage.json" 2>&1 | tail -13 | cut -c1-150
+  PYTHONUNBUFFERED=1 python3 tools/bench.py --only layer --out "$OUT/layer.json" 2>&1 | tail -3 | cut -c1-150
+  ;;
+Z)
+  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
+  bash tests/check_sm90_sass.sh 2>&1 | tail -1
+  PYTHONUNBUFFERED=1 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -36 | cut -c1-150
+  cp bench/results/*.json "$OUT/" 2>/dev/null
+  TEST_QUICK=1 TEST_ONLY=gemm timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.gemm.log" 2>&1
+  echo "memcheck gemm exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.gemm.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.gemm.log") PASS $(grep -c ^FAIL "$OUT/memcheck.gemm.log") FAIL"
+  timeout 60 ncu --clock-control none -k regex:nvf_quantize --launch-skip 3 --launch-count 2 --section SpeedOfLight \
+    --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis ./build/profile_kernels > "$OUT/ncu_quant.txt" 2>&1
+  echo "ncu exit $?"; grep -E "Duration|Throughput|Warp Cycles Per Issued|Stall|Achieved Occupancy|Issued Warp" "$OUT/ncu_quant.txt" | head -30
+  ;;
+Q)
+  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
+  PYTHONUNBUFFERED=1 python3 tools/bench.py --defines -DNVF_QFILL=0,-DNVF_QFILL=1,-DNVF_QFILL=0,-DNVF_QFILL=1 --only quant \
+    --out "$OUT/quant_fill.json" 2>&1 | tail -13 | cut -c1-150
+  NVFP4MOE_GEMM_CONFIG=gemm_sm90_t32_wg4 PYTHONUNBUFFERED=1 python3 tools/bench.py --defines -DNVF_KC=512,-DNVF_KC=1024 --ms 32 \
+    --only gemm --out "$OUT/kc32.json" 2>&1 | tail -11 | cut -c1-150
+  NVFP4MOE_GEMM_CONFIG=gemm_sm90_t48_wg4 PYTHONUNBUFFERED=1 python3 tools/bench.py --defines -DNVF_WDEPTH=1,-DNVF_WDEPTH=2,-DNVF_WDEPTH=3 \
+    --ms 40 --only gemm --out "$OUT/depth48.json" 2>&1 | tail -16 | cut -c1-150
   ;;
 W)
   ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"

@@ -24,14 +24,16 @@
 #include "ptx_wgmma.cuh"
 
 #ifndef NVF_TOK
-#define NVF_TOK 64 // tokens per pass: the wgmma N (8, 16, 32, 64 or 128)
+#define NVF_TOK 64 // tokens per pass: the wgmma N (8, 16, 32, 48, 64 or 128)
 #endif
 // The host mirrors this geometry (128 NVF_WG threads, 64 NVF_WG weight rows, shared memory
 // as NVF_SMEM_BYTES) from the same specialisation table that sets NVF_TOK and NVF_WG.
 #ifndef NVF_WG
 #define NVF_WG 2 // warpgroups per CTA, 64 weight rows each (2, 3, 4: 255, 168, 128 registers)
 #endif
-#define NVF_KC (NVF_TOK >= 128 ? 256 : NVF_TOK >= 64 ? 512 : 1024) // K per token chunk: 64 KiB
+#ifndef NVF_KC // K per token chunk (64 KiB or less); tuning runs may set a smaller one
+#define NVF_KC (NVF_TOK >= 128 ? 256 : NVF_TOK > 32 ? 512 : 1024)
+#endif
 // Weight steps in flight (20 registers each). Deeper measured slower (bench/NOTES.md);
 // tuning runs set it with $NVFP4MOE_TUNE_DEFINE=-DNVF_WDEPTH=<n> (read by no other kernel).
 #ifndef NVF_WDEPTH
@@ -58,12 +60,14 @@ static_assert(NVF_SPC >= 2, "a chunk has at least two steps (buffer reuse argume
 #define nvf_wgmma_rs nvf_wgmma_rs_n16
 #elif NVF_TOK == 32
 #define nvf_wgmma_rs nvf_wgmma_rs_n32
+#elif NVF_TOK == 48
+#define nvf_wgmma_rs nvf_wgmma_rs_n48
 #elif NVF_TOK == 64
 #define nvf_wgmma_rs nvf_wgmma_rs_n64
 #elif NVF_TOK == 128
 #define nvf_wgmma_rs nvf_wgmma_rs_n128
 #else
-#error "NVF_TOK must be 8, 16, 32, 64 or 128"
+#error "NVF_TOK must be 8, 16, 32, 48, 64 or 128"
 #endif
 
 // Token staging works in units of one token x one 128-K step (64 bytes of E2M1, 8 SFs):

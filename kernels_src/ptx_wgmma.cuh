@@ -1,6 +1,6 @@
 // ptx_wgmma.cuh -- warpgroup MMA wrappers for Hopper (sm_90a): fences, commit/wait, the
 // shared-memory matrix descriptor, and wgmma.mma_async with A from registers (RS form),
-// BF16 inputs and F32 accumulators, M = 64, N in {8, 16, 32, 64, 128}. Operand forms follow
+// BF16 inputs and F32 accumulators, M = 64, N in {8, 16, 32, 48, 64, 128}. Operand forms follow
 // the PTX ISA (warpgroup-level matrix instructions); the N variants differ only in the
 // length of the accumulator list, spelled out because inline asm needs fixed operands.
 #pragma once
@@ -44,6 +44,13 @@ NVF_DEV void nvf_wgmma_rs_n32(float* d, const u32* a, u64 desc_b) {
                "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 "
                "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, {%16, %17, %18, %19}, %20, p, 1, 1, 0;\n}"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
+}
+NVF_DEV void nvf_wgmma_rs_n48(float* d, const u32* a, u64 desc_b) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n48k16.f32.bf16.bf16 "
+               "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23}, {%24, %25, %26, %27}, %28, p, 1, 1, 0;\n}"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b));
 }
 NVF_DEV void nvf_wgmma_rs_n64(float* d, const u32* a, u64 desc_b) {

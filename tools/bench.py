@@ -163,6 +163,40 @@ def main():
         quant_case("quantize_per_token_masked_decode", 32, 256, 7168, masked, **kw)
         quant_case("silu_mul_quantize_per_token_masked_decode", 32, 256, 2048, masked, silu=True, **kw)
 
+    def layer_cases(c, **extra):
+        torch.manual_seed(1)  # the same masked_m draw in every context
+        for name, E, H, I, mean_m, m_max in [("dsv3_ep8_layer", 32, 7168, 2048, 33, 256),
+                                             ("qwen3_30b_layer", 128, 2048, 768, 16, 64)]:
+            w13, w2 = random_fp4((E, 2 * I, H // 2)), random_fp4((E, H, I // 2))
+            s13, s2 = random_sf(E * lib.nvfp4moe_sf_bytes(2 * I, H, 0)), random_sf(E * lib.nvfp4moe_sf_bytes(H, I, 0))
+            ws13 = torch.full((E,), 1e-3, dtype=torch.float32, device="cuda")
+            ws2 = torch.full((E,), 1e-3, dtype=torch.float32, device="cuda")
+            mw = MoeWeights(experts=E, hidden=H, inter=I, w13=w13.data_ptr(), w13_sf=s13.data_ptr(),
+                            w13_gate_scale=ws13.data_ptr(), w13_up_scale=ws13.data_ptr(), w2=w2.data_ptr(),
+                            w2_sf=s2.data_ptr(), w2_scale=ws2.data_ptr())
+            mm = [int(v) for v in torch.poisson(torch.full((E,), float(mean_m))).clamp(0, m_max).tolist()]
+            mm_t = torch.tensor(mm, dtype=torch.int32, device="cuda")
+            x = torch.randn(E, m_max, H, dtype=torch.bfloat16, device="cuda")
+            out = torch.empty_like(x)
+            wsz = lib.nvfp4moe_moe_workspace_size(ctypes.byref(mw), m_max)
+            wsb = torch.empty(wsz + 256, dtype=torch.uint8, device="cuda")
+            wsp = (wsb.data_ptr() + 255) // 256 * 256
+            ma = MoeArgs(m_max=m_max, expected_m=mean_m, scaling=0, x=x.data_ptr(), masked_m=mm_t.data_ptr(),
+                         out=out.data_ptr(), workspace=wsp, workspace_size=wsz)
+            t_us = time_graph([lambda: check(lib.nvfp4moe_moe_forward(c, ctypes.byref(mw), ctypes.byref(ma), stream()),
+                                             name)], inner=10)
+            tok = sum(mm)
+            gemm_bytes = (E * 2 * I * H // 2 + E * 2 * I * H // 16 + E * H * I // 2 + E * H * I // 16)
+            act_bytes = tok * (H * 2 + H // 2 + H // 16 + 2 * I * 2 * 2 + I // 2 + I // 16 + H * 2)
+            r = record("moe_layer", t_us, gemm_bytes + act_bytes, flops=2 * tok * (2 * I * H + H * I), shape=name,
+                       m=mean_m, n=H, k=I, groups=E, tokens=tok, **extra)
+            g1 = E * 2 * I * (H // 2 + H // 16) + tok * (H // 2 + H // 16) + tok * 2 * I * 2
+            g2 = E * H * (I // 2 + I // 16) + tok * (I // 2 + I // 16) + tok * H * 2
+            r["gemm_memory_floor_sum_us"] = round((g1 + g2) / bw * 1e6, 3)
+            r["time_over_gemm_floor_sum"] = round(t_us / r["gemm_memory_floor_sum_us"], 3)
+            del w13, w2, s13, s2, x, out, wsb
+            torch.cuda.empty_cache()
+
     if "quant" in only and tunes is None:
         quant_cases()
 
@@ -197,6 +231,8 @@ def main():
                     record("grouped_gemm_nt_masked_tune", t_us, bytes_, flops=2 * G * m * N * K, shape=name, m=m,
                            n=N, k=K, groups=G, tune=define)
                 del w, wsf
+            if "layer" in only:
+                layer_cases(tctx, tune=define)
             lib.nvfp4moe_destroy(tctx)
         only = []
 
@@ -248,37 +284,8 @@ def main():
         torch.cuda.empty_cache()
 
     # ---- expert layers (masked layout, per-token activation scales) ----
-    for name, E, H, I, mean_m, m_max in ([("dsv3_ep8_layer", 32, 7168, 2048, 33, 256),
-                                         ("qwen3_30b_layer", 128, 2048, 768, 16, 64)] if "layer" in only else []):
-        w13, w2 = random_fp4((E, 2 * I, H // 2)), random_fp4((E, H, I // 2))
-        s13, s2 = random_sf(E * lib.nvfp4moe_sf_bytes(2 * I, H, 0)), random_sf(E * lib.nvfp4moe_sf_bytes(H, I, 0))
-        ws13 = torch.full((E,), 1e-3, dtype=torch.float32, device="cuda")
-        ws2 = torch.full((E,), 1e-3, dtype=torch.float32, device="cuda")
-        mw = MoeWeights(experts=E, hidden=H, inter=I, w13=w13.data_ptr(), w13_sf=s13.data_ptr(),
-                        w13_gate_scale=ws13.data_ptr(), w13_up_scale=ws13.data_ptr(), w2=w2.data_ptr(),
-                        w2_sf=s2.data_ptr(), w2_scale=ws2.data_ptr())
-        mm = [int(v) for v in torch.poisson(torch.full((E,), float(mean_m))).clamp(0, m_max).tolist()]
-        mm_t = torch.tensor(mm, dtype=torch.int32, device="cuda")
-        x = torch.randn(E, m_max, H, dtype=torch.bfloat16, device="cuda")
-        out = torch.empty_like(x)
-        wsz = lib.nvfp4moe_moe_workspace_size(ctypes.byref(mw), m_max)
-        wsb = torch.empty(wsz + 256, dtype=torch.uint8, device="cuda")
-        wsp = (wsb.data_ptr() + 255) // 256 * 256
-        ma = MoeArgs(m_max=m_max, expected_m=mean_m, scaling=0, x=x.data_ptr(), masked_m=mm_t.data_ptr(),
-                     out=out.data_ptr(), workspace=wsp, workspace_size=wsz)
-        t_us = time_graph([lambda: check(lib.nvfp4moe_moe_forward(ctx, ctypes.byref(mw), ctypes.byref(ma), stream()),
-                                         name)], inner=10)
-        tok = sum(mm)
-        gemm_bytes = (E * 2 * I * H // 2 + E * 2 * I * H // 16 + E * H * I // 2 + E * H * I // 16)
-        act_bytes = tok * (H * 2 + H // 2 + H // 16 + 2 * I * 2 * 2 + I // 2 + I // 16 + H * 2)
-        r = record("moe_layer", t_us, gemm_bytes + act_bytes, flops=2 * tok * (2 * I * H + H * I), shape=name,
-                   m=mean_m, n=H, k=I, groups=E, tokens=tok)
-        g1 = E * 2 * I * (H // 2 + H // 16) + tok * (H // 2 + H // 16) + tok * 2 * I * 2
-        g2 = E * H * (I // 2 + I // 16) + tok * (I // 2 + I // 16) + tok * H * 2
-        r["gemm_memory_floor_sum_us"] = round((g1 + g2) / bw * 1e6, 3)
-        r["time_over_gemm_floor_sum"] = round(t_us / r["gemm_memory_floor_sum_us"], 3)
-        del w13, w2, s13, s2, x, out, wsb
-        torch.cuda.empty_cache()
+    if "layer" in only:
+        layer_cases(ctx)
 
     # ---- write ----
     path = out_path or os.path.join(ROOT, "bench", "results", gpu.split()[-1].lower() + ".json")
