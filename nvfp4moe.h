@@ -302,7 +302,8 @@ typedef struct nvfp4moe_moe_weights {
    are applied by the caller's combine, as DeepEP does. */
 typedef struct nvfp4moe_moe_args {
   int m_max;                  /* rows per expert */
-  int expected_m;             /* typical masked_m; 0 = m_max */
+  int expected_m;             /* typical (mean) masked_m, picks the GEMM tiles as in
+                                 nvfp4moe_gemm_args; 0 = m_max */
   nvfp4moe_act_scaling scaling;
   unsigned quant_flags;       /* NVFP4MOE_QUANT_* for both activation quantizations */
   nvfp4moe_devptr x;          /* bf16 [E, m_max, H], 16-byte aligned */
@@ -1969,9 +1970,15 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "#ifndef NVF_WG\n"
   "#define NVF_WG 2 // warpgroups per CTA, 64 weight rows each (2, 3, 4: 255, 168, 128 registers)\n"
   "#endif\n"
-  "#ifndef NVF_KC // K per token chunk (64 KiB or less); tuning runs may set a smaller one\n"
-  "#define NVF_KC (NVF_TOK >= 128 \? 256 : NVF_TOK > 32 \? 512 : 1024)\n"
+  "// K per token chunk (64 KiB or less); tuning runs may set a smaller one with NVF_WKC (the\n"
+  "// host sizes shared memory for the default, so a larger one is refused)\n"
+  "#define NVF_KC_DEFAULT (NVF_TOK >= 128 \? 256 : NVF_TOK > 32 \? 512 : 1024)\n"
+  "#ifdef NVF_WKC\n"
+  "#define NVF_KC NVF_WKC\n"
+  "#else\n"
+  "#define NVF_KC NVF_KC_DEFAULT\n"
   "#endif\n"
+  "static_assert(NVF_KC <= NVF_KC_DEFAULT && NVF_KC % 256 == 0, \"NVF_WKC: a multiple of 256, at most the default\");\n"
   "// Weight steps in flight (20 registers each). Deeper measured slower (bench/NOTES.md);\n"
   "// tuning runs set it with $NVFP4MOE_TUNE_DEFINE=-DNVF_WDEPTH=<n> (read by no other kernel).\n"
   "#ifndef NVF_WDEPTH\n"
@@ -1989,7 +1996,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "#define NVF_UNITS (NVF_TOK * NVF_SPC)      // token staging units (one token, one step) per chunk\n"
   "#define NVF_UPT ((NVF_UNITS + NVF_THREADS - 1) / NVF_THREADS)\n"
   "#define NVF_SMEM_BYTES (NVF_NBUF * NVF_BUF_BYTES + NVF_UNITS * 72) // chunk buffers, raw staging\n"
-  "\n"
+  "\n",
   "static_assert(NVF_SPC >= 2, \"a chunk has at least two steps (buffer reuse argument below)\");\n"
   "\n"
   "#if NVF_TOK == 8\n"
@@ -2000,7 +2007,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "#define nvf_wgmma_rs nvf_wgmma_rs_n32\n"
   "#elif NVF_TOK == 48\n"
   "#define nvf_wgmma_rs nvf_wgmma_rs_n48\n"
-  "#elif NVF_TOK == 64\n",
+  "#elif NVF_TOK == 64\n"
   "#define nvf_wgmma_rs nvf_wgmma_rs_n64\n"
   "#elif NVF_TOK == 128\n"
   "#define nvf_wgmma_rs nvf_wgmma_rs_n128\n"
@@ -2062,14 +2069,14 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf, int c, int k) {\n"
   "  asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\"); // a thread reads only its own copies\n"
   "  #pragma unroll\n"
-  "  for (int i = 0; i < NVF_UPT; ++i) {\n"
+  "  for (int i = 0; i < NVF_UPT; ++i) {\n",
   "    const int ui = threadIdx.x + i * NVF_THREADS, n = ui % NVF_TOK, ss = ui / NVF_TOK;\n"
   "    if (ui >= NVF_UNITS) continue;\n"
   "    uint4 q[4];\n"
   "    u32 s0[4], s1[4];\n"
   "    #pragma unroll\n"
   "    for (int t = 0; t < 4; ++t) q[t] = *(const uint4*)(stage + 16 * (t * NVF_UNITS + ui));\n"
-  "    const u32 sfw[2] = {stage_sf[ui], stage_sf[NVF_UNITS + ui]};\n",
+  "    const u32 sfw[2] = {stage_sf[ui], stage_sf[NVF_UNITS + ui]};\n"
   "    #pragma unroll\n"
   "    for (int t = 0; t < 4; ++t) { // a piece past K (zero codes) takes SF 0, not padding SF bytes\n"
   "      const bool in = c * NVF_KC + ss * NVF_STEP + 32 * t < k;\n"
@@ -2130,14 +2137,14 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "    #pragma unroll\n"
   "    for (int d = 0; d < NVF_DEPTH; ++d) {\n"
   "      const int kel = d * NVF_STEP + 32 * t;\n"
-  "      const bool in = d < nsteps && kel < p.k;\n"
+  "      const bool in = d < nsteps && kel < p.k;\n",
   "      wq[d][0] = (in && ok0) \? __ldg((const uint4*)(w0 + d * 64)) : make_uint4(0, 0, 0, 0);\n"
   "      wq[d][1] = (in && ok1) \? __ldg((const uint4*)(w1 + d * 64)) : make_uint4(0, 0, 0, 0);\n"
   "      ws[d][0] = (in && ok0) \? *(const u16*)(wsf + d * 1024) : 0u;\n"
   "      ws[d][1] = (in && ok1) \? *(const u16*)(wsf + d * 1024 + 128) : 0u;\n"
   "    }\n"
   "    NvfTokUnit units[NVF_UPT];\n"
-  "    nvf_tok_units(p, a_g, asf_g, valid, tok0, kc4, units);\n",
+  "    nvf_tok_units(p, a_g, asf_g, valid, tok0, kc4, units);\n"
   "    __syncthreads(); // the previous token tile's MMAs are done in every warpgroup (wait<0>)\n"
   "    nvf_tok_issue(p, units, 0, stage, stage_sf);\n"
   "    nvf_tok_widen(smem, stage_p, stage_sf_p, 0, p.k);\n"
@@ -2197,7 +2204,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "    #pragma unroll\n"
   "    for (int j = 0; j < NVF_TOK / 8; ++j)\n"
   "      #pragma unroll\n"
-  "      for (int e = 0; e < 4; ++e)\n"
+  "      for (int e = 0; e < 4; ++e)\n",
   "        nvf_store_swapab(p, g, valid, alpha, tok0 + j * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[4 * j + e]);\n"
   "  }\n"
   "}\n",
@@ -4339,28 +4346,34 @@ static const int nvfp4moe__swapab_tok[4] = {8, 16, 32, 48};
 static const int nvfp4moe__wgmma_tok[10] = {32, 64, 128, 64, 128, 16, 32, 48, 48, 64}; /* NVF_TOK, NVF_WG of the W specs */
 static const int nvfp4moe__wgmma_wg[10] = {2, 2, 2, 3, 3, 4, 4, 3, 4, 4};
 
-/* Tile choice of the portable and sm90 backends. expected_m is a mean: when it is given
-   (below m_max) the tile should also hold the experts that get more, so the token count to
-   cover is expected_m + 2 sqrt(expected_m) (two standard deviations of a Poisson count; an
-   expert past its tile costs a second pass over its weights), at most m_max. sm90, from
-   forced-configuration sweeps on an H200 (bench/NOTES.md, fourth session): swap-AB mma.sync
-   for up to 16 tokens, then the wgmma kernel with four warpgroups and 32, 48 or 64 tokens,
-   then three warpgroups and 128 tokens. sm80: swap-AB up to 48 tokens, then the tiled
-   mma.sync kernel with the smallest M tile. */
+/* Tile choice of the portable and sm90 backends. sm90: expected_m is a mean, so the tile
+   should also hold the experts that get more (one past its tile costs a second pass over
+   its weights): the token count to cover is expected_m + 2 sqrt(expected_m) (two standard
+   deviations of a Poisson count), at most m_max; then, from forced-configuration sweeps on
+   an H200 (bench/NOTES.md, fourth session), swap-AB mma.sync up to 16 covered tokens
+   (expected_m <= 9), the wgmma kernel with four warpgroups and 32, 48 or 64 tokens, and
+   three warpgroups with 128 beyond. sm80 (not re-measured with the margin): swap-AB for
+   expected_m up to 48, then the tiled mma.sync kernel with the smallest M tile. */
 NVFP4MOE__PRIVATE int nvfp4moe__cover_m(const nvfp4moe_gemm_args* a) {
-  int r = 1;
-  if (a->expected_m <= 0 || a->expected_m >= a->m_max) return a->m_max;
-  while (r * r < a->expected_m) ++r; /* ceil(sqrt(expected_m)) */
-  return a->expected_m + 2 * r < a->m_max ? a->expected_m + 2 * r : a->m_max;
+  long long e = a->expected_m, x, y;
+  if (e <= 0 || e >= a->m_max) return a->m_max;
+  x = e; /* integer Newton iteration: x = floor(sqrt(e)), then round up */
+  y = (x + 1) / 2;
+  while (y < x) { x = y; y = (x + e / x) / 2; }
+  if (x * x < e) ++x;
+  return e + 2 * x < a->m_max ? (int)(e + 2 * x) : a->m_max;
 }
 
 NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a) {
-  int em = nvfp4moe__cover_m(a), i;
+  int em = a->expected_m > 0 && a->expected_m < a->m_max ? a->expected_m : a->m_max, i;
   if (ctx->forced_gemm_spec >= NVFP4MOE__SPEC_GEMM_P16 && ctx->forced_gemm_spec <= NVFP4MOE__SPEC_GEMM_W64_WG4)
     return ctx->forced_gemm_spec;
-  if (ctx->backend == NVFP4MOE_BACKEND_SM90 && em > 16)
-    return em <= 32 ? NVFP4MOE__SPEC_GEMM_W32_WG4 : em <= 48 ? NVFP4MOE__SPEC_GEMM_W48_WG4
-           : em <= 64 ? NVFP4MOE__SPEC_GEMM_W64_WG4 : NVFP4MOE__SPEC_GEMM_W128_WG3;
+  if (ctx->backend == NVFP4MOE_BACKEND_SM90) {
+    em = nvfp4moe__cover_m(a);
+    if (em > 16)
+      return em <= 32 ? NVFP4MOE__SPEC_GEMM_W32_WG4 : em <= 48 ? NVFP4MOE__SPEC_GEMM_W48_WG4
+             : em <= 64 ? NVFP4MOE__SPEC_GEMM_W64_WG4 : NVFP4MOE__SPEC_GEMM_W128_WG3;
+  }
   for (i = 0; i < 4; ++i)
     if (em <= nvfp4moe__swapab_tok[i]) return NVFP4MOE__SPEC_GEMM_T8 + i;
   return em <= 64 ? NVFP4MOE__SPEC_GEMM_P64 : NVFP4MOE__SPEC_GEMM_P128;

@@ -12,7 +12,7 @@
 # register-race check, the 33-64-token tile sweep with the expert layers, the quantizer's E2M1-cap A/B; Y: GPU tests,
 # sanitizers on the quantizer, the staged-quantizer A/B (NVF_QSTAGE 0/1, twice), the expert layers; Z: F with a longer
 # memcheck (every GEMM configuration) and Nsight Compute on the quantizer; Q: GPU tests, the decode-team A/B of the
-# quantizer (NVF_QFILL 0/1, twice), the wgmma chunk (NVF_KC) and depth (NVF_WDEPTH) sweeps. Everything lands in $OUT (or ./device_out).
+# quantizer (NVF_QFILL 0/1, twice; that switch is gone), the wgmma chunk (NVF_WKC, run as NVF_KC) and depth (NVF_WDEPTH) sweeps. Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
 OUT=${OUT:-device_out}
@@ -132,7 +132,7 @@ Q)
   ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
   PYTHONUNBUFFERED=1 python3 tools/bench.py --defines -DNVF_QFILL=0,-DNVF_QFILL=1,-DNVF_QFILL=0,-DNVF_QFILL=1 --only quant \
     --out "$OUT/quant_fill.json" 2>&1 | tail -13 | cut -c1-150
-  NVFP4MOE_GEMM_CONFIG=gemm_sm90_t32_wg4 PYTHONUNBUFFERED=1 python3 tools/bench.py --defines -DNVF_KC=512,-DNVF_KC=1024 --ms 32 \
+  NVFP4MOE_GEMM_CONFIG=gemm_sm90_t32_wg4 PYTHONUNBUFFERED=1 python3 tools/bench.py --defines -DNVF_WKC=512,-DNVF_WKC=1024 --ms 32 \
     --only gemm --out "$OUT/kc32.json" 2>&1 | tail -11 | cut -c1-150
   NVFP4MOE_GEMM_CONFIG=gemm_sm90_t48_wg4 PYTHONUNBUFFERED=1 python3 tools/bench.py --defines -DNVF_WDEPTH=1,-DNVF_WDEPTH=2,-DNVF_WDEPTH=3 \
     --ms 40 --only gemm --out "$OUT/depth48.json" 2>&1 | tail -16 | cut -c1-150

@@ -31,9 +31,15 @@
 #ifndef NVF_WG
 #define NVF_WG 2 // warpgroups per CTA, 64 weight rows each (2, 3, 4: 255, 168, 128 registers)
 #endif
-#ifndef NVF_KC // K per token chunk (64 KiB or less); tuning runs may set a smaller one
-#define NVF_KC (NVF_TOK >= 128 ? 256 : NVF_TOK > 32 ? 512 : 1024)
+// K per token chunk (64 KiB or less); tuning runs may set a smaller one with NVF_WKC (the
+// host sizes shared memory for the default, so a larger one is refused)
+#define NVF_KC_DEFAULT (NVF_TOK >= 128 ? 256 : NVF_TOK > 32 ? 512 : 1024)
+#ifdef NVF_WKC
+#define NVF_KC NVF_WKC
+#else
+#define NVF_KC NVF_KC_DEFAULT
 #endif
+static_assert(NVF_KC <= NVF_KC_DEFAULT && NVF_KC % 256 == 0, "NVF_WKC: a multiple of 256, at most the default");
 // Weight steps in flight (20 registers each). Deeper measured slower (bench/NOTES.md);
 // tuning runs set it with $NVFP4MOE_TUNE_DEFINE=-DNVF_WDEPTH=<n> (read by no other kernel).
 #ifndef NVF_WDEPTH
