@@ -612,6 +612,67 @@ static void test_context_errors_and_queries(void) {
   CHECK(nvfp4moe_specialization_name(-1) == 0 && nvfp4moe_specialization_name(0) != 0, "specialisation names");
 }
 
+/* ---- GEMM tile heuristic and the sm90 geometry tables ------------------------------------ */
+
+static int pick(int backend, int expected_m, int m_max) {
+  nvfp4moe_context* c = (nvfp4moe_context*)calloc(1, sizeof(nvfp4moe_context));
+  nvfp4moe_gemm_args a;
+  int s;
+  memset(&a, 0, sizeof a);
+  c->backend = backend; c->forced_gemm_spec = -1;
+  a.expected_m = expected_m; a.m_max = m_max;
+  s = nvfp4moe__portable_spec(c, &a);
+  free(c);
+  return s;
+}
+
+static void test_gemm_tile_heuristic(void) {
+  /* sm90: the tile covers expected_m + 2 ceil(sqrt(expected_m)), at most m_max */
+  static const int sm90[][3] = {
+      {0, 8, NVFP4MOE__SPEC_GEMM_T8},        {8, 8, NVFP4MOE__SPEC_GEMM_T8},
+      {1, 256, NVFP4MOE__SPEC_GEMM_T8},      {4, 256, NVFP4MOE__SPEC_GEMM_T8},      /* 1 + 2 = 3, 4 + 4 = 8 */
+      {5, 256, NVFP4MOE__SPEC_GEMM_T16},     {9, 256, NVFP4MOE__SPEC_GEMM_T16},     /* 5 + 6 = 11, 9 + 6 = 15 */
+      {16, 16, NVFP4MOE__SPEC_GEMM_T16},     {10, 256, NVFP4MOE__SPEC_GEMM_W32_WG4}, /* 10 + 8 = 18 */
+      {16, 256, NVFP4MOE__SPEC_GEMM_W32_WG4}, {32, 32, NVFP4MOE__SPEC_GEMM_W32_WG4},
+      {33, 256, NVFP4MOE__SPEC_GEMM_W48_WG4}, {36, 256, NVFP4MOE__SPEC_GEMM_W48_WG4}, /* 45, 48 */
+      {37, 256, NVFP4MOE__SPEC_GEMM_W64_WG4}, {64, 64, NVFP4MOE__SPEC_GEMM_W64_WG4},  /* 37 + 14 = 51 */
+      {33, 40, NVFP4MOE__SPEC_GEMM_W48_WG4},  {50, 256, NVFP4MOE__SPEC_GEMM_W128_WG3}, /* capped at 40; 50 + 16 */
+      {0, 512, NVFP4MOE__SPEC_GEMM_W128_WG3}, {4096, 4096, NVFP4MOE__SPEC_GEMM_W128_WG3},
+      {2147395601, 2147483647, NVFP4MOE__SPEC_GEMM_W128_WG3}};
+  /* sm80: expected_m itself (no margin) */
+  static const int sm80[][3] = {
+      {0, 8, NVFP4MOE__SPEC_GEMM_T8},   {16, 256, NVFP4MOE__SPEC_GEMM_T16}, {33, 256, NVFP4MOE__SPEC_GEMM_T48},
+      {48, 48, NVFP4MOE__SPEC_GEMM_T48}, {49, 256, NVFP4MOE__SPEC_GEMM_P64}, {65, 256, NVFP4MOE__SPEC_GEMM_P128},
+      {0, 100, NVFP4MOE__SPEC_GEMM_P128}};
+  size_t i;
+  for (i = 0; i < sizeof sm90 / sizeof sm90[0]; ++i) {
+    int got = pick(NVFP4MOE_BACKEND_SM90, sm90[i][0], sm90[i][1]);
+    CHECK(got == sm90[i][2], "sm90 expected_m %d m_max %d: spec %s, want %s", sm90[i][0], sm90[i][1],
+          nvfp4moe__specs[got].name, nvfp4moe__specs[sm90[i][2]].name);
+  }
+  for (i = 0; i < sizeof sm80 / sizeof sm80[0]; ++i) {
+    int got = pick(NVFP4MOE_BACKEND_PORTABLE, sm80[i][0], sm80[i][1]);
+    CHECK(got == sm80[i][2], "sm80 expected_m %d m_max %d: spec %s, want %s", sm80[i][0], sm80[i][1],
+          nvfp4moe__specs[got].name, nvfp4moe__specs[sm80[i][2]].name);
+  }
+  /* the host's copies of NVF_TOK and NVF_WG (grid, threads, shared memory) match the defines
+     each wgmma specialisation is compiled with */
+  CHECK(sizeof nvfp4moe__wgmma_tok / sizeof nvfp4moe__wgmma_tok[0] ==
+            (size_t)(NVFP4MOE__SPEC_GEMM_W64_WG4 - NVFP4MOE__SPEC_GEMM_W32 + 1) &&
+        sizeof nvfp4moe__wgmma_wg == sizeof nvfp4moe__wgmma_tok, "wgmma tables: %d entries",
+        (int)(sizeof nvfp4moe__wgmma_tok / sizeof nvfp4moe__wgmma_tok[0]));
+  for (i = 0; i < sizeof nvfp4moe__wgmma_tok / sizeof nvfp4moe__wgmma_tok[0]; ++i) {
+    const nvfp4moe__spec* sp = &nvfp4moe__specs[NVFP4MOE__SPEC_GEMM_W32 + (int)i];
+    char tok[32], wg[32];
+    snprintf(tok, sizeof tok, "-DNVF_TOK=%d", nvfp4moe__wgmma_tok[i]);
+    snprintf(wg, sizeof wg, "-DNVF_WG=%d", nvfp4moe__wgmma_wg[i]);
+    CHECK(strcmp(sp->file, "gemm_wgmma.cu") == 0 && sp->defines[0] && sp->defines[1] &&
+              strcmp(sp->defines[0], tok) == 0 && strcmp(sp->defines[1], wg) == 0,
+          "%s: compiled with %s %s, host table says %s %s", sp->name, sp->defines[0] ? sp->defines[0] : "-",
+          sp->defines[0] && sp->defines[1] ? sp->defines[1] : "-", tok, wg);
+  }
+}
+
 int main(void) {
   tu_seed_from_env();
   RUN(test_e2m1_decode_all_codes);
@@ -631,5 +692,6 @@ int main(void) {
   RUN(test_ref_gemm_hand);
   RUN(test_argument_checks);
   RUN(test_context_errors_and_queries);
+  RUN(test_gemm_tile_heuristic);
   return tu_total_fail ? 1 : 0;
 }
