@@ -4385,6 +4385,7 @@ NVFP4MOE__IMPL size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, 
   return 0; /* no split-K yet */
 }
 
+/* em: rows per expert the token tiles cover (nvfp4moe__cover_m), 1..m_max */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx, const char* fn,
                                                           const nvfp4moe__gemm_params* p, int spec, int em,
                                                           nvfp4moe_stream stream) {
@@ -4397,7 +4398,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
     unsigned kc = tok >= 128 ? 256u : tok > 32 ? 512u : 1024u, units = tok * (kc / 128u);
     unsigned smem = 3u * units * 256u + units * 72u;
     long long blocks = (long long)p->groups * ((p->n + 64 * wg - 1) / (64 * wg));
-    long long tiles = ((em > 0 && em < p->m_max ? em : p->m_max) + (int)tok - 1) / (int)tok;
+    long long tiles = ((long long)em + tok - 1) / tok;
     long long grid;
     if (tiles > 0x7FFFFFFFLL / blocks) tiles = 0x7FFFFFFFLL / blocks > 0 ? 0x7FFFFFFFLL / blocks : 1; /* the kernel loops */
     grid = blocks * tiles;
@@ -4575,11 +4576,11 @@ NVFP4MOE__PRIVATE int nvfp4moe__self_test_gemm(nvfp4moe_context* ctx, int mode, 
   if (res == NVFP4MOE_SUCCESS) {
     p.d = dev + off_d1;
     res = mode == 0 ? nvfp4moe__gemm_sm100(ctx, "self-test", &p, 0)
-                    : nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P64, 0, 0);
+                    : nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P64, p.m_max, 0);
   }
   if (res == NVFP4MOE_SUCCESS) {
     p.d = dev + off_d2;
-    res = nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P16, 0, 0);
+    res = nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P16, p.m_max, 0);
   }
   if (res == NVFP4MOE_SUCCESS && (nvfp4moe__cu.cuStreamSynchronize(0) != 0 ||
                                   nvfp4moe__cu.cuMemcpyDtoH(h + off_d1, dev + off_d1, total - off_d1) != 0))

@@ -22,6 +22,14 @@ if [ -d .whl ]; then
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
 make -s all 2>&1 | grep -E "error|warning" | tee "$OUT/build.txt"
+# the GPU tests (summary lines and the PASS count), and memcheck on the GEMM tests ($1 s at most)
+gpu_tests() {
+  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
+}
+memcheck_gemm() {
+  TEST_QUICK=1 TEST_ONLY=gemm timeout "$1" compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.gemm.log" 2>&1
+  echo "memcheck gemm exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.gemm.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.gemm.log") PASS $(grep -c ^FAIL "$OUT/memcheck.gemm.log") FAIL"
+}
 case "${1:-A}" in
 A)
   bash tests/run.sh 2>&1 | tee "$OUT/test.log" | grep -vE "^PASS|^# compiled" | tail -40
@@ -69,46 +77,39 @@ E)
   cp bench/results/*.json "$OUT/" 2>/dev/null
   ;;
 F)
-  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
-  rm -rf /tmp/pc90 && ./build/nvfp4moe_precompile sm_90a --cache-dir /tmp/pc90 > /dev/null 2>&1
-  for f in /tmp/pc90/*.cubin; do tail -c +97 "$f" > /tmp/x.cubin; cuobjdump -sass /tmp/x.cubin > /tmp/x.sass 2>/dev/null
-    grep -q HGMMA /tmp/x.sass && python3 tools/check_wgmma_regs.py /tmp/x.sass | sed "s|/tmp/x.sass|$(basename $f)|"; done
+  gpu_tests
+  bash tests/check_sm90_sass.sh 2>&1 | tail -1
   PYTHONUNBUFFERED=1 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -34
   cp bench/results/*.json "$OUT/" 2>/dev/null
-  TEST_QUICK=1 TEST_ONLY=gemm timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.gemm.log" 2>&1
-  echo "memcheck gemm exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.gemm.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.gemm.log") PASS $(grep -c ^FAIL "$OUT/memcheck.gemm.log") FAIL"
+  memcheck_gemm 60
   ;;
 S)
-  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
-  TEST_QUICK=1 TEST_ONLY=gemm timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.gemm.log" 2>&1
-  echo "memcheck gemm exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.gemm.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.gemm.log") PASS $(grep -c ^FAIL "$OUT/memcheck.gemm.log") FAIL"
+  gpu_tests
+  memcheck_gemm 150
   NVFP4MOE_GEMM_CONFIG=gemm_sm90_t128 PYTHONUNBUFFERED=1 python3 tools/bench.py --defines -DNVF_WDEPTH=2,-DNVF_WDEPTH=3,-DNVF_WDEPTH=4 --ms 128,512 --only gemm \
     --out "$OUT/sweep128.json" 2>&1 | tail -41 | cut -c1-70,150-
   NVFP4MOE_GEMM_CONFIG=gemm_sm90_t64 PYTHONUNBUFFERED=1 python3 tools/bench.py --defines -DNVF_WDEPTH=2,-DNVF_WDEPTH=3,-DNVF_WDEPTH=4 --ms 64 --only gemm \
     --out "$OUT/sweep64.json" 2>&1 | tail -21 | cut -c1-70,150-
   ;;
 V)
-  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
-  rm -rf /tmp/pc90 && ./build/nvfp4moe_precompile sm_90a --cache-dir /tmp/pc90 > /dev/null 2>&1
-  for f in /tmp/pc90/*.cubin; do tail -c +97 "$f" > /tmp/x.cubin; cuobjdump -sass /tmp/x.cubin > /tmp/x.sass 2>/dev/null
-    grep -q HGMMA /tmp/x.sass && python3 tools/check_wgmma_regs.py /tmp/x.sass | sed "s|/tmp/x.sass|$(basename $f)|"; done
-  TEST_QUICK=1 TEST_ONLY=gemm timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.gemm.log" 2>&1
-  echo "memcheck gemm exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.gemm.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.gemm.log") PASS $(grep -c ^FAIL "$OUT/memcheck.gemm.log") FAIL"
+  gpu_tests
+  bash tests/check_sm90_sass.sh 2>&1 | tail -1
+  memcheck_gemm 60
   PYTHONUNBUFFERED=1 python3 tools/bench.py --configs gemm_sm90_t64,gemm_sm90_t64_wg3,gemm_sm90_t128,gemm_sm90_t128_wg3 \
     --ms 64,128,512 --only gemm --out "$OUT/configs_wg3.json" 2>&1 | tail -62 | cut -c1-150
   PYTHONUNBUFFERED=1 python3 tools/bench.py --configs gemm_swapab_t16,gemm_swapab_t32,gemm_sm90_t16_wg4,gemm_sm90_t32_wg4 \
     --ms 8,16,32 --only gemm --out "$OUT/configs_wg4.json" 2>&1 | tail -62 | cut -c1-150
   ;;
 X)
-  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
-  bash tests/check_sm90_sass.sh 2>&1 | tail -3
+  gpu_tests
+  bash tests/check_sm90_sass.sh 2>&1 | tail -1
   PYTHONUNBUFFERED=1 python3 tools/bench.py --defines -DNVF_QALWAYSCAP=1,-DNVF_QNONE=1,-DNVF_QALWAYSCAP=2,-DNVF_QNONE=2 --only quant \
     --out "$OUT/quant_cap.json" 2>&1 | tail -13 | cut -c1-150
   PYTHONUNBUFFERED=1 python3 tools/bench.py --configs gemm_swapab_t48,gemm_sm90_t32_wg4,gemm_sm90_t48_wg3,gemm_sm90_t48_wg4,gemm_sm90_t64_wg3,gemm_sm90_t64_wg4 \
     --ms 40,48,64 --only gemm,layer --out "$OUT/configs_mid.json" 2>&1 | tail -20 | cut -c1-150
   ;;
 Y)
-  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
+  gpu_tests
   for t in memcheck racecheck; do
     TEST_QUICK=1 TEST_ONLY=quantiz timeout 100 compute-sanitizer --tool $t --error-exitcode 9 ./build/test_gpu > "$OUT/$t.q.log" 2>&1
     echo "$t quantize exit $?: $(grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/$t.q.log" | head -1) $(grep -c ^PASS "$OUT/$t.q.log") PASS $(grep -c ^FAIL "$OUT/$t.q.log") FAIL"
@@ -118,18 +119,17 @@ Y)
   PYTHONUNBUFFERED=1 python3 tools/bench.py --only layer --out "$OUT/layer.json" 2>&1 | tail -3 | cut -c1-150
   ;;
 Z)
-  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
+  gpu_tests
   bash tests/check_sm90_sass.sh 2>&1 | tail -1
   PYTHONUNBUFFERED=1 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -36 | cut -c1-150
   cp bench/results/*.json "$OUT/" 2>/dev/null
-  TEST_QUICK=1 TEST_ONLY=gemm timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.gemm.log" 2>&1
-  echo "memcheck gemm exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.gemm.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.gemm.log") PASS $(grep -c ^FAIL "$OUT/memcheck.gemm.log") FAIL"
+  memcheck_gemm 150
   timeout 60 ncu --clock-control none -k regex:nvf_quantize --launch-skip 3 --launch-count 2 --section SpeedOfLight \
     --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis ./build/profile_kernels > "$OUT/ncu_quant.txt" 2>&1
   echo "ncu exit $?"; grep -E "Duration|Throughput|Warp Cycles Per Issued|Stall|Achieved Occupancy|Issued Warp" "$OUT/ncu_quant.txt" | head -30
   ;;
 Q)
-  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
+  gpu_tests
   PYTHONUNBUFFERED=1 python3 tools/bench.py --defines -DNVF_QFILL=0,-DNVF_QFILL=1,-DNVF_QFILL=0,-DNVF_QFILL=1 --only quant \
     --out "$OUT/quant_fill.json" 2>&1 | tail -13 | cut -c1-150
   NVFP4MOE_GEMM_CONFIG=gemm_sm90_t32_wg4 PYTHONUNBUFFERED=1 python3 tools/bench.py --defines -DNVF_WKC=512,-DNVF_WKC=1024 --ms 32 \
@@ -138,7 +138,7 @@ Q)
     --ms 40 --only gemm --out "$OUT/depth48.json" 2>&1 | tail -16 | cut -c1-150
   ;;
 W)
-  ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
+  gpu_tests
   PYTHONUNBUFFERED=1 python3 tools/bench.py --configs "${CONFIGS:-gemm_sm90_t32,gemm_sm90_t64,gemm_sm90_t128}" \
     --ms "${MS:-32,128,512}" --only gemm --out "$OUT/configs.json" 2>&1 | tail -48
   ;;

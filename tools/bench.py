@@ -41,6 +41,12 @@ SHAPES = [("qwen3_30b_gemm1", 128, 1536, 2048), ("qwen3_30b_gemm2", 128, 2048, 7
           ("gpt_oss_gemm1", 128, 5760, 2880)]
 
 
+def gemm_bytes(G, N, K, m):
+    """Bytes a masked GEMM moves at least: the NVFP4 weights and their SFs, the NVFP4
+    activations and their SFs, and the BF16 output."""
+    return G * N * K // 2 + G * N * K // 16 + G * m * (K // 2 + K // 16) + G * m * N * 2
+
+
 def check(rc, what):
     if rc != 0:
         raise RuntimeError(f"{what}: {lib.nvfp4moe_last_error().decode()}")
@@ -186,9 +192,9 @@ def main():
             t_us = time_graph([lambda: check(lib.nvfp4moe_moe_forward(c, ctypes.byref(mw), ctypes.byref(ma), stream()),
                                              name)], inner=10)
             tok = sum(mm)
-            gemm_bytes = (E * 2 * I * H // 2 + E * 2 * I * H // 16 + E * H * I // 2 + E * H * I // 16)
+            weight_bytes = (E * 2 * I * H // 2 + E * 2 * I * H // 16 + E * H * I // 2 + E * H * I // 16)
             act_bytes = tok * (H * 2 + H // 2 + H // 16 + 2 * I * 2 * 2 + I // 2 + I // 16 + H * 2)
-            r = record("moe_layer", t_us, gemm_bytes + act_bytes, flops=2 * tok * (2 * I * H + H * I), shape=name,
+            r = record("moe_layer", t_us, weight_bytes + act_bytes, flops=2 * tok * (2 * I * H + H * I), shape=name,
                        m=mean_m, n=H, k=I, groups=E, tokens=tok, **extra)
             g1 = E * 2 * I * (H // 2 + H // 16) + tok * (H // 2 + H // 16) + tok * 2 * I * 2
             g2 = E * H * (I // 2 + I // 16) + tok * (I // 2 + I // 16) + tok * H * 2
@@ -227,7 +233,7 @@ def main():
                                   d=d.data_ptr(), ldd=N, expected_m=m)
                     t_us = time_graph([lambda: check(lib.nvfp4moe_grouped_gemm_nt_masked(tctx, ctypes.byref(ga),
                                                                                          stream()), name)])
-                    bytes_ = G * N * K // 2 + G * N * K // 16 + G * m * (K // 2 + K // 16) + G * m * N * 2
+                    bytes_ = gemm_bytes(G, N, K, m)
                     record("grouped_gemm_nt_masked_tune", t_us, bytes_, flops=2 * G * m * N * K, shape=name, m=m,
                            n=N, k=K, groups=G, tune=define)
                 del w, wsf
@@ -255,7 +261,7 @@ def main():
             calls = [(lambda ga=ga: check(lib.nvfp4moe_grouped_gemm_nt_masked(ctx, ctypes.byref(ga), stream()), name))
                      for ga in args]
             t_us = time_graph(calls)
-            bytes_ = G * N * K // 2 + G * N * K // 16 + G * m * (K // 2 + K // 16) + G * m * N * 2
+            bytes_ = gemm_bytes(G, N, K, m)
             r = record("grouped_gemm_nt_masked", t_us, bytes_, flops=2 * G * m * N * K, shape=name, m=m, n=N, k=K,
                        groups=G)
             # PyTorch baselines on the same shapes
