@@ -12,7 +12,13 @@
 # register-race check, the 33-64-token tile sweep with the expert layers, the quantizer's E2M1-cap A/B; Y: GPU tests,
 # sanitizers on the quantizer, the staged-quantizer A/B (NVF_QSTAGE 0/1, twice), the expert layers; Z: F with a longer
 # memcheck (every GEMM configuration) and Nsight Compute on the quantizer; Q: GPU tests, the decode-team A/B of the
-# quantizer (NVF_QFILL 0/1, twice; that switch is gone), the wgmma chunk (NVF_WKC, run as NVF_KC) and depth (NVF_WDEPTH) sweeps. Everything lands in $OUT (or ./device_out).
+# quantizer (NVF_QFILL 0/1, twice; that switch is gone), the wgmma chunk (NVF_WKC, run as NVF_KC) and depth (NVF_WDEPTH) sweeps.
+# Fifth session: P: Nsight Compute source counters and stall breakdown of the quantizer under each
+# define in $VARIANTS; R: quantizer variants $VARIANTS (full quantizer tests under each: about two
+# minutes a variant) and their A/B; G: quick quantizer tests, the swap-AB configurations under each
+# $VARIANTS define, their GEMM A/B at $MS tokens (the NVF_QOPT and NVF_SWR switches they ran are gone);
+# H: the quick GPU suite and both sanitizers on the quick quantizer tests; I: the full benchmark.
+# Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
 OUT=${OUT:-device_out}
@@ -141,5 +147,53 @@ W)
   gpu_tests
   PYTHONUNBUFFERED=1 python3 tools/bench.py --configs "${CONFIGS:-gemm_sm90_t32,gemm_sm90_t64,gemm_sm90_t128}" \
     --ms "${MS:-32,128,512}" --only gemm --out "$OUT/configs.json" 2>&1 | tail -48
+  ;;
+R)
+  # quantizer variants $VARIANTS (defines): bit-exact tests under each, then one A/B process
+  for v in $(echo ${VARIANTS:-} | tr ' ' '\n' | sort -u); do
+    NVFP4MOE_TUNE_DEFINE=$v TEST_ONLY=quantiz ./build/test_gpu > "$OUT/test_q.log" 2>&1
+    echo "quantizer tests $v: $(grep -c ^PASS "$OUT/test_q.log") PASS $(grep -c ^FAIL "$OUT/test_q.log") FAIL"; grep ^FAIL "$OUT/test_q.log" | head -3
+  done
+  PYTHONUNBUFFERED=1 python3 tools/bench.py --defines "$(echo ${VARIANTS:-} | tr ' ' ,)" --only quant \
+    --out "$OUT/quant_ab.json" 2>&1 | tail -${ABTAIL:-30} | cut -c1-150
+  ;;
+G)
+  # swap-AB weight ring A/B ($VARIANTS defines): quick quantizer tests (default build), the
+  # forced swap-AB configurations under each variant, then one A/B process at 1-16 tokens
+  TEST_QUICK=1 TEST_ONLY=quantiz timeout 200 ./build/test_gpu > "$OUT/test_q.log" 2>&1
+  echo "quick quantizer tests: $(grep -c ^PASS "$OUT/test_q.log") PASS $(grep -c ^FAIL "$OUT/test_q.log") FAIL"; grep ^FAIL "$OUT/test_q.log" | head -3
+  for v in $(echo ${VARIANTS:-} | tr ' ' '\n' | sort -u); do
+    NVFP4MOE_TUNE_DEFINE=$v TEST_CONFIGS=swapab TEST_ONLY=gemm_every timeout 90 ./build/test_gpu > "$OUT/test_g.log" 2>&1
+    echo "swap-AB configs $v: rc $? $(grep -c ^PASS "$OUT/test_g.log") PASS $(grep -c ^FAIL "$OUT/test_g.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_g.log" | head -4
+  done
+  PYTHONUNBUFFERED=1 timeout 240 python3 tools/bench.py --defines "$(echo ${VARIANTS:-} | tr ' ' ,)" --ms ${MS:-1,8,16} --only gemm \
+    --out "$OUT/gemm_ab.json" 2>&1 | grep -E "tune|TB/s" | cut -c1-150
+  ;;
+H)
+  TEST_QUICK=1 timeout 300 ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30
+  for t in memcheck racecheck; do
+    TEST_QUICK=1 TEST_ONLY=quantiz timeout 90 compute-sanitizer --tool $t --error-exitcode 9 ./build/test_gpu > "$OUT/$t.q.log" 2>&1
+    echo "$t quantize exit $?: $(grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/$t.q.log" | head -1) $(grep -c ^PASS "$OUT/$t.q.log") PASS $(grep -c ^FAIL "$OUT/$t.q.log") FAIL"
+  done
+  ;;
+I)
+  PYTHONUNBUFFERED=1 timeout 500 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -36 | cut -c1-150
+  cp bench/results/h200.json "$OUT/"
+  ;;
+P)
+  # Nsight Compute source counters (instructions executed per SASS line) and the stall
+  # breakdown of the quantizer, for the committed kernel and each define in $VARIANTS
+  for v in none ${VARIANTS:-}; do
+    if [ "$v" = none ]; then unset NVFP4MOE_TUNE_DEFINE; else export NVFP4MOE_TUNE_DEFINE=$v; fi
+    tag=$(echo "$v" | tr -c 'A-Za-z0-9_\n' _)
+    timeout 120 ncu --clock-control none -k regex:nvf_quantize --launch-skip 3 --launch-count 2 --section SpeedOfLight \
+      --section WarpStateStats --section SourceCounters --section InstructionStats --section Occupancy \
+      --print-details all -o "/tmp/q_$tag" -f ./build/profile_kernels > "$OUT/ncu_$tag.txt" 2>&1
+    echo "ncu $v exit $?"
+    ncu --import "/tmp/q_$tag.ncu-rep" --print-details all > "$OUT/ncu_$tag.txt" 2>&1
+    ncu --import "/tmp/q_$tag.ncu-rep" --page source --csv --print-source sass > "$OUT/src_$tag.csv" 2>&1
+    grep -E "Duration|Executed Instructions  |Warp Cycles Per Issued|Achieved Occupancy|Registers Per" "$OUT/ncu_$tag.txt" | head -12
+  done
+  unset NVFP4MOE_TUNE_DEFINE
   ;;
 esac

@@ -200,16 +200,24 @@ NVF_DEV void nvf_quantize_store(const u32* w, u32 am, int mode, float s, float t
 // by the caller's parity so one barrier per call suffices.
 NVF_DEV u32 nvf_team_max(u32 v, int team, u32 (*red)[NVF_QT / 32], int parity) {
   const int lane = threadIdx.x & 31;
-  const int w = team < 32 ? team : 32;
-  const u32 mask = w == 32 ? 0xFFFFFFFFu : (((1u << w) - 1u) << (lane & ~(w - 1)));
-  for (int o = w >> 1; o > 0; o >>= 1) {
-    const u32 t = __shfl_xor_sync(mask, v, o);
-    v = t > v ? t : v;
+  if (team >= 32) { // the common case unrolled with a constant mask: 1-5 % faster (bench/NOTES.md)
+    #pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+      const u32 t = __shfl_xor_sync(0xFFFFFFFFu, v, o);
+      v = t > v ? t : v;
+    }
+  } else { // a team inside one warp
+    const u32 mask = ((1u << team) - 1u) << (lane & ~(team - 1));
+    for (int o = team >> 1; o > 0; o >>= 1) {
+      const u32 t = __shfl_xor_sync(mask, v, o);
+      v = t > v ? t : v;
+    }
   }
   if (team <= 32) return v;
   const int warp = threadIdx.x >> 5, wpt = team >> 5, first = warp & ~(wpt - 1);
   if (lane == 0) red[parity][warp] = v;
-  asm volatile("bar.sync %0, %1;" : : "r"(1 + (int)threadIdx.x / team), "r"(team) : "memory");
+  const int id = 1 + ((int)threadIdx.x >> (__ffs(team) - 1)); // team is a power of two: no division
+  asm volatile("bar.sync %0, %1;" : : "r"(id), "r"(team) : "memory");
   for (int i = 0; i < wpt; ++i) {
     const u32 t = red[parity][first + i];
     v = t > v ? t : v;

@@ -3,7 +3,8 @@
    must match byte for byte, padding and untouched bytes included; the GEMM and the
    expert layer must stay within the NUMERICS.md tolerance of a float64 reference.
    Without a GPU every test prints SKIP with the reason. TEST_QUICK=1 runs fewer shapes
-   (for compute-sanitizer). */
+   (for compute-sanitizer); TEST_ONLY=<substring> runs the matching tests; TEST_CONFIGS=<substring>
+   limits the every-tile-configuration test to matching configurations (tuning runs). */
 #define NVFP4MOE_IMPLEMENTATION
 #include "../nvfp4moe.h"
 #include "test_util.h"
@@ -644,10 +645,12 @@ static void test_gemm_every_tile_config(void) {
   size_t j;
   NEED_GPU();
   nvfp4moe_query_info(g_ctx, &info);
+  if (getenv("TEST_CONFIGS")) printf("# TEST_CONFIGS=%s: only the matching configurations\n", getenv("TEST_CONFIGS"));
   for (i = 0; (config = nvfp4moe_specialization_name(i)) != 0; ++i) {
     nvfp4moe_context* ctx = 0;
     nvfp4moe_desc d;
     if (strncmp(config, "gemm_", 5) != 0 || strncmp(config, "gemm_sm100", 10) == 0) continue;
+    if (getenv("TEST_CONFIGS") && !strstr(config, getenv("TEST_CONFIGS"))) continue; /* tuning runs: a subset */
     if (strncmp(config, "gemm_sm90", 9) == 0 && strcmp(info.target, "sm_90a") != 0) {
       printf("# %s skipped: needs an sm_90a target (this GPU's is %s)\n", config, info.target);
       continue;
