@@ -27,6 +27,7 @@ import json
 import math
 import os
 import sys
+import time
 
 import torch
 
@@ -128,6 +129,10 @@ def main():
     bf16_rate = 2 * 8192 ** 3 / (t * 1e-6)
     del a, b
     print(f"{gpu}: copy {bw / 1e12:.2f} TB/s, bf16 dense {bf16_rate / 1e12:.0f} TFLOP/s, backend {backend}")
+    # Let the card settle after the ceilings' matmuls: the quantizer measured right after them
+    # was 15-20 % slower, 4 % a moment later and not at all 2 s later (bench/NOTES.md, fifth session).
+    torch.cuda.synchronize()
+    time.sleep(3)
     records = []
 
     def record(op, t_us, bytes_, flops=0, **kw):
@@ -204,7 +209,7 @@ def main():
             torch.cuda.empty_cache()
 
     if "quant" in only and tunes is None:
-        quant_cases()
+        quant_cases(position="first")
 
     # kernel variants (--tune: a define, part of the cache key) or forced tile configurations
     # (--configs: NVFP4MOE_GEMM_CONFIG), one context each
@@ -292,6 +297,11 @@ def main():
     # ---- expert layers (masked layout, per-token activation scales) ----
     if "layer" in only:
         layer_cases(ctx)
+
+    # The quantizer again, same context, at the end of the run: a check on the settling pause
+    # above (both rows are kept, told apart by "position").
+    if "quant" in only and tunes is None and variants is None:
+        quant_cases(position="end")
 
     # ---- write ----
     path = out_path or os.path.join(ROOT, "bench", "results", gpu.split()[-1].lower() + ".json")
