@@ -17,7 +17,8 @@
 # define in $VARIANTS; R: quantizer variants $VARIANTS (full quantizer tests under each: about two
 # minutes a variant) and their A/B; G: quick quantizer tests, the swap-AB configurations under each
 # $VARIANTS define, their GEMM A/B at $MS tokens (the NVF_QOPT and NVF_SWR switches they ran are gone);
-# H: the quick GPU suite and both sanitizers on the quick quantizer tests; I: the full benchmark.
+# H: the quick GPU suite and both sanitizers on the quick quantizer tests; I: the full benchmark;
+# J: the quick GPU suite and the A/Bs of the E2M1 widening and the quantizer's per-block branches.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -179,6 +180,17 @@ H)
 I)
   PYTHONUNBUFFERED=1 timeout 500 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -36 | cut -c1-150
   cp bench/results/h200.json "$OUT/"
+  ;;
+J)
+  # the quick GPU suite, then A/Bs against the previous code in the same process each:
+  # GEMM (NVF_OLDCONV: the previous E2M1 widening and swap-AB SF addressing) and the layers,
+  # quantizer (NVF_QSLOWSETUP: the previous per-block branches)
+  TEST_QUICK=1 timeout 200 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
+  echo "quick suite rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -5
+  PYTHONUNBUFFERED=1 timeout 200 python3 tools/bench.py --defines -DNVF_OLDCONV=1,-DNVF_Y=1,-DNVF_OLDCONV=1,-DNVF_Y=2 --ms 1,8,16,32,128 \
+    --only gemm,layer --out "$OUT/gemm_conv_ab.json" 2>&1 | grep -E "tune|TB/s" | cut -c1-150
+  PYTHONUNBUFFERED=1 timeout 100 python3 tools/bench.py --defines -DNVF_QSLOWSETUP=1,-DNVF_Y=1,-DNVF_QSLOWSETUP=1,-DNVF_Y=2 --only quant \
+    --out "$OUT/quant_setup_ab.json" 2>&1 | grep -E "tune" | cut -c1-150
   ;;
 P)
   # Nsight Compute source counters (instructions executed per SASS line) and the stall

@@ -9,11 +9,15 @@
 // each value * 2^-126 exactly (sign to bit 15, magnitude code to bits 6..8; 0.5 becomes
 // the bf16 subnormal 2^-127).
 NVF_DEV void nvf_fp4x8_to_bf16x2(u32 q, u32* r) {
-  #pragma unroll
-  for (int p = 0; p < 4; ++p) {
-    const u32 s = q << (12 - 4 * p);
-    r[p] = (s & 0x80008000u) | ((s & 0x70007000u) >> 6);
-  }
+  // p = 0, 1: one multiply makes two copies of the masked nibbles, shifted by 12 - 4p (the
+  // sign lands on bit 15) and by 6 - 4p (the magnitude on bits 6..8); the copies do not
+  // overlap, so the product is their OR, and one mask keeps the wanted bits.
+  r[0] = ((q & 0x000F000Fu) * 0x1040u) & 0x81C081C0u;
+  r[1] = ((q & 0x00F000F0u) * 0x0104u) & 0x81C081C0u;
+  // p = 2, 3: the magnitude moves right, which a multiply cannot do
+  const u32 q4 = q << 4;
+  r[2] = (q4 & 0x80008000u) | ((q4 & 0x70007000u) >> 6);
+  r[3] = (q & 0x80008000u) | ((q & 0x70007000u) >> 6);
 }
 
 // Two ue4m3 SFs (bytes 0, 1 of sf2) -> bf16x2 of sf * 2^118 in both halves (exact;

@@ -63,6 +63,10 @@ nvf_gemm_swapab(const NvfGemmParams p) {
   const u8* w0 = p.b + ((i64)g * p.n + r0) * (p.k / 2) + 16 * t;
   const u8* w1 = w0 + (i64)8 * (p.k / 2);
   const u8* bsf = p.b_sf + g * sfb_g;
+  // the two SF bytes of this thread's piece of step s: columns 8s + 2t, 8s + 2t + 1, i.e. the
+  // step-0 offset plus 1024 s in the 128x4 layout
+  const u8* sf0 = bsf + nvf_sf_offset_128x4(r0, 2 * t, kc4);
+  const u8* sf1 = bsf + nvf_sf_offset_128x4(r0 + 8, 2 * t, kc4);
   const float alpha = p.alpha ? p.alpha[g] : 1.0f;
 
   for (int tok0 = 0; tok0 < valid; tok0 += NVF_TOK) {
@@ -81,8 +85,8 @@ nvf_gemm_swapab(const NvfGemmParams p) {
       const bool in = d < nsteps && kel < p.k;
       wq[d][0] = (in && ok0) ? __ldg((const uint4*)(w0 + d * 64)) : make_uint4(0, 0, 0, 0);
       wq[d][1] = (in && ok1) ? __ldg((const uint4*)(w1 + d * 64)) : make_uint4(0, 0, 0, 0);
-      ws[d][0] = (in && ok0) ? *(const u16*)(bsf + nvf_sf_offset_128x4(r0, kel / 16, kc4)) : 0u;
-      ws[d][1] = (in && ok1) ? *(const u16*)(bsf + nvf_sf_offset_128x4(r0 + 8, kel / 16, kc4)) : 0u;
+      ws[d][0] = (in && ok0) ? *(const u16*)(sf0 + d * 1024) : 0u;
+      ws[d][1] = (in && ok1) ? *(const u16*)(sf1 + d * 1024) : 0u;
     }
 
     for (int c = 0; c < nchunks; ++c) {
@@ -121,8 +125,8 @@ nvf_gemm_swapab(const NvfGemmParams p) {
               const bool in = sn < nsteps && kel < p.k;
               wq[d][0] = (in && ok0) ? __ldg((const uint4*)(w0 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);
               wq[d][1] = (in && ok1) ? __ldg((const uint4*)(w1 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);
-              ws[d][0] = (in && ok0) ? *(const u16*)(bsf + nvf_sf_offset_128x4(r0, kel / 16, kc4)) : 0u;
-              ws[d][1] = (in && ok1) ? *(const u16*)(bsf + nvf_sf_offset_128x4(r0 + 8, kel / 16, kc4)) : 0u;
+              ws[d][0] = (in && ok0) ? *(const u16*)(sf0 + (i64)sn * 1024) : 0u;
+              ws[d][1] = (in && ok1) ? *(const u16*)(sf1 + (i64)sn * 1024) : 0u;
             }
             const u32* tb = tok + (lane >> 2) * NVF_TSTRIDE + ss * 64 + t * 2;
             #pragma unroll

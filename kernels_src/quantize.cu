@@ -186,7 +186,22 @@ NVF_DEV u32 nvf_block_quantize(const u32* w, u32 amax_bits, float s, float t, in
 template <bool F16>
 NVF_DEV void nvf_quantize_store(const u32* w, u32 am, int mode, float s, float t, int fo6, u8* qrow, u8* sfr, int b,
                                 int lin, int kc4) {
-  u32 q[2] = {0u, 0u}, sfb = mode == 2 ? 0x7Fu : 0u;
+  u32 q[2] = {0u, 0u}, sfb;
+  // Fast path (1-5 % faster, bench/NOTES.md): mode 0 without 4over6, a finite non-zero block
+  // amax, a non-zero SF and a finite reciprocal. Anything else takes the general path below,
+  // which recomputes the block from the start (the same bytes).
+  if (fo6 == 0 && mode == 0 && am - 1u < 0x7F7FFFFFu) {
+    sfb = nvf_e4m3(__fmul_rn(__uint_as_float(am), t));
+    const float out = __frcp_rn(__fmul_rn(nvf_e4m3_to_f32(sfb), s));
+    if (sfb != 0u && !nvf_is_nonfinite(out)) {
+      q[0] = nvf_e2m1_pack8<F16>(w, out);
+      q[1] = nvf_e2m1_pack8<F16>(w + 4, out);
+      *(uint2*)(qrow + b * 8) = make_uint2(q[0], q[1]);
+      sfr[lin ? b : nvf_sf_offset_128x4(0, b, kc4)] = (u8)sfb;
+      return;
+    }
+  }
+  sfb = mode == 2 ? 0x7Fu : 0u;
   if (mode == 0) {
     if (am >= 0x7F800000u) sfb = 0x7Fu; // given scale: a non-finite block is faulted on its own
     else sfb = nvf_block_quantize<F16>(w, am, s, t, fo6, q);
