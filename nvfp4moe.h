@@ -4381,8 +4381,9 @@ static const int nvfp4moe__wgmma_wg[10] = {2, 2, 2, 3, 3, 4, 4, 3, 4, 4};
    should also hold the experts that get more (one past its tile costs a second pass over
    its weights): the token count to cover is expected_m + 2 sqrt(expected_m) (two standard
    deviations of a Poisson count), at most m_max; then, from forced-configuration sweeps on
-   an H200 (bench/NOTES.md, fourth session), swap-AB mma.sync up to 16 covered tokens
-   (expected_m <= 9), the wgmma kernel with four warpgroups and 32, 48 or 64 tokens, and
+   an H200 (bench/NOTES.md, fourth and fifth sessions), swap-AB mma.sync up to 16 covered
+   tokens (expected_m <= 9), the wgmma kernel with four warpgroups and 48 tokens up to 48
+   (faster in sum than the 32-token tile from 8 to 32 tokens), 64 tokens up to 64, and
    three warpgroups with 128 beyond. sm80 (not re-measured with the margin): swap-AB for
    expected_m up to 48, then the tiled mma.sync kernel with the smallest M tile. */
 NVFP4MOE__PRIVATE int nvfp4moe__cover_m(const nvfp4moe_gemm_args* a) {
@@ -4402,8 +4403,8 @@ NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const
   if (ctx->backend == NVFP4MOE_BACKEND_SM90) {
     em = nvfp4moe__cover_m(a);
     if (em > 16)
-      return em <= 32 ? NVFP4MOE__SPEC_GEMM_W32_WG4 : em <= 48 ? NVFP4MOE__SPEC_GEMM_W48_WG4
-             : em <= 64 ? NVFP4MOE__SPEC_GEMM_W64_WG4 : NVFP4MOE__SPEC_GEMM_W128_WG3;
+      return em <= 48 ? NVFP4MOE__SPEC_GEMM_W48_WG4 : em <= 64 ? NVFP4MOE__SPEC_GEMM_W64_WG4
+                      : NVFP4MOE__SPEC_GEMM_W128_WG3;
   }
   for (i = 0; i < 4; ++i)
     if (em <= nvfp4moe__swapab_tok[i]) return NVFP4MOE__SPEC_GEMM_T8 + i;

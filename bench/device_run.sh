@@ -18,7 +18,8 @@
 # minutes a variant) and their A/B; G: quick quantizer tests, the swap-AB configurations under each
 # $VARIANTS define, their GEMM A/B at $MS tokens (the NVF_QOPT and NVF_SWR switches they ran are gone);
 # H: the quick GPU suite and both sanitizers on the quick quantizer tests; I: the full benchmark;
-# J: the quick GPU suite and the A/Bs of the E2M1 widening and the quantizer's per-block branches.
+# J: the quick GPU suite and the A/Bs of the E2M1 widening and the quantizer's per-block branches;
+# K: the quick GPU suite, then I.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -177,6 +178,10 @@ H)
     echo "$t quantize exit $?: $(grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/$t.q.log" | head -1) $(grep -c ^PASS "$OUT/$t.q.log") PASS $(grep -c ^FAIL "$OUT/$t.q.log") FAIL"
   done
   ;;
+K)
+  TEST_QUICK=1 timeout 200 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
+  echo "quick suite rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -5
+  ;&
 I)
   PYTHONUNBUFFERED=1 timeout 500 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -36 | cut -c1-150
   cp bench/results/h200.json "$OUT/"

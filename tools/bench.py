@@ -313,7 +313,7 @@ def main():
         print(f"{r['op']:<44} {str(r.get('shape', '')):<16} {str(r.get('m', '')):>5} {r['time_us']:>9.1f} "
               f"{r['floor_us']:>9.1f} {r['frac_of_floor']:>6.2f} {str(r.get('torch_bf16_bmm_us', '')):>8} "
               f"{str(r.get('torch_grouped_bf16_us', '')):>8} {str(r.get('torch_grouped_fp8_us', '')):>8}"
-              + (f" tune={r['tune']}" if "tune" in r else ""))
+              + (f" tune={r['tune']}" if "tune" in r else "") + (f" position={r['position']}" if "position" in r else ""))
     print(f"wrote {path}")
 
 
