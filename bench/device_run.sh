@@ -18,7 +18,8 @@
 # minutes a variant) and their A/B; G: quick quantizer tests, the swap-AB configurations under each
 # $VARIANTS define, their GEMM A/B at $MS tokens (the NVF_QOPT and NVF_SWR switches they ran are gone);
 # H: the quick GPU suite and both sanitizers on the quick quantizer tests; I: the full benchmark;
-# J: the quick GPU suite and the A/Bs of the E2M1 widening and the quantizer's per-block branches;
+# J: the quick GPU suite and the A/Bs of the E2M1 widening and the quantizer's per-block branches
+# (the NVF_OLDCONV and NVF_QSLOWSETUP switches it compared against are gone: it now times identical builds);
 # K: the quick GPU suite, then I.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
