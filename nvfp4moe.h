@@ -2404,6 +2404,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// per expert), plain and masked, fused SiLU-and-mul + quantize, weight amax, SF layout\n"
   "// conversion, dequantization. Bit-exact with the host reference (NUMERICS.md 2-3).\n"
   "#include \"common.cuh\"\n"
+  "#include \"ptx_tcgen05.cuh\" // mbarriers and the 1-D bulk copy (sm_90+)\n"
   "\n"
   "#define NVF_QT 256   // threads per CTA\n"
   "// Blocks of 16 a thread keeps in registers (a row is read once for K <= 256 * 16 * NVF_QNB)\n"
@@ -2438,6 +2439,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  int fp16;               // 1: input is fp16, 0: bf16\n"
   "  int pad_rows;           // write zero SF rows up to roundup(rows,128) (plain 128x4)\n"
   "  int team;               // threads per row: a power of two >= k/16/NVF_QNB, at most NVF_QT\n"
+  "  int stage;              // staged kernels: slots (rows in flight) per team in shared memory\n"
   "};\n"
   "\n"
   "NVF_DEV u32 nvf_prmt(u32 a, u32 b, u32 sel) {\n"
@@ -2466,10 +2468,10 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    #pragma unroll\n"
   "    for (int j = 0; j < 8; ++j) {\n"
   "      u32 y = 0;\n"
-  "      #pragma unroll\n"
+  "      #pragma unroll\n",
   "      for (int h = 0; h < 2; ++h) {\n"
   "        float g = nvf_elem<F16>(w + j, h), u = nvf_elem<F16>(uw + j, h);\n"
-  "        if (p.gate_scale) g = __fmul_rn(g, gs);\n",
+  "        if (p.gate_scale) g = __fmul_rn(g, gs);\n"
   "        if (p.up_scale) u = __fmul_rn(u, us);\n"
   "        y |= nvf_f32_to_bf16(nvf_silu_mul(g, u)) << (16 * h);\n"
   "      }\n"
@@ -2544,9 +2546,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  return nvf_prmt(y[0], y[1], 0x6420u);\n"
   "#endif\n"
   "}\n"
-  "\n"
+  "\n",
   "// The exact slow path for 4over6 and for out overflowing to +inf (tiny scales): the\n"
-  "// per-element functions of common.cuh. Not inlined (rare, register-hungry); the words\n",
+  "// per-element functions of common.cuh. Not inlined (rare, register-hungry); the words\n"
   "// come by value so the caller's register arrays never need an address.\n"
   "template <bool F16>\n"
   "__device__ __noinline__ uint2 nvf_block_slow(uint4 lo, uint4 hi, float amax, float s, float t, int fo6, u32* sf) {\n"
@@ -2615,10 +2617,10 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// Team-wide max of u32 (team threads, a power of two, aligned in the CTA). Teams wider\n"
   "// than a warp meet at their own named barrier (ids 1..NVF_QT/64); red is double-buffered\n"
   "// by the caller's parity so one barrier per call suffices.\n"
-  "NVF_DEV u32 nvf_team_max(u32 v, int team, u32 (*red)[NVF_QT / 32], int parity) {\n"
+  "NVF_DEV u32 nvf_team_max(u32 v, int team, u32 (*red)[NVF_QT / 32], int parity) {\n",
   "  const int lane = threadIdx.x & 31;\n"
   "  if (team >= 32) { // the common case unrolled with a constant mask: 1-5 % faster (bench/NOTES.md)\n"
-  "    #pragma unroll\n",
+  "    #pragma unroll\n"
   "    for (int o = 16; o > 0; o >>= 1) {\n"
   "      const u32 t = __shfl_xor_sync(0xFFFFFFFFu, v, o);\n"
   "      v = t > v \? t : v;\n"
@@ -2680,12 +2682,55 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  }\n"
   "}\n"
   "\n"
+  "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+  "#define NVF_QSTAGE_ARCH 1 // cp.async.bulk and mbarrier transaction counts\n"
+  "#else\n"
+  "#define NVF_QSTAGE_ARCH 0\n"
+  "#endif\n"
+  "#define NVF_QSTAGE_MAX 4    // slots per team at most\n"
+  "#define NVF_QSTAGE_MINB 3   // CTAs per SM of the staged kernels (no words held across the barrier)\n"
+  "extern __shared__ __align__(128) u8 nvf_qstage[]; // staged kernels: p.stage slots of one row per team\n"
+  "__shared__ __align__(8) u64 nvf_qbars[NVF_QT / 32 * NVF_QSTAGE_MAX];\n"
+  "\n"
+  "// The team's threads (a power of two >= 32, aligned in the CTA) meet, so a slot can be refilled.\n"
+  "NVF_DEV void nvf_team_sync(int team) {\n"
+  "  if (team == 32) __syncwarp();\n"
+  "  else asm volatile(\"bar.sync %0, %1;\" : : \"r\"(1 + ((int)threadIdx.x >> (__ffs(team) - 1))), \"r\"(team) : \"memory\");\n"
+  "}\n"
+  "\n"
+  "// Fills a slot with work item `item`'s row (one bulk copy), or, for an item past the end, a\n"
+  "// padding row or a row past masked_m, completes the slot's phase with no bytes (the team\n"
+  "// reads nothing from it then), so every item takes one phase of its slot's mbarrier.\n",
+  "NVF_DEV void nvf_stage_row(const NvfQuantParams& p, i64 item, i64 total, bool dense, const int* prefix, int rows_pad,\n"
+  "                           u32 rowbytes, u8* dst, u32 bar) {\n"
+  "#if NVF_QSTAGE_ARCH\n"
+  "  if (item < total) {\n"
+  "    int g, r;\n"
+  "    nvf_item_row(p, item, dense, prefix, rows_pad, g, r);\n"
+  "    if (r < p.rows && (dense || r < nvf_valid_rows(p.masked_m, g, p.rows))) {\n"
+  "      nvf_mbar_expect_tx(bar, rowbytes);\n"
+  "      nvf_bulk_load(nvf_smem_u32(dst), (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2,\n"
+  "                    rowbytes, bar);\n"
+  "      return;\n"
+  "    }\n"
+  "  }\n"
+  "  nvf_mbar_arrive(bar);\n"
+  "#endif\n"
+  "}\n"
+  "\n"
   "// Teams of p.team threads quantize one row at a time. Thread l of a team holds the\n"
   "// blocks l, l + team, ... (NVF_QNB of them) in registers between the row-amax pass and\n"
   "// the quantization; blocks past NVF_QNB * team (K > 16384 at most) are read again.\n"
-  "template <bool SILU, bool F16>\n"
+  "// STAGED (sm_90+, plain input, p.stage slots per team, chosen by the host): one thread\n"
+  "// per team bulk-copies the team's next rows into shared memory, each slot completing on\n"
+  "// its mbarrier, so the next rows' bytes are in flight while this one is quantized at no\n"
+  "// cost in registers or issue slots; pass 2 reads the words from the slot again instead of\n"
+  "// keeping them in registers (80 registers, 3 CTAs per SM instead of 2), and the slot is\n"
+  "// refilled once the team has met after pass 2 (bench/NOTES.md, sixth session).\n"
+  "template <bool SILU, bool F16, bool STAGED>\n"
   "NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32]) {\n"
   "  constexpr bool KF16 = SILU \? false : F16; // dtype of the words kept: SiLU's y is bf16\n"
+  "  constexpr bool ST = STAGED && !SILU && NVF_QSTAGE_ARCH;\n"
   "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
   "  const int team = p.team, tl = threadIdx.x & (team - 1), tpc = NVF_QT / team;\n"
   "  const int sf_pad_cols = p.sf_linear \? nblk : kc4 * 4;\n"
@@ -2695,27 +2740,58 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  const i64 total = dense \? (i64)nvf_masked_prefix(p, prefix) : (i64)p.groups * rows_pad;\n"
   "  const i64 step = (i64)gridDim.x * tpc;\n"
   "  int parity = 0;\n"
+  "  // staging state: this team's slots and their mbarriers, the slot of the current item and its phase\n"
+  "  const int nslot = ST \? p.stage : 0;\n"
+  "  const u32 rowbytes = (u32)p.k * 2u;\n"
+  "  u8* slots = nvf_qstage + (threadIdx.x / team) * nslot * rowbytes;\n"
+  "  const u32 slot_bar = nvf_smem_u32(nvf_qbars) + 8u * (threadIdx.x / team) * nslot;\n"
+  "  int slot = 0;\n"
+  "  u32 phase = 0;\n"
+  "  if (ST) {\n"
+  "    if (threadIdx.x == 0) {\n"
+  "      for (int i = 0; i < tpc * nslot; ++i) nvf_mbar_init(nvf_smem_u32(nvf_qbars) + 8u * i, 1);\n"
+  "      nvf_fence_mbar_init();\n"
+  "    }\n"
+  "    __syncthreads();\n"
+  "    if (tl == 0)\n"
+  "      for (int i = 0; i < nslot; ++i)\n"
+  "        nvf_stage_row(p, (i64)blockIdx.x * tpc + threadIdx.x / team + step * i, total, dense, prefix, rows_pad, rowbytes,\n"
+  "                      slots + i * rowbytes, slot_bar + 8u * i);\n"
+  "  }\n"
   "\n"
   "  for (i64 item = (i64)blockIdx.x * tpc + threadIdx.x / team; item < total; item += step) {\n"
   "    int g, r;\n"
-  "    nvf_item_row(p, item, dense, prefix, rows_pad, g, r);\n",
+  "    nvf_item_row(p, item, dense, prefix, rows_pad, g, r);\n"
   "    u8* sfg = p.sf + (i64)g * sf_gbytes;\n"
-  "    if (r >= p.rows) { // zero SF padding row of the 128x4 layout\n"
-  "      for (int c = tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;\n"
-  "      continue;\n"
+  "    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {\n"
+  "      if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on\n",
+  "        if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes,\n"
+  "                                   slots + slot * rowbytes, slot_bar + 8u * slot);\n"
+  "        phase ^= slot == nslot - 1;\n"
+  "        slot = slot == nslot - 1 \? 0 : slot + 1;\n"
+  "      }\n"
+  "      if (r >= p.rows) // zero SF padding row of the 128x4 layout\n"
+  "        for (int c = tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;\n"
+  "      continue; // a row past masked_m: neither read nor written\n"
   "    }\n"
-  "    if (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows)) continue; // neither read nor written\n"
   "    const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;\n"
+  "    const u8* srow = slots + slot * rowbytes;\n"
   "    const float gs = p.gate_scale \? p.gate_scale[g] : 1.0f, us = p.up_scale \? p.up_scale[g] : 1.0f;\n"
   "\n"
   "    // Pass 1: this thread's first NVF_QNB blocks into registers, their amax; the row amax.\n"
   "    u32 v[NVF_QNB][8], bmax[NVF_QNB];\n"
   "    u32 rmax = 0;\n"
+  "    if (ST) nvf_mbar_wait(slot_bar + 8u * slot, phase); // the row's bytes are in the slot\n"
   "    #pragma unroll\n"
   "    for (int i = 0; i < NVF_QNB; ++i) {\n"
   "      const int b = tl + team * i;\n"
   "      bmax[i] = 0;\n"
-  "      if (b < nblk) nvf_load_block<SILU, F16>(p, xrow, b, gs, us, v[i]);\n"
+  "      if (b < nblk) {\n"
+  "        if (ST) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]);\n"
+  "        else nvf_load_block<SILU, F16>(p, xrow, b, gs, us, v[i]);\n"
+  "      } else if (ST) {\n"
+  "        for (int j = 0; j < 8; ++j) v[i][j] = 0u; // defined on every path: no words live across rows\n"
+  "      }\n"
   "    }\n"
   "    #pragma unroll\n"
   "    for (int i = 0; i < NVF_QNB; ++i)\n"
@@ -2755,7 +2831,15 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    #pragma unroll\n"
   "    for (int i = 0; i < NVF_QNB; ++i) {\n"
   "      const int b = tl + team * i;\n"
+  "      if (ST && b < nblk) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]); // again, from the slot\n"
   "      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], mode, s, t, p.fo6, qrow, sfr, b, lin, kc4);\n"
+  "    }\n"
+  "    if (ST) { // every thread of the team is done with the slot's words: refill it\n"
+  "      nvf_team_sync(team);\n",
+  "      if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes, slots + slot * rowbytes,\n"
+  "                                 slot_bar + 8u * slot);\n"
+  "      phase ^= slot == nslot - 1;\n"
+  "      slot = slot == nslot - 1 \? 0 : slot + 1;\n"
   "    }\n"
   "    for (int b = tl + team * NVF_QNB; b < nblk; b += team) {\n"
   "      u32 tw[8], am = 0;\n"
@@ -2773,19 +2857,22 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// Two specialisations of this file: -DNVF_SILU builds only the fused SiLU kernel (its\n"
   "// exp and twice-wide loads make it the slow one to compile), the default the rest.\n"
   "// One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from\n"
-  "// unrolling the second instantiation's register blocks).\n"
-  "#define NVF_QUANT_KERNEL(name, silu, f16)                                                      \\\n",
-  "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, NVF_QMINB) name(const NvfQuantParams p) { \\\n"
-  "    __shared__ int prefix[NVF_QMAXG + 1];                                                       \\\n"
-  "    __shared__ u32 red[2][NVF_QT / 32];                                                         \\\n"
-  "    nvf_quantize_rows<silu, f16>(p, prefix, red);                                               \\\n"
+  "// unrolling the second instantiation's register blocks). The staged kernels exist on every\n"
+  "// architecture (one list of kernels); below sm_90 they are the plain ones, never launched.\n"
+  "#define NVF_QUANT_KERNEL(name, silu, f16, staged, minb)                                  \\\n"
+  "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p) { \\\n"
+  "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
+  "    __shared__ u32 red[2][NVF_QT / 32];                                                   \\\n"
+  "    nvf_quantize_rows<silu, f16, staged>(p, prefix, red);                                 \\\n"
   "  }\n"
   "#if defined(NVF_SILU)\n"
-  "NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false)\n"
-  "NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true)\n"
+  "NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QMINB)\n"
+  "NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QMINB)\n"
   "#else\n"
-  "NVF_QUANT_KERNEL(nvf_quantize, false, false)\n"
-  "NVF_QUANT_KERNEL(nvf_quantize_f16, false, true)\n"
+  "NVF_QUANT_KERNEL(nvf_quantize, false, false, false, NVF_QMINB)\n"
+  "NVF_QUANT_KERNEL(nvf_quantize_f16, false, true, false, NVF_QMINB)\n"
+  "NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QSTAGE_MINB)\n"
+  "NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QSTAGE_MINB)\n"
   "\n"
   "// ---- weight quantization helpers ---------------------------------------------------\n"
   "// Per-expert max |w| over finite values (a non-finite weight faults only its own\n"
@@ -2815,7 +2902,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "}\n"
   "\n"
   "// In place: amax bits -> decode scale amax / 2688 (as ModelOpt's weight_scale_2); a\n"
-  "// scale that is 0 or underflows to a subnormal marks an all-zero expert (scale 0).\n"
+  "// scale that is 0 or underflows to a subnormal marks an all-zero expert (scale 0).\n",
   "extern \"C\" __global__ void nvf_amax_to_scale(u32* amax_then_scale, int n) {\n"
   "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
   "  if (i >= n) return;\n"
@@ -2842,7 +2929,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    if (to_128x4) {\n"
   "      // invert the 128x4 offset: o = rb*kc4*512 + cb*512 + r32*16 + r4*4 + c4\n"
   "      const i64 rb = o / ((i64)kc4 * 512), rem = o % ((i64)kc4 * 512);\n"
-  "      const int cb = (int)(rem / 512), inner = (int)(rem % 512);\n",
+  "      const int cb = (int)(rem / 512), inner = (int)(rem % 512);\n"
   "      const i64 r = rb * 128 + ((inner >> 2) & 3) * 32 + (inner >> 4);\n"
   "      const int c = cb * 4 + (inner & 3);\n"
   "      dst[g * sw + o] = (r < rows && c < nblk) \? src[g * lin + r * nblk + c] : (u8)0;\n"
@@ -2884,7 +2971,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      u32* d = (u32*)((u16*)p.out + base);\n"
   "      #pragma unroll\n"
   "      for (int j = 0; j < 8; ++j) d[j] = nvf_f32_to_bf16(o[2 * j]) | (nvf_f32_to_bf16(o[2 * j + 1]) << 16);\n"
-  "    } else {\n"
+  "    } else {\n",
   "      float* d = (float*)p.out + base;\n"
   "      #pragma unroll\n"
   "      for (int j = 0; j < 16; ++j) d[j] = o[j];\n"
@@ -2960,7 +3047,7 @@ static const nvfp4moe__source nvfp4moe__sources[] = {
    -------------------------------------------------------------------------------------- */
 
 #define NVFP4MOE__CACHE_FORMAT 1
-#define NVFP4MOE__MAX_KERNELS 8
+#define NVFP4MOE__MAX_KERNELS 10
 
 enum { NVFP4MOE__NEEDS_SM80 = 0, NVFP4MOE__NEEDS_SM90A = 1, NVFP4MOE__NEEDS_SM100 = 2 };
 
@@ -3000,7 +3087,8 @@ enum {
 /* kernels of the quantize specialisation */
 enum {
   NVFP4MOE__K_QUANTIZE = 0, NVFP4MOE__K_WEIGHT_AMAX, NVFP4MOE__K_AMAX_TO_SCALE, NVFP4MOE__K_SCALE_PRODUCT,
-  NVFP4MOE__K_SF_CONVERT, NVFP4MOE__K_DEQUANTIZE, NVFP4MOE__K_QUANTIZE_F16
+  NVFP4MOE__K_SF_CONVERT, NVFP4MOE__K_DEQUANTIZE, NVFP4MOE__K_QUANTIZE_F16, NVFP4MOE__K_QUANTIZE_STAGED,
+  NVFP4MOE__K_QUANTIZE_STAGED_F16
 };
 /* kernels of the silu_quantize specialisation */
 enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
@@ -3008,7 +3096,7 @@ enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
 static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"quantize", "quantize.cu", {0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_quantize", "nvf_weight_amax", "nvf_amax_to_scale", "nvf_scale_product", "nvf_sf_convert",
-      "nvf_dequantize", "nvf_quantize_f16", 0}},
+      "nvf_dequantize", "nvf_quantize_f16", "nvf_quantize_staged", "nvf_quantize_staged_f16", 0}},
     {"silu_quantize", "quantize.cu", {"-DNVF_SILU", 0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_silu_mul_quantize", "nvf_silu_mul_quantize_f16", 0}},
     {"gemm_portable_m16", "gemm_portable.cu", {"-DNVF_BM=16", "-DNVF_WARPS_M=1", "-DNVF_WARPS_N=4", 0},
@@ -3770,7 +3858,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__leave(nvfp4moe__scope* sc, nvfp4moe_
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__set_smem(nvfp4moe_context* ctx, int s, int k, unsigned smem) {
   nvfp4moe__module* m = &ctx->modules[s];
   nvfp4moe__CUresult cr = 0;
-  if (smem <= 48 * 1024) return NVFP4MOE_SUCCESS;
+  if (smem == 0) return NVFP4MOE_SUCCESS; /* (the 48 KB limit counts static shared memory too) */
   nvfp4moe__lock(&m->lock);
   if (m->smem_set[k] < (int)smem) {
     cr = nvfp4moe__cu.cuFuncSetAttribute(m->fn[k], NVFP4MOE__CU_FUNC_MAX_DYN_SMEM, (int)smem);
@@ -4167,7 +4255,7 @@ typedef struct nvfp4moe__quant_params {
   long long x_row_stride, x_group_stride;
   nvfp4moe_devptr q, sf, scale_out, scale_in, gate_scale, up_scale, masked_m;
   float scale_value;
-  int groups, rows, k, sf_linear, per_token, fo6, fp16, pad_rows, team;
+  int groups, rows, k, sf_linear, per_token, fo6, fp16, pad_rows, team, stage;
 } nvfp4moe__quant_params;
 
 NVFP4MOE__PRIVATE int nvfp4moe__fo6(unsigned flags) {
@@ -4210,19 +4298,40 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
   int nb = (silu != 0) != (strcmp(ctx->tune_define, "-DNVF_QTUNE=1") == 0) ? 2 : 4;
   long long rows_pad = p->pad_rows ? (p->rows + 127) / 128 * 128 : p->rows;
   int need = (p->k / 16 + nb - 1) / nb, team = 1, spec = silu ? NVFP4MOE__SPEC_SILU_QUANTIZE : NVFP4MOE__SPEC_QUANTIZE;
-  long long ctas, cap;
+  long long ctas, cap, rowbytes = 2LL * p->k, budget;
+  unsigned smem = 0;
   nvfp4moe__quant_params q = *p;
   void* args[1];
   int kern = !p->fp16 ? (int)NVFP4MOE__K_QUANTIZE
              : silu ? (int)NVFP4MOE__K_SILU_QUANTIZE_F16 : (int)NVFP4MOE__K_QUANTIZE_F16;
   nvfp4moe_result r = nvfp4moe__prepare(ctx, spec);
   if (r != NVFP4MOE_SUCCESS) return r;
-  cap = (long long)nvfp4moe__occupancy(ctx, spec, kern, 256, 0) * ctx->sm_count;
   while (team < need && team < 256) team *= 2;
   q.team = team;
+  /* The staged kernels (sm_90+: each team's next rows bulk-copied into 2 shared-memory
+     slots, 3 CTAs per SM; kernels_src/quantize.cu) for plain, unmasked input whose rows fit
+     the registers' blocks, teams of at least a warp, and at least 4 rows per resident team:
+     11 % faster on [16384, 7168], slower where a team has 1-2 rows (the decode shapes: the
+     bulk copies of all rows queue at the start) and for the SiLU kernel (bench/NOTES.md,
+     sixth session). NVF_QSTAGE=0 / 3 (tune define) turn it off or use 3 slots. */
+  if (!silu && !p->masked_m && ctx->cc_major >= 9 && team >= 32 && p->k / 16 <= team * nb &&
+      strcmp(ctx->tune_define, "-DNVF_QSTAGE=0") != 0) {
+    int skern = p->fp16 ? (int)NVFP4MOE__K_QUANTIZE_STAGED_F16 : (int)NVFP4MOE__K_QUANTIZE_STAGED;
+    int occ = nvfp4moe__occupancy(ctx, spec, skern, 256, 0), slots = strcmp(ctx->tune_define, "-DNVF_QSTAGE=3") == 0 ? 3 : 2;
+    /* the shared memory of an SM (opt-in limit + 1 KB) over the CTAs the registers allow,
+       less the static shared memory and the 1 KB the driver keeps per CTA */
+    budget = (ctx->smem_optin + 1024) / occ - 6 * 1024;
+    while (slots > 0 && (256 / team) * slots * rowbytes > budget) --slots;
+    if (slots > 0 && p->groups * rows_pad >= 4LL * occ * ctx->sm_count * (256 / team)) {
+      kern = skern;
+      q.stage = slots;
+      smem = (unsigned)((256 / team) * slots * rowbytes);
+    }
+  }
+  cap = (long long)nvfp4moe__occupancy(ctx, spec, kern, 256, 0) * ctx->sm_count;
   ctas = ((long long)p->groups * rows_pad + 256 / team - 1) / (256 / team);
   args[0] = (void*)&q;
-  return nvfp4moe__launch(ctx, fn, spec, kern, (unsigned)(ctas < cap ? ctas : cap), 256, 0, stream, args);
+  return nvfp4moe__launch(ctx, fn, spec, kern, (unsigned)(ctas < cap ? ctas : cap), 256, smem, stream, args);
 }
 
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__quantize_op(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* a,

@@ -198,6 +198,38 @@ J)
   PYTHONUNBUFFERED=1 timeout 100 python3 tools/bench.py --defines -DNVF_QSLOWSETUP=1,-DNVF_Y=1,-DNVF_QSLOWSETUP=1,-DNVF_Y=2 --only quant \
     --out "$OUT/quant_setup_ab.json" 2>&1 | grep -E "tune" | cut -c1-150
   ;;
+T)
+  # sixth session: the staged quantizer (rows bulk-copied into shared memory, 2 slots per
+  # team by default). Quick quantizer and SiLU tests (the many-rows test included) under the
+  # default and NVF_QSTAGE=0 / 3 (host-side slot counts), both sanitizers on the default,
+  # then one A/B process of the quantizer rows.
+  qtests() { # $1: define or "default"
+    if [ "$1" = default ]; then unset NVFP4MOE_TUNE_DEFINE; else export NVFP4MOE_TUNE_DEFINE=$1; fi
+    for f in quantiz silu; do
+      TEST_QUICK=1 TEST_ONLY=$f timeout 150 ./build/test_gpu > "$OUT/test_q.log" 2>&1
+      echo "quick $f tests $1: rc $? $(grep -c ^PASS "$OUT/test_q.log") PASS $(grep -c ^FAIL "$OUT/test_q.log") FAIL"
+      grep -E "^FAIL|^#   " "$OUT/test_q.log" | head -4
+    done
+    unset NVFP4MOE_TUNE_DEFINE
+  }
+  for v in ${QVARS:-default -DNVF_QSTAGE=0 -DNVF_QSTAGE=3}; do qtests $v; done
+  for v in ${SVARS:-default}; do
+    if [ "$v" = default ]; then unset NVFP4MOE_TUNE_DEFINE; else export NVFP4MOE_TUNE_DEFINE=$v; fi
+    for t in memcheck racecheck; do
+      TEST_QUICK=1 TEST_ONLY=quantiz timeout 150 compute-sanitizer --tool $t --error-exitcode 9 ./build/test_gpu > "$OUT/$t.q.log" 2>&1
+      echo "$t quantize $v exit $?: $(grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/$t.q.log" | head -1) $(grep -c ^PASS "$OUT/$t.q.log") PASS $(grep -c ^FAIL "$OUT/$t.q.log") FAIL"
+      grep -A5 "Race reported" "$OUT/$t.q.log" | head -6
+    done
+    unset NVFP4MOE_TUNE_DEFINE
+  done
+  if [ -n "${FULLQ:-}" ]; then # the full (not quick) quantizer tests on the default build
+    TEST_ONLY=quantiz timeout 240 ./build/test_gpu > "$OUT/test_qfull.log" 2>&1
+    echo "full quantizer tests: rc $? $(grep -c ^PASS "$OUT/test_qfull.log") PASS $(grep -c ^FAIL "$OUT/test_qfull.log") FAIL"
+    grep -E "^FAIL|^#   " "$OUT/test_qfull.log" | head -4
+  fi
+  PYTHONUNBUFFERED=1 timeout 150 python3 tools/bench.py --defines "${VARIANTS:--DNVF_QSTAGE=0,-DNVF_Y=1,-DNVF_QSTAGE=3,-DNVF_QSTAGE=0,-DNVF_Y=2}" \
+    --only quant --out "$OUT/quant_ab.json" 2>&1 | grep -E "tune|TB/s|position" | cut -c1-150
+  ;;
 P)
   # Nsight Compute source counters (instructions executed per SASS line) and the stall
   # breakdown of the quantizer, for the committed kernel and each define in $VARIANTS

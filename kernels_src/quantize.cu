@@ -2,6 +2,7 @@
 // per expert), plain and masked, fused SiLU-and-mul + quantize, weight amax, SF layout
 // conversion, dequantization. Bit-exact with the host reference (NUMERICS.md 2-3).
 #include "common.cuh"
+#include "ptx_tcgen05.cuh" // mbarriers and the 1-D bulk copy (sm_90+)
 
 #define NVF_QT 256   // threads per CTA
 // Blocks of 16 a thread keeps in registers (a row is read once for K <= 256 * 16 * NVF_QNB)
@@ -36,6 +37,7 @@ struct NvfQuantParams {
   int fp16;               // 1: input is fp16, 0: bf16
   int pad_rows;           // write zero SF rows up to roundup(rows,128) (plain 128x4)
   int team;               // threads per row: a power of two >= k/16/NVF_QNB, at most NVF_QT
+  int stage;              // staged kernels: slots (rows in flight) per team in shared memory
 };
 
 NVF_DEV u32 nvf_prmt(u32 a, u32 b, u32 sel) {
@@ -278,12 +280,55 @@ NVF_DEV void nvf_item_row(const NvfQuantParams& p, i64 item, bool dense, const i
   }
 }
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define NVF_QSTAGE_ARCH 1 // cp.async.bulk and mbarrier transaction counts
+#else
+#define NVF_QSTAGE_ARCH 0
+#endif
+#define NVF_QSTAGE_MAX 4    // slots per team at most
+#define NVF_QSTAGE_MINB 3   // CTAs per SM of the staged kernels (no words held across the barrier)
+extern __shared__ __align__(128) u8 nvf_qstage[]; // staged kernels: p.stage slots of one row per team
+__shared__ __align__(8) u64 nvf_qbars[NVF_QT / 32 * NVF_QSTAGE_MAX];
+
+// The team's threads (a power of two >= 32, aligned in the CTA) meet, so a slot can be refilled.
+NVF_DEV void nvf_team_sync(int team) {
+  if (team == 32) __syncwarp();
+  else asm volatile("bar.sync %0, %1;" : : "r"(1 + ((int)threadIdx.x >> (__ffs(team) - 1))), "r"(team) : "memory");
+}
+
+// Fills a slot with work item `item`'s row (one bulk copy), or, for an item past the end, a
+// padding row or a row past masked_m, completes the slot's phase with no bytes (the team
+// reads nothing from it then), so every item takes one phase of its slot's mbarrier.
+NVF_DEV void nvf_stage_row(const NvfQuantParams& p, i64 item, i64 total, bool dense, const int* prefix, int rows_pad,
+                           u32 rowbytes, u8* dst, u32 bar) {
+#if NVF_QSTAGE_ARCH
+  if (item < total) {
+    int g, r;
+    nvf_item_row(p, item, dense, prefix, rows_pad, g, r);
+    if (r < p.rows && (dense || r < nvf_valid_rows(p.masked_m, g, p.rows))) {
+      nvf_mbar_expect_tx(bar, rowbytes);
+      nvf_bulk_load(nvf_smem_u32(dst), (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2,
+                    rowbytes, bar);
+      return;
+    }
+  }
+  nvf_mbar_arrive(bar);
+#endif
+}
+
 // Teams of p.team threads quantize one row at a time. Thread l of a team holds the
 // blocks l, l + team, ... (NVF_QNB of them) in registers between the row-amax pass and
 // the quantization; blocks past NVF_QNB * team (K > 16384 at most) are read again.
-template <bool SILU, bool F16>
+// STAGED (sm_90+, plain input, p.stage slots per team, chosen by the host): one thread
+// per team bulk-copies the team's next rows into shared memory, each slot completing on
+// its mbarrier, so the next rows' bytes are in flight while this one is quantized at no
+// cost in registers or issue slots; pass 2 reads the words from the slot again instead of
+// keeping them in registers (80 registers, 3 CTAs per SM instead of 2), and the slot is
+// refilled once the team has met after pass 2 (bench/NOTES.md, sixth session).
+template <bool SILU, bool F16, bool STAGED>
 NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32]) {
   constexpr bool KF16 = SILU ? false : F16; // dtype of the words kept: SiLU's y is bf16
+  constexpr bool ST = STAGED && !SILU && NVF_QSTAGE_ARCH;
   const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;
   const int team = p.team, tl = threadIdx.x & (team - 1), tpc = NVF_QT / team;
   const int sf_pad_cols = p.sf_linear ? nblk : kc4 * 4;
@@ -293,27 +338,58 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
   const i64 total = dense ? (i64)nvf_masked_prefix(p, prefix) : (i64)p.groups * rows_pad;
   const i64 step = (i64)gridDim.x * tpc;
   int parity = 0;
+  // staging state: this team's slots and their mbarriers, the slot of the current item and its phase
+  const int nslot = ST ? p.stage : 0;
+  const u32 rowbytes = (u32)p.k * 2u;
+  u8* slots = nvf_qstage + (threadIdx.x / team) * nslot * rowbytes;
+  const u32 slot_bar = nvf_smem_u32(nvf_qbars) + 8u * (threadIdx.x / team) * nslot;
+  int slot = 0;
+  u32 phase = 0;
+  if (ST) {
+    if (threadIdx.x == 0) {
+      for (int i = 0; i < tpc * nslot; ++i) nvf_mbar_init(nvf_smem_u32(nvf_qbars) + 8u * i, 1);
+      nvf_fence_mbar_init();
+    }
+    __syncthreads();
+    if (tl == 0)
+      for (int i = 0; i < nslot; ++i)
+        nvf_stage_row(p, (i64)blockIdx.x * tpc + threadIdx.x / team + step * i, total, dense, prefix, rows_pad, rowbytes,
+                      slots + i * rowbytes, slot_bar + 8u * i);
+  }
 
   for (i64 item = (i64)blockIdx.x * tpc + threadIdx.x / team; item < total; item += step) {
     int g, r;
     nvf_item_row(p, item, dense, prefix, rows_pad, g, r);
     u8* sfg = p.sf + (i64)g * sf_gbytes;
-    if (r >= p.rows) { // zero SF padding row of the 128x4 layout
-      for (int c = tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
-      continue;
+    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {
+      if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on
+        if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes,
+                                   slots + slot * rowbytes, slot_bar + 8u * slot);
+        phase ^= slot == nslot - 1;
+        slot = slot == nslot - 1 ? 0 : slot + 1;
+      }
+      if (r >= p.rows) // zero SF padding row of the 128x4 layout
+        for (int c = tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
+      continue; // a row past masked_m: neither read nor written
     }
-    if (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows)) continue; // neither read nor written
     const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;
+    const u8* srow = slots + slot * rowbytes;
     const float gs = p.gate_scale ? p.gate_scale[g] : 1.0f, us = p.up_scale ? p.up_scale[g] : 1.0f;
 
     // Pass 1: this thread's first NVF_QNB blocks into registers, their amax; the row amax.
     u32 v[NVF_QNB][8], bmax[NVF_QNB];
     u32 rmax = 0;
+    if (ST) nvf_mbar_wait(slot_bar + 8u * slot, phase); // the row's bytes are in the slot
     #pragma unroll
     for (int i = 0; i < NVF_QNB; ++i) {
       const int b = tl + team * i;
       bmax[i] = 0;
-      if (b < nblk) nvf_load_block<SILU, F16>(p, xrow, b, gs, us, v[i]);
+      if (b < nblk) {
+        if (ST) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]);
+        else nvf_load_block<SILU, F16>(p, xrow, b, gs, us, v[i]);
+      } else if (ST) {
+        for (int j = 0; j < 8; ++j) v[i][j] = 0u; // defined on every path: no words live across rows
+      }
     }
     #pragma unroll
     for (int i = 0; i < NVF_QNB; ++i)
@@ -353,7 +429,15 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     #pragma unroll
     for (int i = 0; i < NVF_QNB; ++i) {
       const int b = tl + team * i;
+      if (ST && b < nblk) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]); // again, from the slot
       if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], mode, s, t, p.fo6, qrow, sfr, b, lin, kc4);
+    }
+    if (ST) { // every thread of the team is done with the slot's words: refill it
+      nvf_team_sync(team);
+      if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes, slots + slot * rowbytes,
+                                 slot_bar + 8u * slot);
+      phase ^= slot == nslot - 1;
+      slot = slot == nslot - 1 ? 0 : slot + 1;
     }
     for (int b = tl + team * NVF_QNB; b < nblk; b += team) {
       u32 tw[8], am = 0;
@@ -371,19 +455,22 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
 // Two specialisations of this file: -DNVF_SILU builds only the fused SiLU kernel (its
 // exp and twice-wide loads make it the slow one to compile), the default the rest.
 // One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from
-// unrolling the second instantiation's register blocks).
-#define NVF_QUANT_KERNEL(name, silu, f16)                                                      \
-  extern "C" __global__ void __launch_bounds__(NVF_QT, NVF_QMINB) name(const NvfQuantParams p) { \
-    __shared__ int prefix[NVF_QMAXG + 1];                                                       \
-    __shared__ u32 red[2][NVF_QT / 32];                                                         \
-    nvf_quantize_rows<silu, f16>(p, prefix, red);                                               \
+// unrolling the second instantiation's register blocks). The staged kernels exist on every
+// architecture (one list of kernels); below sm_90 they are the plain ones, never launched.
+#define NVF_QUANT_KERNEL(name, silu, f16, staged, minb)                                  \
+  extern "C" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p) { \
+    __shared__ int prefix[NVF_QMAXG + 1];                                                 \
+    __shared__ u32 red[2][NVF_QT / 32];                                                   \
+    nvf_quantize_rows<silu, f16, staged>(p, prefix, red);                                 \
   }
 #if defined(NVF_SILU)
-NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false)
-NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true)
+NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QMINB)
+NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QMINB)
 #else
-NVF_QUANT_KERNEL(nvf_quantize, false, false)
-NVF_QUANT_KERNEL(nvf_quantize_f16, false, true)
+NVF_QUANT_KERNEL(nvf_quantize, false, false, false, NVF_QMINB)
+NVF_QUANT_KERNEL(nvf_quantize_f16, false, true, false, NVF_QMINB)
+NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QSTAGE_MINB)
+NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QSTAGE_MINB)
 
 // ---- weight quantization helpers ---------------------------------------------------
 // Per-expert max |w| over finite values (a non-finite weight faults only its own

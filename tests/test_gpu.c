@@ -304,6 +304,32 @@ static void test_quantize_long_rows_and_fp16_silu(void) {
   }
 }
 
+/* Many rows per team. Plain input with at least 4 rows per resident team takes the staged
+   kernels on sm_90+ (each team's rows pass through its shared-memory slots, every slot
+   refilled many times): teams of 32, 64 and 128 threads, 128x4 padding rows at the end, the
+   given-scale path, 4over6, a strided input. Masked input stays on the plain kernels: 1100
+   groups (rows past masked_m skipped in the walk), the dense list of valid rows; and SiLU.
+   Run in TEST_QUICK too: the other quick shapes give each team at most two rows. */
+static void test_quantize_many_rows_per_team(void) {
+  static const int cases[][10] = {/* groups, rows, k, fp16, per_token, dev_scale, silu, mm_pattern, linear, 4over6 */
+                                  {1, 13000, 1040, 0, 1, 0, 0, -1, 0, 0}, {2, 3200, 2880, 0, 1, 0, 0, -1, 0, 2},
+                                  {1, 3300, 7168, 1, 0, 0, 0, -1, 1, 0},  {1, 3200, 7168, 0, 1, 0, 0, -1, 0, 1},
+                                  {1100, 12, 1040, 1, 0, 1, 0, 4, 0, 0},  {40, 260, 2880, 0, 1, 0, 0, 6, 1, 0},
+                                  {8, 2048, 768, 0, 1, 0, 1, 0, 0, 0}};
+  int i;
+  NEED_GPU();
+  g_qctx = g_ctx;
+  for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); ++i) {
+    qcase c;
+    memset(&c, 0, sizeof c);
+    c.groups = cases[i][0]; c.rows = cases[i][1]; c.k = cases[i][2]; c.fp16 = cases[i][3];
+    c.per_token = cases[i][4]; c.dev_scale = cases[i][5]; c.silu = cases[i][6]; c.mm_pattern = cases[i][7];
+    c.linear = cases[i][8]; c.gate_up = c.silu; c.stride_extra = i == 2 ? 8 : 0;
+    c.flags = cases[i][9] == 1 ? NVFP4MOE_QUANT_4OVER6 : cases[i][9] == 2 ? NVFP4MOE_QUANT_4OVER6_MSE : 0;
+    run_qcase(&c);
+  }
+}
+
 /* Every E2M1 cut point exactly, and its neighbours one bf16/fp16 step away, through the fast
    rounding of the GPU quantizer: a per-tensor scale of 1 and a 6 in every block make the
    block's SF 1.0 (0x38), so each element is rounded as given. GPU bytes == reference bytes,
@@ -1016,6 +1042,7 @@ int main(void) {
   RUN(test_software_conversions);
   RUN(test_quantize_e2m1_cut_points);
   RUN(test_quantize_long_rows_and_fp16_silu);
+  RUN(test_quantize_many_rows_per_team);
   RUN(test_weight_quantization_in_place);
   RUN(test_sf_convert_and_dequantize);
   RUN(test_gemm_shapes);
