@@ -2409,11 +2409,24 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "#define NVF_QT 256   // threads per CTA\n"
   "// Blocks of 16 a thread keeps in registers (a row is read once for K <= 256 * 16 * NVF_QNB)\n"
   "// and CTAs per SM the registers must allow. Measured (bench/NOTES.md): 4 and 2 for the\n"
-  "// plain quantizer, 2 and 3 for the SiLU kernel (its exp is the bottleneck, not the bytes\n"
-  "// in flight). NVF_QTUNE=1 swaps them, for tuning runs; the host picks teams to match.\n"
-  "#if defined(NVF_SILU) != (defined(NVF_QTUNE) && NVF_QTUNE == 1)\n"
+  "// plain quantizer; 1 and 4 for the SiLU kernel (its exp chains, not the bytes in flight,\n"
+  "// set its time: one block per thread and more warps, 7 % faster than 2 and 3 on the decode\n"
+  "// shape, sixth session). NVF_QTUNE=1 (plain 2 and 3, SiLU 4 and 2) and NVF_QSILU2=1 (SiLU\n"
+  "// 2 and 3) are variants for tuning runs; the host picks teams to match.\n"
+  "#if defined(NVF_QTUNE) && NVF_QTUNE == 1\n"
+  "#if defined(NVF_SILU)\n"
+  "#define NVF_QNB 4\n"
+  "#define NVF_QMINB 2\n"
+  "#else\n"
   "#define NVF_QNB 2\n"
   "#define NVF_QMINB 3\n"
+  "#endif\n"
+  "#elif defined(NVF_SILU) && defined(NVF_QSILU2)\n"
+  "#define NVF_QNB 2\n"
+  "#define NVF_QMINB 3\n"
+  "#elif defined(NVF_SILU)\n"
+  "#define NVF_QNB 1\n"
+  "#define NVF_QMINB 4\n"
   "#else\n"
   "#define NVF_QNB 4\n"
   "#define NVF_QMINB 2\n"
@@ -2459,7 +2472,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// Block b of the row to quantize, 8 words: the input itself, or bf16(silu(gate) * up).\n"
   "template <bool SILU, bool F16>\n"
   "NVF_DEV void nvf_load_block(const NvfQuantParams& p, const u8* xrow, int b, float gs, float us, u32* w) {\n"
-  "  const uint4 a0 = *(const uint4*)(xrow + (i64)b * 32), a1 = *(const uint4*)(xrow + (i64)b * 32 + 16);\n"
+  "  const uint4 a0 = *(const uint4*)(xrow + (i64)b * 32), a1 = *(const uint4*)(xrow + (i64)b * 32 + 16);\n",
   "  w[0] = a0.x; w[1] = a0.y; w[2] = a0.z; w[3] = a0.w; w[4] = a1.x; w[5] = a1.y; w[6] = a1.z; w[7] = a1.w;\n"
   "  if (SILU) {\n"
   "    const u8* up = xrow + (i64)p.k * 2 + (i64)b * 32;\n"
@@ -2468,7 +2481,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    #pragma unroll\n"
   "    for (int j = 0; j < 8; ++j) {\n"
   "      u32 y = 0;\n"
-  "      #pragma unroll\n",
+  "      #pragma unroll\n"
   "      for (int h = 0; h < 2; ++h) {\n"
   "        float g = nvf_elem<F16>(w + j, h), u = nvf_elem<F16>(uw + j, h);\n"
   "        if (p.gate_scale) g = __fmul_rn(g, gs);\n"
@@ -2535,7 +2548,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  for (int j = 0; j < 8; ++j) c[j] = nvf_e2m1_mag_bits(__fmul_rn(nvf_elem<F16>(w, j), out));\n"
   "  u32 y[2];\n"
   "  #pragma unroll\n"
-  "  for (int h = 0; h < 2; ++h) {\n"
+  "  for (int h = 0; h < 2; ++h) {\n",
   "    // magnitudes one per byte; the bytes' sign bits replicated (selector bit 3) give the signs\n"
   "    const u32 mag = nvf_prmt(nvf_prmt(c[4 * h], c[4 * h + 1], 0x0040u), nvf_prmt(c[4 * h + 2], c[4 * h + 3], 0x0040u),\n"
   "                             0x5410u);\n"
@@ -2546,7 +2559,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  return nvf_prmt(y[0], y[1], 0x6420u);\n"
   "#endif\n"
   "}\n"
-  "\n",
+  "\n"
   "// The exact slow path for 4over6 and for out overflowing to +inf (tiny scales): the\n"
   "// per-element functions of common.cuh. Not inlined (rare, register-hungry); the words\n"
   "// come by value so the caller's register arrays never need an address.\n"
@@ -2607,7 +2620,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  }\n"
   "  sfb = mode == 2 \? 0x7Fu : 0u;\n"
   "  if (mode == 0) {\n"
-  "    if (am >= 0x7F800000u) sfb = 0x7Fu; // given scale: a non-finite block is faulted on its own\n"
+  "    if (am >= 0x7F800000u) sfb = 0x7Fu; // given scale: a non-finite block is faulted on its own\n",
   "    else sfb = nvf_block_quantize<F16>(w, am, s, t, fo6, q);\n"
   "  }\n"
   "  *(uint2*)(qrow + b * 8) = make_uint2(q[0], q[1]);\n"
@@ -2617,7 +2630,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// Team-wide max of u32 (team threads, a power of two, aligned in the CTA). Teams wider\n"
   "// than a warp meet at their own named barrier (ids 1..NVF_QT/64); red is double-buffered\n"
   "// by the caller's parity so one barrier per call suffices.\n"
-  "NVF_DEV u32 nvf_team_max(u32 v, int team, u32 (*red)[NVF_QT / 32], int parity) {\n",
+  "NVF_DEV u32 nvf_team_max(u32 v, int team, u32 (*red)[NVF_QT / 32], int parity) {\n"
   "  const int lane = threadIdx.x & 31;\n"
   "  if (team >= 32) { // the common case unrolled with a constant mask: 1-5 % faster (bench/NOTES.md)\n"
   "    #pragma unroll\n"
@@ -2692,7 +2705,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "extern __shared__ __align__(128) u8 nvf_qstage[]; // staged kernels: p.stage slots of one row per team\n"
   "__shared__ __align__(8) u64 nvf_qbars[NVF_QT / 32 * NVF_QSTAGE_MAX];\n"
   "\n"
-  "// The team's threads (a power of two >= 32, aligned in the CTA) meet, so a slot can be refilled.\n"
+  "// The team's threads (a power of two >= 32, aligned in the CTA) meet, so a slot can be refilled.\n",
   "NVF_DEV void nvf_team_sync(int team) {\n"
   "  if (team == 32) __syncwarp();\n"
   "  else asm volatile(\"bar.sync %0, %1;\" : : \"r\"(1 + ((int)threadIdx.x >> (__ffs(team) - 1))), \"r\"(team) : \"memory\");\n"
@@ -2700,7 +2713,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "\n"
   "// Fills a slot with work item `item`'s row (one bulk copy), or, for an item past the end, a\n"
   "// padding row or a row past masked_m, completes the slot's phase with no bytes (the team\n"
-  "// reads nothing from it then), so every item takes one phase of its slot's mbarrier.\n",
+  "// reads nothing from it then), so every item takes one phase of its slot's mbarrier.\n"
   "NVF_DEV void nvf_stage_row(const NvfQuantParams& p, i64 item, i64 total, bool dense, const int* prefix, int rows_pad,\n"
   "                           u32 rowbytes, u8* dst, u32 bar) {\n"
   "#if NVF_QSTAGE_ARCH\n"
@@ -2755,7 +2768,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    __syncthreads();\n"
   "    if (tl == 0)\n"
   "      for (int i = 0; i < nslot; ++i)\n"
-  "        nvf_stage_row(p, (i64)blockIdx.x * tpc + threadIdx.x / team + step * i, total, dense, prefix, rows_pad, rowbytes,\n"
+  "        nvf_stage_row(p, (i64)blockIdx.x * tpc + threadIdx.x / team + step * i, total, dense, prefix, rows_pad, rowbytes,\n",
   "                      slots + i * rowbytes, slot_bar + 8u * i);\n"
   "  }\n"
   "\n"
@@ -2764,7 +2777,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    nvf_item_row(p, item, dense, prefix, rows_pad, g, r);\n"
   "    u8* sfg = p.sf + (i64)g * sf_gbytes;\n"
   "    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {\n"
-  "      if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on\n",
+  "      if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on\n"
   "        if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes,\n"
   "                                   slots + slot * rowbytes, slot_bar + 8u * slot);\n"
   "        phase ^= slot == nslot - 1;\n"
@@ -2829,13 +2842,13 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    u8* sfr = sfg + (p.sf_linear \? (i64)r * nblk : nvf_sf_offset_128x4(r, 0, kc4));\n"
   "    const int lin = p.sf_linear;\n"
   "    #pragma unroll\n"
-  "    for (int i = 0; i < NVF_QNB; ++i) {\n"
+  "    for (int i = 0; i < NVF_QNB; ++i) {\n",
   "      const int b = tl + team * i;\n"
   "      if (ST && b < nblk) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]); // again, from the slot\n"
   "      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], mode, s, t, p.fo6, qrow, sfr, b, lin, kc4);\n"
   "    }\n"
   "    if (ST) { // every thread of the team is done with the slot's words: refill it\n"
-  "      nvf_team_sync(team);\n",
+  "      nvf_team_sync(team);\n"
   "      if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes, slots + slot * rowbytes,\n"
   "                                 slot_bar + 8u * slot);\n"
   "      phase ^= slot == nslot - 1;\n"
@@ -2893,7 +2906,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      if (f < 0x7F800000u && f > m) m = f;\n"
   "    }\n"
   "  }\n"
-  "  #pragma unroll\n"
+  "  #pragma unroll\n",
   "  for (int o = 16; o > 0; o >>= 1) {\n"
   "    const u32 t = __shfl_xor_sync(0xFFFFFFFFu, m, o);\n"
   "    m = t > m \? t : m;\n"
@@ -2902,7 +2915,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "}\n"
   "\n"
   "// In place: amax bits -> decode scale amax / 2688 (as ModelOpt's weight_scale_2); a\n"
-  "// scale that is 0 or underflows to a subnormal marks an all-zero expert (scale 0).\n",
+  "// scale that is 0 or underflows to a subnormal marks an all-zero expert (scale 0).\n"
   "extern \"C\" __global__ void nvf_amax_to_scale(u32* amax_then_scale, int n) {\n"
   "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
   "  if (i >= n) return;\n"
@@ -2963,7 +2976,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    #pragma unroll\n"
   "    for (int j = 0; j < 16; ++j) {\n"
   "      const u32 c = ((j < 8 \? qq.x : qq.y) >> (4 * (j & 7))) & 0xFu;\n"
-  "      // a faulted block (SF 0x7F) is NaN with fixed bits, so every backend writes the same\n"
+  "      // a faulted block (SF 0x7F) is NaN with fixed bits, so every backend writes the same\n",
   "      o[j] = sfb == 0x7F \? nvf_f32(0x7FC00000u) : __fmul_rn(__fmul_rn(nvf_e2m1_to_f32(c), sff), s);\n"
   "    }\n"
   "    const i64 base = gr * p.k + (i64)b * 16;\n"
@@ -2971,7 +2984,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      u32* d = (u32*)((u16*)p.out + base);\n"
   "      #pragma unroll\n"
   "      for (int j = 0; j < 8; ++j) d[j] = nvf_f32_to_bf16(o[2 * j]) | (nvf_f32_to_bf16(o[2 * j + 1]) << 16);\n"
-  "    } else {\n",
+  "    } else {\n"
   "      float* d = (float*)p.out + base;\n"
   "      #pragma unroll\n"
   "      for (int j = 0; j < 16; ++j) d[j] = o[j];\n"
@@ -4292,10 +4305,11 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
                                                             const nvfp4moe__quant_params* p, int silu,
                                                             nvfp4moe_stream stream) {
   /* A team of threads per row (a power of two), each keeping nb blocks of 16 in registers
-     (NVF_QNB of quantize.cu: 4, SiLU 2; swapped in the NVF_QTUNE=1 variant of tuning runs),
+     (NVF_QNB of quantize.cu: 4, SiLU 1; other values in the tuning variants there),
      so a row is read once for K <= 256 * 16 * nb; a persistent grid of resident
      256-thread CTAs. */
-  int nb = (silu != 0) != (strcmp(ctx->tune_define, "-DNVF_QTUNE=1") == 0) ? 2 : 4;
+  int tune1 = strcmp(ctx->tune_define, "-DNVF_QTUNE=1") == 0;
+  int nb = silu ? (tune1 ? 4 : strcmp(ctx->tune_define, "-DNVF_QSILU2=1") == 0 ? 2 : 1) : tune1 ? 2 : 4;
   long long rows_pad = p->pad_rows ? (p->rows + 127) / 128 * 128 : p->rows;
   int need = (p->k / 16 + nb - 1) / nb, team = 1, spec = silu ? NVFP4MOE__SPEC_SILU_QUANTIZE : NVFP4MOE__SPEC_QUANTIZE;
   long long ctas, cap, rowbytes = 2LL * p->k, budget;

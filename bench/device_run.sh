@@ -230,6 +230,21 @@ T)
   PYTHONUNBUFFERED=1 timeout 150 python3 tools/bench.py --defines "${VARIANTS:--DNVF_QSTAGE=0,-DNVF_Y=1,-DNVF_QSTAGE=3,-DNVF_QSTAGE=0,-DNVF_Y=2}" \
     --only quant --out "$OUT/quant_ab.json" 2>&1 | grep -E "tune|TB/s|position" | cut -c1-150
   ;;
+U)
+  # sixth session, last call: the quick GPU suite, the full SiLU tests and memcheck on them,
+  # the full benchmark (h200.json), then the SiLU team A/B (NVF_QSILU2=1: the previous 2
+  # blocks per thread and 3 CTAs) on the quantizer rows and the expert layers
+  TEST_QUICK=1 timeout 200 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
+  echo "quick suite rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -5
+  TEST_ONLY=silu timeout 100 ./build/test_gpu > "$OUT/test_silu.log" 2>&1
+  echo "full SiLU tests rc $?: $(grep -c ^PASS "$OUT/test_silu.log") PASS $(grep -c ^FAIL "$OUT/test_silu.log") FAIL"
+  TEST_QUICK=1 TEST_ONLY=silu timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.silu.log" 2>&1
+  echo "memcheck silu exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.silu.log" | head -1)"
+  PYTHONUNBUFFERED=1 timeout 280 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -36 | cut -c1-150
+  cp bench/results/h200.json "$OUT/"
+  PYTHONUNBUFFERED=1 timeout 120 python3 tools/bench.py --defines -DNVF_QSILU2=1,-DNVF_Y=1 --only quant,layer \
+    --out "$OUT/silu_ab.json" 2>&1 | grep -E "tune" | cut -c1-150
+  ;;
 P)
   # Nsight Compute source counters (instructions executed per SASS line) and the stall
   # breakdown of the quantizer, for the committed kernel and each define in $VARIANTS

@@ -285,12 +285,13 @@ static void test_software_conversions(void) {
 }
 
 /* Rows longer than a team's registers (K > 16384: blocks read again in pass 2; the SiLU
-   kernel keeps 2 blocks per thread, so K > 8192 there), teams of 256 threads, and the fp16
-   SiLU kernel. */
+   kernel keeps 1 block per thread, so K > 4096 there: 8208 and 6144), teams of 256 threads,
+   and the fp16 SiLU kernel. */
 static void test_quantize_long_rows_and_fp16_silu(void) {
   static const int cases[][7] = {/* groups, rows, k, fp16, per_token, dev_scale, silu */
                                  {1, 5, 20480, 0, 1, 0, 0}, {2, 3, 16400, 1, 0, 1, 0}, {1, 4, 9216, 0, 0, 0, 0},
-                                 {2, 5, 8208, 0, 1, 0, 1}, {3, 17, 768, 1, 1, 0, 1}, {2, 9, 2048, 1, 0, 1, 1}};
+                                 {2, 5, 8208, 0, 1, 0, 1}, {3, 17, 768, 1, 1, 0, 1}, {2, 9, 2048, 1, 0, 1, 1},
+                                 {3, 6, 6144, 1, 0, 1, 1}};
   int i;
   NEED_GPU();
   g_qctx = g_ctx;
