@@ -2740,6 +2740,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// cost in registers or issue slots; pass 2 reads the words from the slot again instead of\n"
   "// keeping them in registers (80 registers, 3 CTAs per SM instead of 2), and the slot is\n"
   "// refilled once the team has met after pass 2 (bench/NOTES.md, sixth session).\n"
+  "template <bool I32> struct NvfIndex { typedef i64 T; };\n"
+  "template <> struct NvfIndex<true> { typedef int T; };\n"
+  "\n"
   "template <bool SILU, bool F16, bool STAGED>\n"
   "NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32]) {\n"
   "  constexpr bool KF16 = SILU \? false : F16; // dtype of the words kept: SiLU's y is bf16\n"
@@ -2750,8 +2753,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  const i64 sf_gbytes = p.sf_linear \? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
   "  const int rows_pad = p.pad_rows \? (p.rows + 127) / 128 * 128 : p.rows;\n"
   "  const bool dense = p.masked_m != nullptr && p.groups <= NVF_QMAXG && (i64)p.groups * p.rows < 0x7FFFFFFF;\n"
-  "  const i64 total = dense \? (i64)nvf_masked_prefix(p, prefix) : (i64)p.groups * rows_pad;\n"
-  "  const i64 step = (i64)gridDim.x * tpc;\n"
+  "  typedef typename NvfIndex<ST>::T idx; // work-item numbers (the staged kernels get fewer than 2^30)\n"
+  "  const idx total = dense \? (idx)nvf_masked_prefix(p, prefix) : (idx)((i64)p.groups * rows_pad);\n"
+  "  const idx step = (idx)gridDim.x * tpc;\n"
   "  int parity = 0;\n"
   "  // staging state: this team's slots and their mbarriers, the slot of the current item and its phase\n"
   "  const int nslot = ST \? p.stage : 0;\n"
@@ -2762,17 +2766,17 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  u32 phase = 0;\n"
   "  if (ST) {\n"
   "    if (threadIdx.x == 0) {\n"
-  "      for (int i = 0; i < tpc * nslot; ++i) nvf_mbar_init(nvf_smem_u32(nvf_qbars) + 8u * i, 1);\n"
+  "      for (int i = 0; i < tpc * nslot; ++i) nvf_mbar_init(nvf_smem_u32(nvf_qbars) + 8u * i, 1);\n",
   "      nvf_fence_mbar_init();\n"
   "    }\n"
   "    __syncthreads();\n"
   "    if (tl == 0)\n"
   "      for (int i = 0; i < nslot; ++i)\n"
-  "        nvf_stage_row(p, (i64)blockIdx.x * tpc + threadIdx.x / team + step * i, total, dense, prefix, rows_pad, rowbytes,\n",
+  "        nvf_stage_row(p, (i64)blockIdx.x * tpc + threadIdx.x / team + step * i, total, dense, prefix, rows_pad, rowbytes,\n"
   "                      slots + i * rowbytes, slot_bar + 8u * i);\n"
   "  }\n"
   "\n"
-  "  for (i64 item = (i64)blockIdx.x * tpc + threadIdx.x / team; item < total; item += step) {\n"
+  "  for (idx item = (idx)blockIdx.x * tpc + threadIdx.x / team; item < total; item += step) {\n"
   "    int g, r;\n"
   "    nvf_item_row(p, item, dense, prefix, rows_pad, g, r);\n"
   "    u8* sfg = p.sf + (i64)g * sf_gbytes;\n"
@@ -2815,6 +2819,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    float s;\n"
   "    int mode; // 0 quantize, 1 zero row, 2 faulted row (SF 0x7F, codes 0)\n"
   "    if (p.per_token) {\n"
+  "      if (!ST) // (the staged kernels get rows that fit the register blocks: no second read)\n"
   "      for (int b = tl + team * NVF_QNB; b < nblk; b += team) {\n"
   "        u32 tw[8];\n"
   "        nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);\n"
@@ -2836,13 +2841,13 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    }\n"
   "    const float t = mode == 0 \? __fmul_rn(__fdiv_rn(1.0f, s), nvf_f32(NVF_RCP6_BITS)) : 0.0f;\n"
   "\n"
-  "    // Pass 2: quantize and store; the register blocks unrolled (no copies of their words),\n"
+  "    // Pass 2: quantize and store; the register blocks unrolled (no copies of their words),\n",
   "    // blocks past them read again. The row's part of the SF offset is computed once.\n"
   "    u8* qrow = p.q + ((i64)g * p.rows + r) * (p.k / 2);\n"
   "    u8* sfr = sfg + (p.sf_linear \? (i64)r * nblk : nvf_sf_offset_128x4(r, 0, kc4));\n"
   "    const int lin = p.sf_linear;\n"
   "    #pragma unroll\n"
-  "    for (int i = 0; i < NVF_QNB; ++i) {\n",
+  "    for (int i = 0; i < NVF_QNB; ++i) {\n"
   "      const int b = tl + team * i;\n"
   "      if (ST && b < nblk) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]); // again, from the slot\n"
   "      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], mode, s, t, p.fo6, qrow, sfr, b, lin, kc4);\n"
@@ -2854,6 +2859,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      phase ^= slot == nslot - 1;\n"
   "      slot = slot == nslot - 1 \? 0 : slot + 1;\n"
   "    }\n"
+  "    if (!ST)\n"
   "    for (int b = tl + team * NVF_QNB; b < nblk; b += team) {\n"
   "      u32 tw[8], am = 0;\n"
   "      if (mode == 0) {\n"
@@ -2897,7 +2903,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  u32 m = 0;\n"
   "  for (i64 i = ((i64)bx * blockDim.x + threadIdx.x) * 8; i < elems_per_expert;\n"
   "       i += (i64)blocks_per_expert * blockDim.x * 8) {\n"
-  "    const uint4 a = *(const uint4*)(base + i * 2);\n"
+  "    const uint4 a = *(const uint4*)(base + i * 2);\n",
   "    const u32 ws[4] = {a.x, a.y, a.z, a.w};\n"
   "    #pragma unroll\n"
   "    for (int j = 0; j < 8; ++j) {\n"
@@ -2906,7 +2912,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      if (f < 0x7F800000u && f > m) m = f;\n"
   "    }\n"
   "  }\n"
-  "  #pragma unroll\n",
+  "  #pragma unroll\n"
   "  for (int o = 16; o > 0; o >>= 1) {\n"
   "    const u32 t = __shfl_xor_sync(0xFFFFFFFFu, m, o);\n"
   "    m = t > m \? t : m;\n"
@@ -2969,14 +2975,14 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    const int g = (int)(gr / p.rows), r = (int)(gr % p.rows);\n"
   "    if (r >= nvf_valid_rows(p.masked_m, g, p.rows)) continue;\n"
   "    const float s = p.scale_per_row \? p.scale[gr] : p.scale[g];\n"
-  "    const u8 sfb = p.sf[(i64)g * sf_gbytes + (p.sf_linear \? (i64)r * nblk + b : nvf_sf_offset_128x4(r, b, kc4))];\n"
+  "    const u8 sfb = p.sf[(i64)g * sf_gbytes + (p.sf_linear \? (i64)r * nblk + b : nvf_sf_offset_128x4(r, b, kc4))];\n",
   "    const float sff = nvf_e4m3_to_f32(sfb);\n"
   "    const uint2 qq = *(const uint2*)(p.q + gr * (p.k / 2) + (i64)b * 8);\n"
   "    float o[16];\n"
   "    #pragma unroll\n"
   "    for (int j = 0; j < 16; ++j) {\n"
   "      const u32 c = ((j < 8 \? qq.x : qq.y) >> (4 * (j & 7))) & 0xFu;\n"
-  "      // a faulted block (SF 0x7F) is NaN with fixed bits, so every backend writes the same\n",
+  "      // a faulted block (SF 0x7F) is NaN with fixed bits, so every backend writes the same\n"
   "      o[j] = sfb == 0x7F \? nvf_f32(0x7FC00000u) : __fmul_rn(__fmul_rn(nvf_e2m1_to_f32(c), sff), s);\n"
   "    }\n"
   "    const i64 base = gr * p.k + (i64)b * 16;\n"
@@ -4327,7 +4333,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
      the registers' blocks, teams of at least a warp, and at least 4 rows per resident team:
      11 % faster on [16384, 7168], slower where a team has 1-2 rows (the decode shapes: the
      bulk copies of all rows queue at the start) and for the SiLU kernel (bench/NOTES.md,
-     sixth session). NVF_QSTAGE=0 / 3 (tune define) turn it off or use 3 slots. */
+     sixth session). NVF_QSTAGE=0 / 3 (tune define) turn it off or use 3 slots. The kernels
+     rely on these conditions (no second read of a row, fewer than 2^30 work items). */
   if (!silu && !p->masked_m && ctx->cc_major >= 9 && team >= 32 && p->k / 16 <= team * nb &&
       strcmp(ctx->tune_define, "-DNVF_QSTAGE=0") != 0) {
     int skern = p->fp16 ? (int)NVFP4MOE__K_QUANTIZE_STAGED_F16 : (int)NVFP4MOE__K_QUANTIZE_STAGED;
@@ -4336,7 +4343,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
        less the static shared memory and the 1 KB the driver keeps per CTA */
     budget = (ctx->smem_optin + 1024) / occ - 6 * 1024;
     while (slots > 0 && (256 / team) * slots * rowbytes > budget) --slots;
-    if (slots > 0 && p->groups * rows_pad >= 4LL * occ * ctx->sm_count * (256 / team)) {
+    if (slots > 0 && p->groups * rows_pad >= 4LL * occ * ctx->sm_count * (256 / team) &&
+        p->groups * rows_pad < (1LL << 30)) { /* (32-bit work-item numbers there) */
       kern = skern;
       q.stage = slots;
       smem = (unsigned)((256 / team) * slots * rowbytes);

@@ -245,6 +245,18 @@ U)
   PYTHONUNBUFFERED=1 timeout 120 python3 tools/bench.py --defines -DNVF_QSILU2=1,-DNVF_Y=1 --only quant,layer \
     --out "$OUT/silu_ab.json" 2>&1 | grep -E "tune" | cut -c1-150
   ;;
+V2)
+  # sixth session: the staged kernel without spills: quick quantizer tests, racecheck, the
+  # full benchmark, the staging A/B
+  TEST_QUICK=1 TEST_ONLY=quantiz timeout 100 ./build/test_gpu > "$OUT/test_q.log" 2>&1
+  echo "quick quantizer tests rc $?: $(grep -c ^PASS "$OUT/test_q.log") PASS $(grep -c ^FAIL "$OUT/test_q.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_q.log" | head -4
+  TEST_QUICK=1 TEST_ONLY=quantiz timeout 100 compute-sanitizer --tool racecheck --error-exitcode 9 ./build/test_gpu > "$OUT/racecheck.q.log" 2>&1
+  echo "racecheck quantize exit $?: $(grep -hE "RACECHECK SUMMARY" "$OUT/racecheck.q.log" | head -1)"
+  PYTHONUNBUFFERED=1 timeout 150 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -36 | cut -c1-150
+  cp bench/results/h200.json "$OUT/"
+  PYTHONUNBUFFERED=1 timeout 60 python3 tools/bench.py --defines -DNVF_QSTAGE=0,-DNVF_Y=1 --only quant \
+    --out "$OUT/quant_ab.json" 2>&1 | grep -E "tune" | cut -c1-150
+  ;;
 P)
   # Nsight Compute source counters (instructions executed per SASS line) and the stall
   # breakdown of the quantizer, for the committed kernel and each define in $VARIANTS

@@ -338,6 +338,9 @@ NVF_DEV void nvf_stage_row(const NvfQuantParams& p, i64 item, i64 total, bool de
 // cost in registers or issue slots; pass 2 reads the words from the slot again instead of
 // keeping them in registers (80 registers, 3 CTAs per SM instead of 2), and the slot is
 // refilled once the team has met after pass 2 (bench/NOTES.md, sixth session).
+template <bool I32> struct NvfIndex { typedef i64 T; };
+template <> struct NvfIndex<true> { typedef int T; };
+
 template <bool SILU, bool F16, bool STAGED>
 NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32]) {
   constexpr bool KF16 = SILU ? false : F16; // dtype of the words kept: SiLU's y is bf16
@@ -348,8 +351,9 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
   const i64 sf_gbytes = p.sf_linear ? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);
   const int rows_pad = p.pad_rows ? (p.rows + 127) / 128 * 128 : p.rows;
   const bool dense = p.masked_m != nullptr && p.groups <= NVF_QMAXG && (i64)p.groups * p.rows < 0x7FFFFFFF;
-  const i64 total = dense ? (i64)nvf_masked_prefix(p, prefix) : (i64)p.groups * rows_pad;
-  const i64 step = (i64)gridDim.x * tpc;
+  typedef typename NvfIndex<ST>::T idx; // work-item numbers (the staged kernels get fewer than 2^30)
+  const idx total = dense ? (idx)nvf_masked_prefix(p, prefix) : (idx)((i64)p.groups * rows_pad);
+  const idx step = (idx)gridDim.x * tpc;
   int parity = 0;
   // staging state: this team's slots and their mbarriers, the slot of the current item and its phase
   const int nslot = ST ? p.stage : 0;
@@ -370,7 +374,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
                       slots + i * rowbytes, slot_bar + 8u * i);
   }
 
-  for (i64 item = (i64)blockIdx.x * tpc + threadIdx.x / team; item < total; item += step) {
+  for (idx item = (idx)blockIdx.x * tpc + threadIdx.x / team; item < total; item += step) {
     int g, r;
     nvf_item_row(p, item, dense, prefix, rows_pad, g, r);
     u8* sfg = p.sf + (i64)g * sf_gbytes;
@@ -413,6 +417,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     float s;
     int mode; // 0 quantize, 1 zero row, 2 faulted row (SF 0x7F, codes 0)
     if (p.per_token) {
+      if (!ST) // (the staged kernels get rows that fit the register blocks: no second read)
       for (int b = tl + team * NVF_QNB; b < nblk; b += team) {
         u32 tw[8];
         nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);
@@ -452,6 +457,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
       phase ^= slot == nslot - 1;
       slot = slot == nslot - 1 ? 0 : slot + 1;
     }
+    if (!ST)
     for (int b = tl + team * NVF_QNB; b < nblk; b += team) {
       u32 tw[8], am = 0;
       if (mode == 0) {
