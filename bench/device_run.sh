@@ -21,6 +21,12 @@
 # J: the quick GPU suite and the A/Bs of the E2M1 widening and the quantizer's per-block branches
 # (the NVF_OLDCONV and NVF_QSLOWSETUP switches it compared against are gone: it now times identical builds);
 # K: the quick GPU suite, then I.
+# Sixth session: T: quick quantizer and SiLU tests under each define in $QVARS, memcheck and racecheck
+# on the quick quantizer tests under $SVARS, the full quantizer tests if $FULLQ, then one quantizer A/B
+# of $VARIANTS (it ran NVF_QREREAD=1, NVF_QLEAN=1/2 and NVF_QTUNE=9, switches that are gone: the first
+# became the staged kernels, the last the SiLU default; NVF_QSTAGE=0/3 and NVF_QSILU2=1 remain);
+# U: the quick GPU suite, the full SiLU tests with memcheck, the full benchmark, the SiLU A/B with the
+# layers; V2: quick quantizer tests, racecheck, the full benchmark, the staging A/B.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
