@@ -4343,8 +4343,12 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
        less the static shared memory and the 1 KB the driver keeps per CTA */
     budget = (ctx->smem_optin + 1024) / occ - 6 * 1024;
     while (slots > 0 && (256 / team) * slots * rowbytes > budget) --slots;
-    if (slots > 0 && p->groups * rows_pad >= 4LL * occ * ctx->sm_count * (256 / team) &&
-        p->groups * rows_pad < (1LL << 30)) { /* (32-bit work-item numbers there) */
+    /* 32-bit work-item numbers there: items < 2^30 and the refill's look-ahead, step * slots
+       (step = CTAs * teams per CTA <= occ * SMs * 8), far below 2^30, keep item + step * slots
+       below 2^31. One slot (GPUs with ~100 KB of shared memory per SM) was never measured:
+       at least two. */
+    if (slots >= 2 && p->groups * rows_pad >= 4LL * occ * ctx->sm_count * (256 / team) &&
+        p->groups * rows_pad < (1LL << 30) && 3LL * occ * ctx->sm_count * (256 / team) < (1LL << 30)) {
       kern = skern;
       q.stage = slots;
       smem = (unsigned)((256 / team) * slots * rowbytes);

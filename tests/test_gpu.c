@@ -307,8 +307,9 @@ static void test_quantize_long_rows_and_fp16_silu(void) {
 
 /* Many rows per team. Plain input with at least 4 rows per resident team takes the staged
    kernels on sm_90+ (each team's rows pass through its shared-memory slots, every slot
-   refilled many times): teams of 32, 64 and 128 threads, 128x4 padding rows at the end, the
-   given-scale path, 4over6, a strided input. Masked input stays on the plain kernels: 1100
+   refilled many times): teams of 32, 64, 128 and 256 threads, 128x4 padding rows at the end
+   of each group, the given-scale path (one value, and per-group device scales), 4over6, a
+   strided input. Masked input stays on the plain kernels: 1100
    groups (rows past masked_m skipped in the walk), the dense list of valid rows; and SiLU.
    Run in TEST_QUICK too: the other quick shapes give each team at most two rows. */
 static void test_quantize_many_rows_per_team(void) {
@@ -316,7 +317,8 @@ static void test_quantize_many_rows_per_team(void) {
                                   {1, 13000, 1040, 0, 1, 0, 0, -1, 0, 0}, {2, 3200, 2880, 0, 1, 0, 0, -1, 0, 2},
                                   {1, 3300, 7168, 1, 0, 0, 0, -1, 1, 0},  {1, 3200, 7168, 0, 1, 0, 0, -1, 0, 1},
                                   {1100, 12, 1040, 1, 0, 1, 0, 4, 0, 0},  {40, 260, 2880, 0, 1, 0, 0, 6, 1, 0},
-                                  {8, 2048, 768, 0, 1, 0, 1, 0, 0, 0}};
+                                  {8, 2048, 768, 0, 1, 0, 1, 0, 0, 0},   {1, 1700, 9216, 0, 1, 0, 0, -1, 0, 0},
+                                  {3, 1100, 7168, 0, 0, 1, 0, -1, 0, 0}};
   int i;
   NEED_GPU();
   g_qctx = g_ctx;
