@@ -2732,8 +2732,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "}\n"
   "\n"
   "// Teams of p.team threads quantize one row at a time. Thread l of a team holds the\n"
-  "// blocks l, l + team, ... (NVF_QNB of them) in registers between the row-amax pass and\n"
-  "// the quantization; blocks past NVF_QNB * team (K > 16384 at most) are read again.\n"
+  "// blocks l, l + team, ... (NB of them) in registers between the row-amax pass and the\n"
+  "// quantization; blocks past NB * team (K > 256 * 16 * NB) are read again.\n"
   "// STAGED (sm_90+, plain input, p.stage slots per team, chosen by the host): one thread\n"
   "// per team bulk-copies the team's next rows into shared memory, each slot completing on\n"
   "// its mbarrier, so the next rows' bytes are in flight while this one is quantized at no\n"
@@ -2743,7 +2743,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "template <bool I32> struct NvfIndex { typedef i64 T; };\n"
   "template <> struct NvfIndex<true> { typedef int T; };\n"
   "\n"
-  "template <bool SILU, bool F16, bool STAGED>\n"
+  "template <bool SILU, bool F16, bool STAGED, int NB>\n"
   "NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32]) {\n"
   "  constexpr bool KF16 = SILU \? false : F16; // dtype of the words kept: SiLU's y is bf16\n"
   "  constexpr bool ST = STAGED && !SILU && NVF_QSTAGE_ARCH;\n"
@@ -2795,12 +2795,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    const u8* srow = slots + slot * rowbytes;\n"
   "    const float gs = p.gate_scale \? p.gate_scale[g] : 1.0f, us = p.up_scale \? p.up_scale[g] : 1.0f;\n"
   "\n"
-  "    // Pass 1: this thread's first NVF_QNB blocks into registers, their amax; the row amax.\n"
-  "    u32 v[NVF_QNB][8], bmax[NVF_QNB];\n"
+  "    // Pass 1: this thread's first NB blocks into registers, their amax; the row amax.\n"
+  "    u32 v[NB][8], bmax[NB];\n"
   "    u32 rmax = 0;\n"
   "    if (ST) nvf_mbar_wait(slot_bar + 8u * slot, phase); // the row's bytes are in the slot\n"
   "    #pragma unroll\n"
-  "    for (int i = 0; i < NVF_QNB; ++i) {\n"
+  "    for (int i = 0; i < NB; ++i) {\n"
   "      const int b = tl + team * i;\n"
   "      bmax[i] = 0;\n"
   "      if (b < nblk) {\n"
@@ -2811,7 +2811,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      }\n"
   "    }\n"
   "    #pragma unroll\n"
-  "    for (int i = 0; i < NVF_QNB; ++i)\n"
+  "    for (int i = 0; i < NB; ++i)\n"
   "      if (tl + team * i < nblk) {\n"
   "        bmax[i] = nvf_block_amax_bits<KF16>(v[i]);\n"
   "        rmax = bmax[i] > rmax \? bmax[i] : rmax;\n"
@@ -2820,7 +2820,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    int mode; // 0 quantize, 1 zero row, 2 faulted row (SF 0x7F, codes 0)\n"
   "    if (p.per_token) {\n"
   "      if (!ST) // (the staged kernels get rows that fit the register blocks: no second read)\n"
-  "      for (int b = tl + team * NVF_QNB; b < nblk; b += team) {\n"
+  "      for (int b = tl + team * NB; b < nblk; b += team) {\n"
   "        u32 tw[8];\n"
   "        nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);\n"
   "        const u32 m = nvf_block_amax_bits<KF16>(tw);\n"
@@ -2847,7 +2847,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    u8* sfr = sfg + (p.sf_linear \? (i64)r * nblk : nvf_sf_offset_128x4(r, 0, kc4));\n"
   "    const int lin = p.sf_linear;\n"
   "    #pragma unroll\n"
-  "    for (int i = 0; i < NVF_QNB; ++i) {\n"
+  "    for (int i = 0; i < NB; ++i) {\n"
   "      const int b = tl + team * i;\n"
   "      if (ST && b < nblk) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]); // again, from the slot\n"
   "      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], mode, s, t, p.fo6, qrow, sfr, b, lin, kc4);\n"
@@ -2860,7 +2860,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      slot = slot == nslot - 1 \? 0 : slot + 1;\n"
   "    }\n"
   "    if (!ST)\n"
-  "    for (int b = tl + team * NVF_QNB; b < nblk; b += team) {\n"
+  "    for (int b = tl + team * NB; b < nblk; b += team) {\n"
   "      u32 tw[8], am = 0;\n"
   "      if (mode == 0) {\n"
   "        nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);\n"
@@ -2878,32 +2878,36 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from\n"
   "// unrolling the second instantiation's register blocks). The staged kernels exist on every\n"
   "// architecture (one list of kernels); below sm_90 they are the plain ones, never launched.\n"
-  "#define NVF_QUANT_KERNEL(name, silu, f16, staged, minb)                                  \\\n"
+  "#define NVF_QUANT_KERNEL(name, silu, f16, staged, nb, minb)                              \\\n"
   "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p) { \\\n"
   "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
   "    __shared__ u32 red[2][NVF_QT / 32];                                                   \\\n"
-  "    nvf_quantize_rows<silu, f16, staged>(p, prefix, red);                                 \\\n"
+  "    nvf_quantize_rows<silu, f16, staged, nb>(p, prefix, red);                             \\\n"
   "  }\n"
   "#if defined(NVF_SILU)\n"
-  "NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QMINB)\n"
-  "NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QMINB)\n"
+  "NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QNB, NVF_QMINB)\n"
+  "NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QNB, NVF_QMINB)\n"
+  "// Rows past one register block per thread (K > 4096): 2 blocks and 3 CTAs, the setting\n"
+  "// before the sixth session, so fewer blocks compute their SiLU twice\n"
+  "NVF_QUANT_KERNEL(nvf_silu_mul_quantize_wide, true, false, false, 2, 3)\n"
+  "NVF_QUANT_KERNEL(nvf_silu_mul_quantize_wide_f16, true, true, false, 2, 3)\n"
   "#else\n"
-  "NVF_QUANT_KERNEL(nvf_quantize, false, false, false, NVF_QMINB)\n"
-  "NVF_QUANT_KERNEL(nvf_quantize_f16, false, true, false, NVF_QMINB)\n"
-  "NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QSTAGE_MINB)\n"
-  "NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QSTAGE_MINB)\n"
+  "NVF_QUANT_KERNEL(nvf_quantize, false, false, false, NVF_QNB, NVF_QMINB)\n"
+  "NVF_QUANT_KERNEL(nvf_quantize_f16, false, true, false, NVF_QNB, NVF_QMINB)\n"
+  "NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
+  "NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
   "\n"
   "// ---- weight quantization helpers ---------------------------------------------------\n"
   "// Per-expert max |w| over finite values (a non-finite weight faults only its own\n"
   "// block later), as f32 bits into amax[E] (zeroed by the host first).\n"
-  "extern \"C\" __global__ void nvf_weight_amax(const u8* w, int fp16, i64 elems_per_expert, int blocks_per_expert,\n"
+  "extern \"C\" __global__ void nvf_weight_amax(const u8* w, int fp16, i64 elems_per_expert, int blocks_per_expert,\n",
   "                                           u32* amax) {\n"
   "  const int e = blockIdx.x / blocks_per_expert, bx = blockIdx.x % blocks_per_expert;\n"
   "  const u8* base = w + (i64)e * elems_per_expert * 2;\n"
   "  u32 m = 0;\n"
   "  for (i64 i = ((i64)bx * blockDim.x + threadIdx.x) * 8; i < elems_per_expert;\n"
   "       i += (i64)blocks_per_expert * blockDim.x * 8) {\n"
-  "    const uint4 a = *(const uint4*)(base + i * 2);\n",
+  "    const uint4 a = *(const uint4*)(base + i * 2);\n"
   "    const u32 ws[4] = {a.x, a.y, a.z, a.w};\n"
   "    #pragma unroll\n"
   "    for (int j = 0; j < 8; ++j) {\n"
@@ -2969,13 +2973,13 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
   "  const i64 sf_gbytes = p.sf_linear \? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
   "  const i64 total = (i64)p.groups * p.rows * nblk;\n"
-  "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (i64)gridDim.x * blockDim.x) {\n"
+  "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (i64)gridDim.x * blockDim.x) {\n",
   "    const int b = (int)(i % nblk);\n"
   "    const i64 gr = i / nblk;\n"
   "    const int g = (int)(gr / p.rows), r = (int)(gr % p.rows);\n"
   "    if (r >= nvf_valid_rows(p.masked_m, g, p.rows)) continue;\n"
   "    const float s = p.scale_per_row \? p.scale[gr] : p.scale[g];\n"
-  "    const u8 sfb = p.sf[(i64)g * sf_gbytes + (p.sf_linear \? (i64)r * nblk + b : nvf_sf_offset_128x4(r, b, kc4))];\n",
+  "    const u8 sfb = p.sf[(i64)g * sf_gbytes + (p.sf_linear \? (i64)r * nblk + b : nvf_sf_offset_128x4(r, b, kc4))];\n"
   "    const float sff = nvf_e4m3_to_f32(sfb);\n"
   "    const uint2 qq = *(const uint2*)(p.q + gr * (p.k / 2) + (i64)b * 8);\n"
   "    float o[16];\n"
@@ -3110,14 +3114,18 @@ enum {
   NVFP4MOE__K_QUANTIZE_STAGED_F16
 };
 /* kernels of the silu_quantize specialisation */
-enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
+enum {
+  NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16, NVFP4MOE__K_SILU_QUANTIZE_WIDE,
+  NVFP4MOE__K_SILU_QUANTIZE_WIDE_F16
+};
 
 static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"quantize", "quantize.cu", {0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_quantize", "nvf_weight_amax", "nvf_amax_to_scale", "nvf_scale_product", "nvf_sf_convert",
       "nvf_dequantize", "nvf_quantize_f16", "nvf_quantize_staged", "nvf_quantize_staged_f16", 0}},
     {"silu_quantize", "quantize.cu", {"-DNVF_SILU", 0}, NVFP4MOE__NEEDS_SM80, 1,
-     {"nvf_silu_mul_quantize", "nvf_silu_mul_quantize_f16", 0}},
+     {"nvf_silu_mul_quantize", "nvf_silu_mul_quantize_f16", "nvf_silu_mul_quantize_wide",
+      "nvf_silu_mul_quantize_wide_f16", 0}},
     {"gemm_portable_m16", "gemm_portable.cu", {"-DNVF_BM=16", "-DNVF_WARPS_M=1", "-DNVF_WARPS_N=4", 0},
      NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_portable", 0}},
     {"gemm_portable_m32", "gemm_portable.cu", {"-DNVF_BM=32", "-DNVF_WARPS_M=2", "-DNVF_WARPS_N=2", 0},
@@ -4326,12 +4334,20 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
              : silu ? (int)NVFP4MOE__K_SILU_QUANTIZE_F16 : (int)NVFP4MOE__K_QUANTIZE_F16;
   nvfp4moe_result r = nvfp4moe__prepare(ctx, spec);
   if (r != NVFP4MOE_SUCCESS) return r;
+  /* SiLU rows past one register block per 256-thread team (K > 4096): the wide kernels,
+     2 blocks per thread (the setting measured before the sixth session), so fewer blocks
+     compute their SiLU twice; the default 1 block was measured at K = 2048 only */
+  if (silu && nb == 1 && p->k / 16 > 256) {
+    nb = 2;
+    need = (p->k / 16 + 1) / 2;
+    kern = p->fp16 ? (int)NVFP4MOE__K_SILU_QUANTIZE_WIDE_F16 : (int)NVFP4MOE__K_SILU_QUANTIZE_WIDE;
+  }
   while (team < need && team < 256) team *= 2;
   q.team = team;
   /* The staged kernels (sm_90+: each team's next rows bulk-copied into 2 shared-memory
      slots, 3 CTAs per SM; kernels_src/quantize.cu) for plain, unmasked input whose rows fit
      the registers' blocks, teams of at least a warp, and at least 4 rows per resident team:
-     11 % faster on [16384, 7168], slower where a team has 1-2 rows (the decode shapes: the
+     18 % faster on [16384, 7168], slower where a team has 1-2 rows (the decode shapes: the
      bulk copies of all rows queue at the start) and for the SiLU kernel (bench/NOTES.md,
      sixth session). NVF_QSTAGE=0 / 3 (tune define) turn it off or use 3 slots. The kernels
      rely on these conditions (no second read of a row, fewer than 2^30 work items). */

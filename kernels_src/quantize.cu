@@ -330,8 +330,8 @@ NVF_DEV void nvf_stage_row(const NvfQuantParams& p, i64 item, i64 total, bool de
 }
 
 // Teams of p.team threads quantize one row at a time. Thread l of a team holds the
-// blocks l, l + team, ... (NVF_QNB of them) in registers between the row-amax pass and
-// the quantization; blocks past NVF_QNB * team (K > 16384 at most) are read again.
+// blocks l, l + team, ... (NB of them) in registers between the row-amax pass and the
+// quantization; blocks past NB * team (K > 256 * 16 * NB) are read again.
 // STAGED (sm_90+, plain input, p.stage slots per team, chosen by the host): one thread
 // per team bulk-copies the team's next rows into shared memory, each slot completing on
 // its mbarrier, so the next rows' bytes are in flight while this one is quantized at no
@@ -341,7 +341,7 @@ NVF_DEV void nvf_stage_row(const NvfQuantParams& p, i64 item, i64 total, bool de
 template <bool I32> struct NvfIndex { typedef i64 T; };
 template <> struct NvfIndex<true> { typedef int T; };
 
-template <bool SILU, bool F16, bool STAGED>
+template <bool SILU, bool F16, bool STAGED, int NB>
 NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32]) {
   constexpr bool KF16 = SILU ? false : F16; // dtype of the words kept: SiLU's y is bf16
   constexpr bool ST = STAGED && !SILU && NVF_QSTAGE_ARCH;
@@ -393,12 +393,12 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     const u8* srow = slots + slot * rowbytes;
     const float gs = p.gate_scale ? p.gate_scale[g] : 1.0f, us = p.up_scale ? p.up_scale[g] : 1.0f;
 
-    // Pass 1: this thread's first NVF_QNB blocks into registers, their amax; the row amax.
-    u32 v[NVF_QNB][8], bmax[NVF_QNB];
+    // Pass 1: this thread's first NB blocks into registers, their amax; the row amax.
+    u32 v[NB][8], bmax[NB];
     u32 rmax = 0;
     if (ST) nvf_mbar_wait(slot_bar + 8u * slot, phase); // the row's bytes are in the slot
     #pragma unroll
-    for (int i = 0; i < NVF_QNB; ++i) {
+    for (int i = 0; i < NB; ++i) {
       const int b = tl + team * i;
       bmax[i] = 0;
       if (b < nblk) {
@@ -409,7 +409,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
       }
     }
     #pragma unroll
-    for (int i = 0; i < NVF_QNB; ++i)
+    for (int i = 0; i < NB; ++i)
       if (tl + team * i < nblk) {
         bmax[i] = nvf_block_amax_bits<KF16>(v[i]);
         rmax = bmax[i] > rmax ? bmax[i] : rmax;
@@ -418,7 +418,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     int mode; // 0 quantize, 1 zero row, 2 faulted row (SF 0x7F, codes 0)
     if (p.per_token) {
       if (!ST) // (the staged kernels get rows that fit the register blocks: no second read)
-      for (int b = tl + team * NVF_QNB; b < nblk; b += team) {
+      for (int b = tl + team * NB; b < nblk; b += team) {
         u32 tw[8];
         nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);
         const u32 m = nvf_block_amax_bits<KF16>(tw);
@@ -445,7 +445,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     u8* sfr = sfg + (p.sf_linear ? (i64)r * nblk : nvf_sf_offset_128x4(r, 0, kc4));
     const int lin = p.sf_linear;
     #pragma unroll
-    for (int i = 0; i < NVF_QNB; ++i) {
+    for (int i = 0; i < NB; ++i) {
       const int b = tl + team * i;
       if (ST && b < nblk) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]); // again, from the slot
       if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], mode, s, t, p.fo6, qrow, sfr, b, lin, kc4);
@@ -458,7 +458,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
       slot = slot == nslot - 1 ? 0 : slot + 1;
     }
     if (!ST)
-    for (int b = tl + team * NVF_QNB; b < nblk; b += team) {
+    for (int b = tl + team * NB; b < nblk; b += team) {
       u32 tw[8], am = 0;
       if (mode == 0) {
         nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);
@@ -476,20 +476,24 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
 // One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from
 // unrolling the second instantiation's register blocks). The staged kernels exist on every
 // architecture (one list of kernels); below sm_90 they are the plain ones, never launched.
-#define NVF_QUANT_KERNEL(name, silu, f16, staged, minb)                                  \
+#define NVF_QUANT_KERNEL(name, silu, f16, staged, nb, minb)                              \
   extern "C" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p) { \
     __shared__ int prefix[NVF_QMAXG + 1];                                                 \
     __shared__ u32 red[2][NVF_QT / 32];                                                   \
-    nvf_quantize_rows<silu, f16, staged>(p, prefix, red);                                 \
+    nvf_quantize_rows<silu, f16, staged, nb>(p, prefix, red);                             \
   }
 #if defined(NVF_SILU)
-NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QMINB)
-NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QMINB)
+NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QNB, NVF_QMINB)
+NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QNB, NVF_QMINB)
+// Rows past one register block per thread (K > 4096): 2 blocks and 3 CTAs, the setting
+// before the sixth session, so fewer blocks compute their SiLU twice
+NVF_QUANT_KERNEL(nvf_silu_mul_quantize_wide, true, false, false, 2, 3)
+NVF_QUANT_KERNEL(nvf_silu_mul_quantize_wide_f16, true, true, false, 2, 3)
 #else
-NVF_QUANT_KERNEL(nvf_quantize, false, false, false, NVF_QMINB)
-NVF_QUANT_KERNEL(nvf_quantize_f16, false, true, false, NVF_QMINB)
-NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QSTAGE_MINB)
-NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QSTAGE_MINB)
+NVF_QUANT_KERNEL(nvf_quantize, false, false, false, NVF_QNB, NVF_QMINB)
+NVF_QUANT_KERNEL(nvf_quantize_f16, false, true, false, NVF_QNB, NVF_QMINB)
+NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)
+NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)
 
 // ---- weight quantization helpers ---------------------------------------------------
 // Per-expert max |w| over finite values (a non-finite weight faults only its own
