@@ -284,9 +284,9 @@ static void test_software_conversions(void) {
   nvfp4moe_destroy(soft);
 }
 
-/* Rows longer than a team's registers (K > 16384: blocks read again in pass 2; the SiLU
-   kernel keeps 1 block per thread, so K > 4096 there: 8208 and 6144), teams of 256 threads,
-   and the fp16 SiLU kernel. */
+/* Rows longer than a team's registers (K > 16384: blocks read again in pass 2; SiLU rows
+   past 4096 take the wide SiLU kernels, 2 blocks per thread, so 8208 is read again and 6144
+   is not), teams of 256 threads, and the fp16 SiLU kernel. */
 static void test_quantize_long_rows_and_fp16_silu(void) {
   static const int cases[][7] = {/* groups, rows, k, fp16, per_token, dev_scale, silu */
                                  {1, 5, 20480, 0, 1, 0, 0}, {2, 3, 16400, 1, 0, 1, 0}, {1, 4, 9216, 0, 0, 0, 0},
