@@ -2873,29 +2873,30 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  }\n"
   "}\n"
   "\n"
-  "// Two specialisations of this file: -DNVF_SILU builds only the fused SiLU kernel (its\n"
-  "// exp and twice-wide loads make it the slow one to compile), the default the rest.\n"
+  "// Specialisations of this file: -DNVF_SILU builds only the fused SiLU kernel (its exp and\n"
+  "// twice-wide loads make it the slow one to compile), the default the rest.\n"
   "// One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from\n"
-  "// unrolling the second instantiation's register blocks). The staged kernels exist on every\n"
-  "// architecture (one list of kernels); below sm_90 they are the plain ones, never launched.\n"
+  "// unrolling the second instantiation's register blocks). The staged kernels compile for\n"
+  "// every architecture; below sm_90 they are the plain ones, never launched.\n"
   "#define NVF_QUANT_KERNEL(name, silu, f16, staged, nb, minb)                              \\\n"
   "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p) { \\\n"
   "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
   "    __shared__ u32 red[2][NVF_QT / 32];                                                   \\\n"
   "    nvf_quantize_rows<silu, f16, staged, nb>(p, prefix, red);                             \\\n"
   "  }\n"
+  "// (The SiLU build with -DNVF_QSILU2 is the \"wide\" SiLU specialisation of the host: rows\n"
+  "// past one register block per thread, K > 4096, get 2 blocks and 3 CTAs, so fewer blocks\n"
+  "// compute their SiLU twice. -DNVF_QSTAGED_ONLY builds only the staged kernels, compiled\n"
+  "// when the host first picks them.)\n"
   "#if defined(NVF_SILU)\n"
   "NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QNB, NVF_QMINB)\n"
   "NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QNB, NVF_QMINB)\n"
-  "// Rows past one register block per thread (K > 4096): 2 blocks and 3 CTAs, the setting\n"
-  "// before the sixth session, so fewer blocks compute their SiLU twice\n"
-  "NVF_QUANT_KERNEL(nvf_silu_mul_quantize_wide, true, false, false, 2, 3)\n"
-  "NVF_QUANT_KERNEL(nvf_silu_mul_quantize_wide_f16, true, true, false, 2, 3)\n"
+  "#elif defined(NVF_QSTAGED_ONLY)\n"
+  "NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
+  "NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
   "#else\n"
   "NVF_QUANT_KERNEL(nvf_quantize, false, false, false, NVF_QNB, NVF_QMINB)\n"
   "NVF_QUANT_KERNEL(nvf_quantize_f16, false, true, false, NVF_QNB, NVF_QMINB)\n"
-  "NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
-  "NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
   "\n"
   "// ---- weight quantization helpers ---------------------------------------------------\n"
   "// Per-expert max |w| over finite values (a non-finite weight faults only its own\n"
@@ -3070,7 +3071,7 @@ static const nvfp4moe__source nvfp4moe__sources[] = {
    -------------------------------------------------------------------------------------- */
 
 #define NVFP4MOE__CACHE_FORMAT 1
-#define NVFP4MOE__MAX_KERNELS 10
+#define NVFP4MOE__MAX_KERNELS 8
 
 enum { NVFP4MOE__NEEDS_SM80 = 0, NVFP4MOE__NEEDS_SM90A = 1, NVFP4MOE__NEEDS_SM100 = 2 };
 
@@ -3085,7 +3086,9 @@ typedef struct nvfp4moe__spec {
 
 enum {
   NVFP4MOE__SPEC_QUANTIZE = 0,
+  NVFP4MOE__SPEC_QUANTIZE_STAGED,
   NVFP4MOE__SPEC_SILU_QUANTIZE,
+  NVFP4MOE__SPEC_SILU_QUANTIZE_WIDE,
   NVFP4MOE__SPEC_GEMM_P16,
   NVFP4MOE__SPEC_GEMM_P32,
   NVFP4MOE__SPEC_GEMM_P64,
@@ -3110,22 +3113,26 @@ enum {
 /* kernels of the quantize specialisation */
 enum {
   NVFP4MOE__K_QUANTIZE = 0, NVFP4MOE__K_WEIGHT_AMAX, NVFP4MOE__K_AMAX_TO_SCALE, NVFP4MOE__K_SCALE_PRODUCT,
-  NVFP4MOE__K_SF_CONVERT, NVFP4MOE__K_DEQUANTIZE, NVFP4MOE__K_QUANTIZE_F16, NVFP4MOE__K_QUANTIZE_STAGED,
-  NVFP4MOE__K_QUANTIZE_STAGED_F16
+  NVFP4MOE__K_SF_CONVERT, NVFP4MOE__K_DEQUANTIZE, NVFP4MOE__K_QUANTIZE_F16
 };
+/* kernels of the quantize_staged specialisation */
+enum { NVFP4MOE__K_QUANTIZE_STAGED = 0, NVFP4MOE__K_QUANTIZE_STAGED_F16 };
 /* kernels of the silu_quantize specialisation */
-enum {
-  NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16, NVFP4MOE__K_SILU_QUANTIZE_WIDE,
-  NVFP4MOE__K_SILU_QUANTIZE_WIDE_F16
-};
+/* kernels of the silu_quantize and silu_quantize_wide specialisations */
+enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
 
 static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"quantize", "quantize.cu", {0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_quantize", "nvf_weight_amax", "nvf_amax_to_scale", "nvf_scale_product", "nvf_sf_convert",
-      "nvf_dequantize", "nvf_quantize_f16", "nvf_quantize_staged", "nvf_quantize_staged_f16", 0}},
+      "nvf_dequantize", "nvf_quantize_f16", 0}},
+    /* sm_90+, plain input with many rows per team: rows bulk-copied into shared memory */
+    {"quantize_staged", "quantize.cu", {"-DNVF_QSTAGED_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1,
+     {"nvf_quantize_staged", "nvf_quantize_staged_f16", 0}},
     {"silu_quantize", "quantize.cu", {"-DNVF_SILU", 0}, NVFP4MOE__NEEDS_SM80, 1,
-     {"nvf_silu_mul_quantize", "nvf_silu_mul_quantize_f16", "nvf_silu_mul_quantize_wide",
-      "nvf_silu_mul_quantize_wide_f16", 0}},
+     {"nvf_silu_mul_quantize", "nvf_silu_mul_quantize_f16", 0}},
+    /* SiLU rows with K > 4096: 2 register blocks per thread, 3 CTAs per SM */
+    {"silu_quantize_wide", "quantize.cu", {"-DNVF_SILU", "-DNVF_QSILU2", 0}, NVFP4MOE__NEEDS_SM80, 1,
+     {"nvf_silu_mul_quantize", "nvf_silu_mul_quantize_f16", 0}},
     {"gemm_portable_m16", "gemm_portable.cu", {"-DNVF_BM=16", "-DNVF_WARPS_M=1", "-DNVF_WARPS_N=4", 0},
      NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_portable", 0}},
     {"gemm_portable_m32", "gemm_portable.cu", {"-DNVF_BM=32", "-DNVF_WARPS_M=2", "-DNVF_WARPS_N=2", 0},
@@ -4324,24 +4331,23 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
      256-thread CTAs. */
   int tune1 = strcmp(ctx->tune_define, "-DNVF_QTUNE=1") == 0;
   int nb = silu ? (tune1 ? 4 : strcmp(ctx->tune_define, "-DNVF_QSILU2=1") == 0 ? 2 : 1) : tune1 ? 2 : 4;
-  long long rows_pad = p->pad_rows ? (p->rows + 127) / 128 * 128 : p->rows;
-  int need = (p->k / 16 + nb - 1) / nb, team = 1, spec = silu ? NVFP4MOE__SPEC_SILU_QUANTIZE : NVFP4MOE__SPEC_QUANTIZE;
+  long long rows_pad = p->pad_rows ? (p->rows + 127) / 128 * 128 : p->rows, items = p->groups * rows_pad;
+  int need, team = 1, spec = silu ? NVFP4MOE__SPEC_SILU_QUANTIZE : NVFP4MOE__SPEC_QUANTIZE;
   long long ctas, cap, rowbytes = 2LL * p->k, budget;
   unsigned smem = 0;
   nvfp4moe__quant_params q = *p;
   void* args[1];
   int kern = !p->fp16 ? (int)NVFP4MOE__K_QUANTIZE
              : silu ? (int)NVFP4MOE__K_SILU_QUANTIZE_F16 : (int)NVFP4MOE__K_QUANTIZE_F16;
-  nvfp4moe_result r = nvfp4moe__prepare(ctx, spec);
-  if (r != NVFP4MOE_SUCCESS) return r;
-  /* SiLU rows past one register block per 256-thread team (K > 4096): the wide kernels,
-     2 blocks per thread (the setting measured before the sixth session), so fewer blocks
-     compute their SiLU twice; the default 1 block was measured at K = 2048 only */
+  nvfp4moe_result r;
+  /* SiLU rows past one register block per 256-thread team (K > 4096): the wide
+     specialisation, 2 blocks per thread (the setting measured before the sixth session), so
+     fewer blocks compute their SiLU twice; the default 1 block was measured at K = 2048 only */
   if (silu && nb == 1 && p->k / 16 > 256) {
     nb = 2;
-    need = (p->k / 16 + 1) / 2;
-    kern = p->fp16 ? (int)NVFP4MOE__K_SILU_QUANTIZE_WIDE_F16 : (int)NVFP4MOE__K_SILU_QUANTIZE_WIDE;
+    spec = NVFP4MOE__SPEC_SILU_QUANTIZE_WIDE;
   }
+  need = (p->k / 16 + nb - 1) / nb;
   while (team < need && team < 256) team *= 2;
   q.team = team;
   /* The staged kernels (sm_90+: each team's next rows bulk-copied into 2 shared-memory
@@ -4350,11 +4356,15 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
      18 % faster on [16384, 7168], slower where a team has 1-2 rows (the decode shapes: the
      bulk copies of all rows queue at the start) and for the SiLU kernel (bench/NOTES.md,
      sixth session). NVF_QSTAGE=0 / 3 (tune define) turn it off or use 3 slots. The kernels
-     rely on these conditions (no second read of a row, fewer than 2^30 work items). */
+     rely on these conditions (no second read of a row, fewer than 2^30 work items). Their
+     specialisation is compiled when first picked. */
   if (!silu && !p->masked_m && ctx->cc_major >= 9 && team >= 32 && p->k / 16 <= team * nb &&
+      items >= 4LL * 3 * ctx->sm_count * (256 / team) && items < (1LL << 30) &&
       strcmp(ctx->tune_define, "-DNVF_QSTAGE=0") != 0) {
-    int skern = p->fp16 ? (int)NVFP4MOE__K_QUANTIZE_STAGED_F16 : (int)NVFP4MOE__K_QUANTIZE_STAGED;
-    int occ = nvfp4moe__occupancy(ctx, spec, skern, 256, 0), slots = strcmp(ctx->tune_define, "-DNVF_QSTAGE=3") == 0 ? 3 : 2;
+    int occ, slots = strcmp(ctx->tune_define, "-DNVF_QSTAGE=3") == 0 ? 3 : 2;
+    r = nvfp4moe__prepare(ctx, NVFP4MOE__SPEC_QUANTIZE_STAGED);
+    if (r != NVFP4MOE_SUCCESS) return r;
+    occ = nvfp4moe__occupancy(ctx, NVFP4MOE__SPEC_QUANTIZE_STAGED, NVFP4MOE__K_QUANTIZE_STAGED, 256, 0);
     /* the shared memory of an SM (opt-in limit + 1 KB) over the CTAs the registers allow,
        less the static shared memory and the 1 KB the driver keeps per CTA */
     budget = (ctx->smem_optin + 1024) / occ - 6 * 1024;
@@ -4363,15 +4373,18 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
        (step = CTAs * teams per CTA <= occ * SMs * 8), far below 2^30, keep item + step * slots
        below 2^31. One slot (GPUs with ~100 KB of shared memory per SM) was never measured:
        at least two. */
-    if (slots >= 2 && p->groups * rows_pad >= 4LL * occ * ctx->sm_count * (256 / team) &&
-        p->groups * rows_pad < (1LL << 30) && 3LL * occ * ctx->sm_count * (256 / team) < (1LL << 30)) {
-      kern = skern;
+    if (slots >= 2 && items >= 4LL * occ * ctx->sm_count * (256 / team) &&
+        3LL * occ * ctx->sm_count * (256 / team) < (1LL << 30)) {
+      spec = NVFP4MOE__SPEC_QUANTIZE_STAGED;
+      kern = p->fp16 ? (int)NVFP4MOE__K_QUANTIZE_STAGED_F16 : (int)NVFP4MOE__K_QUANTIZE_STAGED;
       q.stage = slots;
       smem = (unsigned)((256 / team) * slots * rowbytes);
     }
   }
+  r = nvfp4moe__prepare(ctx, spec);
+  if (r != NVFP4MOE_SUCCESS) return r;
   cap = (long long)nvfp4moe__occupancy(ctx, spec, kern, 256, 0) * ctx->sm_count;
-  ctas = ((long long)p->groups * rows_pad + 256 / team - 1) / (256 / team);
+  ctas = (items + 256 / team - 1) / (256 / team);
   args[0] = (void*)&q;
   return nvfp4moe__launch(ctx, fn, spec, kern, (unsigned)(ctas < cap ? ctas : cap), 256, smem, stream, args);
 }
@@ -4869,7 +4882,7 @@ NVFP4MOE__PRIVATE void nvfp4moe__self_test(nvfp4moe_context* ctx) {
       int s;
       nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_WARN, "self-test: %s; using software E2M1/E4M3 conversions", why);
       ctx->desc.flags |= NVFP4MOE_FLAG_SOFT_CVT; /* new options -> new keys: recompiled on next use */
-      for (s = NVFP4MOE__SPEC_QUANTIZE; s <= NVFP4MOE__SPEC_SILU_QUANTIZE; ++s) {
+      for (s = NVFP4MOE__SPEC_QUANTIZE; s <= NVFP4MOE__SPEC_SILU_QUANTIZE_WIDE; ++s) {
         if (ctx->modules[s].module) nvfp4moe__cu.cuModuleUnload(ctx->modules[s].module);
         memset(ctx->modules[s].fn, 0, sizeof ctx->modules[s].fn);
         memset(ctx->modules[s].smem_set, 0, sizeof ctx->modules[s].smem_set);

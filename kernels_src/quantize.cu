@@ -471,29 +471,30 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
   }
 }
 
-// Two specialisations of this file: -DNVF_SILU builds only the fused SiLU kernel (its
-// exp and twice-wide loads make it the slow one to compile), the default the rest.
+// Specialisations of this file: -DNVF_SILU builds only the fused SiLU kernel (its exp and
+// twice-wide loads make it the slow one to compile), the default the rest.
 // One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from
-// unrolling the second instantiation's register blocks). The staged kernels exist on every
-// architecture (one list of kernels); below sm_90 they are the plain ones, never launched.
+// unrolling the second instantiation's register blocks). The staged kernels compile for
+// every architecture; below sm_90 they are the plain ones, never launched.
 #define NVF_QUANT_KERNEL(name, silu, f16, staged, nb, minb)                              \
   extern "C" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p) { \
     __shared__ int prefix[NVF_QMAXG + 1];                                                 \
     __shared__ u32 red[2][NVF_QT / 32];                                                   \
     nvf_quantize_rows<silu, f16, staged, nb>(p, prefix, red);                             \
   }
+// (The SiLU build with -DNVF_QSILU2 is the "wide" SiLU specialisation of the host: rows
+// past one register block per thread, K > 4096, get 2 blocks and 3 CTAs, so fewer blocks
+// compute their SiLU twice. -DNVF_QSTAGED_ONLY builds only the staged kernels, compiled
+// when the host first picks them.)
 #if defined(NVF_SILU)
 NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QNB, NVF_QMINB)
 NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QNB, NVF_QMINB)
-// Rows past one register block per thread (K > 4096): 2 blocks and 3 CTAs, the setting
-// before the sixth session, so fewer blocks compute their SiLU twice
-NVF_QUANT_KERNEL(nvf_silu_mul_quantize_wide, true, false, false, 2, 3)
-NVF_QUANT_KERNEL(nvf_silu_mul_quantize_wide_f16, true, true, false, 2, 3)
+#elif defined(NVF_QSTAGED_ONLY)
+NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)
+NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)
 #else
 NVF_QUANT_KERNEL(nvf_quantize, false, false, false, NVF_QNB, NVF_QMINB)
 NVF_QUANT_KERNEL(nvf_quantize_f16, false, true, false, NVF_QNB, NVF_QMINB)
-NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)
-NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)
 
 // ---- weight quantization helpers ---------------------------------------------------
 // Per-expert max |w| over finite values (a non-finite weight faults only its own
