@@ -198,6 +198,13 @@ static void run_qcase(const qcase* c) {
   free(x); free(q); free(qr); free(sf); free(sfr); free(scale); free(scaler); free(mm);
 }
 
+/* The cases of a table, on the default context. */
+static void run_qcase_table(const qcase* cases, int n) {
+  int i;
+  g_qctx = g_ctx;
+  for (i = 0; i < n; ++i) run_qcase(&cases[i]);
+}
+
 static void test_quantize_per_token_all_shapes(void) {
   static const int ks[] = {16, 32, 48, 80, 768, 2048, 2880, 7168};
   static const int ms[] = {1, 31, 32, 33, 127, 128, 129, 4096};
@@ -288,21 +295,17 @@ static void test_software_conversions(void) {
    past 4096 take the wide SiLU kernels, 2 blocks per thread, so 8208 is read again and 6144
    is not), teams of 256 threads, and the fp16 SiLU kernel. */
 static void test_quantize_long_rows_and_fp16_silu(void) {
-  static const int cases[][7] = {/* groups, rows, k, fp16, per_token, dev_scale, silu */
-                                 {1, 5, 20480, 0, 1, 0, 0}, {2, 3, 16400, 1, 0, 1, 0}, {1, 4, 9216, 0, 0, 0, 0},
-                                 {2, 5, 8208, 0, 1, 0, 1}, {3, 17, 768, 1, 1, 0, 1}, {2, 9, 2048, 1, 0, 1, 1},
-                                 {3, 6, 6144, 1, 0, 1, 1}};
-  int i;
+  static const qcase cases[] = {
+      /* groups, rows, k, fp16, linear, flags, per_token, silu, mm_pattern, stride_extra, dev_scale, gate_up */
+      {1, 5, 20480, 0, 0, 0, 1, 0, -1, 0, 0, 0},
+      {2, 3, 16400, 1, 0, 0, 0, 0, 4, 0, 1, 0},
+      {1, 4, 9216, 0, 0, 0, 0, 0, -1, 0, 0, 0},
+      {2, 5, 8208, 0, 0, 0, 1, 1, 4, 0, 0, 1},
+      {3, 17, 768, 1, 0, 0, 1, 1, -1, 0, 0, 0},
+      {2, 9, 2048, 1, 0, 0, 0, 1, 4, 0, 1, 1},
+      {3, 6, 6144, 1, 0, 0, 0, 1, -1, 0, 1, 0}};
   NEED_GPU();
-  g_qctx = g_ctx;
-  for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); ++i) {
-    qcase c;
-    memset(&c, 0, sizeof c);
-    c.groups = cases[i][0]; c.rows = cases[i][1]; c.k = cases[i][2]; c.fp16 = cases[i][3];
-    c.per_token = cases[i][4]; c.dev_scale = cases[i][5]; c.silu = cases[i][6];
-    c.mm_pattern = i % 2 ? 4 : -1; c.gate_up = c.silu && i % 2;
-    run_qcase(&c);
-  }
+  run_qcase_table(cases, (int)(sizeof cases / sizeof cases[0]));
 }
 
 /* Many rows per team. Plain input with at least 4 rows per resident team takes the staged
@@ -313,24 +316,19 @@ static void test_quantize_long_rows_and_fp16_silu(void) {
    groups (rows past masked_m skipped in the walk), the dense list of valid rows; and SiLU.
    Run in TEST_QUICK too: the other quick shapes give each team at most two rows. */
 static void test_quantize_many_rows_per_team(void) {
-  static const int cases[][10] = {/* groups, rows, k, fp16, per_token, dev_scale, silu, mm_pattern, linear, 4over6 */
-                                  {1, 13000, 1040, 0, 1, 0, 0, -1, 0, 0}, {2, 3200, 2880, 0, 1, 0, 0, -1, 0, 2},
-                                  {1, 3300, 7168, 1, 0, 0, 0, -1, 1, 0},  {1, 3200, 7168, 0, 1, 0, 0, -1, 0, 1},
-                                  {1100, 12, 1040, 1, 0, 1, 0, 4, 0, 0},  {40, 260, 2880, 0, 1, 0, 0, 6, 1, 0},
-                                  {8, 2048, 768, 0, 1, 0, 1, 0, 0, 0},   {1, 1700, 9216, 0, 1, 0, 0, -1, 0, 0},
-                                  {3, 1100, 7168, 0, 0, 1, 0, -1, 0, 0}};
-  int i;
+  static const qcase cases[] = {
+      /* groups, rows, k, fp16, linear, flags, per_token, silu, mm_pattern, stride_extra, dev_scale, gate_up */
+      {1, 13000, 1040, 0, 0, 0, 1, 0, -1, 0, 0, 0},
+      {2, 3200, 2880, 0, 0, NVFP4MOE_QUANT_4OVER6_MSE, 1, 0, -1, 0, 0, 0},
+      {1, 3300, 7168, 1, 1, 0, 0, 0, -1, 8, 0, 0},
+      {1, 3200, 7168, 0, 0, NVFP4MOE_QUANT_4OVER6, 1, 0, -1, 0, 0, 0},
+      {1100, 12, 1040, 1, 0, 0, 0, 0, 4, 0, 1, 0},
+      {40, 260, 2880, 0, 1, 0, 1, 0, 6, 0, 0, 0},
+      {8, 2048, 768, 0, 0, 0, 1, 1, 0, 0, 0, 1},
+      {1, 1700, 9216, 0, 0, 0, 1, 0, -1, 0, 0, 0},
+      {3, 1100, 7168, 0, 0, 0, 0, 0, -1, 0, 1, 0}};
   NEED_GPU();
-  g_qctx = g_ctx;
-  for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); ++i) {
-    qcase c;
-    memset(&c, 0, sizeof c);
-    c.groups = cases[i][0]; c.rows = cases[i][1]; c.k = cases[i][2]; c.fp16 = cases[i][3];
-    c.per_token = cases[i][4]; c.dev_scale = cases[i][5]; c.silu = cases[i][6]; c.mm_pattern = cases[i][7];
-    c.linear = cases[i][8]; c.gate_up = c.silu; c.stride_extra = i == 2 ? 8 : 0;
-    c.flags = cases[i][9] == 1 ? NVFP4MOE_QUANT_4OVER6 : cases[i][9] == 2 ? NVFP4MOE_QUANT_4OVER6_MSE : 0;
-    run_qcase(&c);
-  }
+  run_qcase_table(cases, (int)(sizeof cases / sizeof cases[0]));
 }
 
 /* Every E2M1 cut point exactly, and its neighbours one bf16/fp16 step away, through the fast
