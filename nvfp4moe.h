@@ -1395,6 +1395,25 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "  int groups, m_max, n, k;\n"
   "};\n"
   "\n"
+  "// 16 bytes of a weight row (read-only path). Each step reads 64 bytes of a row, and rows are\n"
+  "// K/2 bytes apart. WIDE (the host's choice for long rows, K >= 2560): an L2 miss fetches the\n"
+  "// whole aligned 256-byte block, the row's next three steps too, so DRAM serves 256-byte reads\n"
+  "// instead of 64-byte pieces of rows 3.5 KB apart (-15 % at K = 7168 and m <= 8; bench/NOTES.md,\n"
+  "// seventh session). A compile-time choice: a run-time predicate on the load cost 4-6 %.\n"
+  "// Volatile: a load past the weights must not be speculated out of the caller's bounds test.\n"
+  "// Tuning runs: NVF_WL2=0 makes the WIDE kernels plain.\n"
+  "template <bool WIDE> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {\n"
+  "#if !defined(NVF_WL2) || NVF_WL2 != 0\n"
+  "  if (WIDE) {\n"
+  "    uint4 v;\n"
+  "    asm volatile(\"ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];\"\n"
+  "                 : \"=r\"(v.x), \"=r\"(v.y), \"=r\"(v.z), \"=r\"(v.w) : \"l\"(p));\n"
+  "    return v;\n"
+  "  }\n"
+  "#endif\n"
+  "  return __ldg((const uint4*)p);\n"
+  "}\n"
+  "\n"
   "// One element of a swap-AB accumulator (token m, weight row n) to D[g, m, n]: undoes the\n"
   "// 2^-8 * 2^-8 of the widened operands exactly, applies alpha and the row scale. Only for\n"
   "// m < valid and n < N (rows past masked_m are never written).\n"
@@ -1839,8 +1858,7 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "#endif\n"
   "#define NVF_TSTRIDE (NVF_KC / 2 + 8)   // words per token row in smem; +8 keeps 64-bit reads conflict-free\n"
   "\n"
-  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)\n"
-  "nvf_gemm_swapab(const NvfGemmParams p) {\n"
+  "template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {\n"
   "  extern __shared__ __align__(16) u32 tok[]; // [NVF_TOK][NVF_TSTRIDE]\n"
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS; // grid = groups * nblocks\n"
   "  const int g = blockIdx.x / nblocks, bx = blockIdx.x % nblocks;\n"
@@ -1875,8 +1893,8 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "    for (int d = 0; d < NVF_DEPTH; ++d) {\n"
   "      const int kel = d * NVF_STEP + 32 * t; // first K element of this thread's piece\n"
   "      const bool in = d < nsteps && kel < p.k;\n"
-  "      wq[d][0] = (in && ok0) \? __ldg((const uint4*)(w0 + d * 64)) : make_uint4(0, 0, 0, 0);\n"
-  "      wq[d][1] = (in && ok1) \? __ldg((const uint4*)(w1 + d * 64)) : make_uint4(0, 0, 0, 0);\n"
+  "      wq[d][0] = (in && ok0) \? nvf_ldg_weights<WIDE>(w0 + d * 64) : make_uint4(0, 0, 0, 0);\n"
+  "      wq[d][1] = (in && ok1) \? nvf_ldg_weights<WIDE>(w1 + d * 64) : make_uint4(0, 0, 0, 0);\n"
   "      ws[d][0] = (in && ok0) \? *(const u16*)(sf0 + d * 1024) : 0u;\n"
   "      ws[d][1] = (in && ok1) \? *(const u16*)(sf1 + d * 1024) : 0u;\n"
   "    }\n"
@@ -1915,8 +1933,8 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "            {\n"
   "              const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;\n"
   "              const bool in = sn < nsteps && kel < p.k;\n"
-  "              wq[d][0] = (in && ok0) \? __ldg((const uint4*)(w0 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);\n"
-  "              wq[d][1] = (in && ok1) \? __ldg((const uint4*)(w1 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);\n"
+  "              wq[d][0] = (in && ok0) \? nvf_ldg_weights<WIDE>(w0 + (i64)sn * 64) : make_uint4(0, 0, 0, 0);\n"
+  "              wq[d][1] = (in && ok1) \? nvf_ldg_weights<WIDE>(w1 + (i64)sn * 64) : make_uint4(0, 0, 0, 0);\n"
   "              ws[d][0] = (in && ok0) \? *(const u16*)(sf0 + (i64)sn * 1024) : 0u;\n"
   "              ws[d][1] = (in && ok1) \? *(const u16*)(sf1 + (i64)sn * 1024) : 0u;\n"
   "            }\n"
@@ -1942,7 +1960,13 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "      for (int e = 0; e < 4; ++e)\n"
   "        nvf_store_swapab(p, g, valid, alpha, tok0 + nt * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[nt][e]);\n"
   "  }\n"
-  "}\n",
+  "}\n"
+  "\n"
+  "// Two entry points, one per weight-load width (nvf_ldg_weights); the host picks by K.\n"
+  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)\n"
+  "nvf_gemm_swapab(const NvfGemmParams p) { nvf_gemm_swapab_body<false>(p); }\n"
+  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)\n"
+  "nvf_gemm_swapab_l2(const NvfGemmParams p) { nvf_gemm_swapab_body<true>(p); }\n",
   0};
 static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "// gemm_wgmma.cu -- masked grouped NVFP4 GEMM (NT) on Hopper warpgroup MMA (sm_90a).\n"
@@ -1978,6 +2002,16 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "#ifndef NVF_WG\n"
   "#define NVF_WG 2 // warpgroups per CTA, 64 weight rows each (2, 3, 4: 255, 168, 128 registers)\n"
   "#endif\n"
+  "// Tuning runs only ($NVFP4MOE_TUNE_DEFINE=-DNVF_WTUNE=<v>, mirrored by the host's shared-memory\n"
+  "// size): K chunk 256 (v / 100), CTAs per SM (v / 10) % 10 for the register budget, depth v % 10.\n"
+  "#ifdef NVF_WTUNE\n"
+  "#define NVF_WKC (256 * (NVF_WTUNE / 100))\n"
+  "#define NVF_WMINB ((NVF_WTUNE / 10) % 10)\n"
+  "#define NVF_WDEPTH (NVF_WTUNE % 10)\n"
+  "#endif\n"
+  "#ifndef NVF_WMINB\n"
+  "#define NVF_WMINB 1\n"
+  "#endif\n"
   "// K per token chunk (64 KiB or less); tuning runs may set a smaller one with NVF_WKC (the\n"
   "// host sizes shared memory for the default, so a larger one is refused)\n"
   "#define NVF_KC_DEFAULT (NVF_TOK >= 128 \? 256 : NVF_TOK > 32 \? 512 : 1024)\n"
@@ -1999,13 +2033,14 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "#define NVF_STEP 128                        // K elements per register step\n"
   "#define NVF_SPC (NVF_KC / NVF_STEP)         // steps per chunk\n"
   "#define NVF_MMA_BYTES (NVF_TOK * 32)        // B of one k16 MMA: TOK x 16 bf16\n"
-  "#define NVF_STEP_BYTES (8 * NVF_MMA_BYTES)\n"
+  "#define NVF_STEP_BYTES (8 * NVF_MMA_BYTES)\n",
   "#define NVF_BUF_BYTES (NVF_SPC * NVF_STEP_BYTES)\n"
   "#define NVF_UNITS (NVF_TOK * NVF_SPC)      // token staging units (one token, one step) per chunk\n"
   "#define NVF_UPT ((NVF_UNITS + NVF_THREADS - 1) / NVF_THREADS)\n"
   "#define NVF_SMEM_BYTES (NVF_NBUF * NVF_BUF_BYTES + NVF_UNITS * 72) // chunk buffers, raw staging\n"
-  "\n",
+  "\n"
   "static_assert(NVF_SPC >= 2, \"a chunk has at least two steps (buffer reuse argument below)\");\n"
+  "static_assert(NVF_SPC % NVF_DEPTH == 0, \"a chunk is a whole number of rounds of the weight slots\");\n"
   "\n"
   "#if NVF_TOK == 8\n"
   "#define nvf_wgmma_rs nvf_wgmma_rs_n8\n"
@@ -2071,13 +2106,13 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "}\n"
   "\n"
   "// Widen this thread's staged units of chunk c into a chunk buffer, laid out per step as 8 MMAs x\n"
-  "// TOK/8 core-matrix rows x 2 K halves x 8 tokens x 16 bytes (lbo 128, sbo 256). Word j of\n"
+  "// TOK/8 core-matrix rows x 2 K halves x 8 tokens x 16 bytes (lbo 128, sbo 256). Word j of\n",
   "// piece t gives the pairs (8j+p, 8j+p+4), p = 0..3, of K slots 2t, 2t+1 of MMA 2j + p/2,\n"
   "// K half p % 2: the four pieces fill one 16-byte core-matrix row per (MMA, half).\n"
   "NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf, int c, int k) {\n"
   "  asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\"); // a thread reads only its own copies\n"
   "  #pragma unroll\n"
-  "  for (int i = 0; i < NVF_UPT; ++i) {\n",
+  "  for (int i = 0; i < NVF_UPT; ++i) {\n"
   "    const int ui = threadIdx.x + i * NVF_THREADS, n = ui % NVF_TOK, ss = ui / NVF_TOK;\n"
   "    if (ui >= NVF_UNITS) continue;\n"
   "    uint4 q[4];\n"
@@ -2108,8 +2143,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "  }\n"
   "}\n"
   "\n"
-  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, 1)\n"
-  "nvf_gemm_wgmma(const NvfGemmParams p) {\n"
+  "template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {\n"
   "  extern __shared__ __align__(128) u8 smem[]; // NVF_NBUF chunk buffers, then the raw staging area\n"
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
   "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n"
@@ -2135,7 +2169,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "  const u32* stage_sf_p = (const u32*)(stage_p + NVF_UNITS * 64);\n"
   "  const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
   "\n"
-  "  for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
+  "  for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n",
   "    float acc[NVF_TOK / 2];\n"
   "    #pragma unroll\n"
   "    for (int e = 0; e < NVF_TOK / 2; ++e) acc[e] = 0.0f;\n"
@@ -2145,9 +2179,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "    #pragma unroll\n"
   "    for (int d = 0; d < NVF_DEPTH; ++d) {\n"
   "      const int kel = d * NVF_STEP + 32 * t;\n"
-  "      const bool in = d < nsteps && kel < p.k;\n",
-  "      wq[d][0] = (in && ok0) \? __ldg((const uint4*)(w0 + d * 64)) : make_uint4(0, 0, 0, 0);\n"
-  "      wq[d][1] = (in && ok1) \? __ldg((const uint4*)(w1 + d * 64)) : make_uint4(0, 0, 0, 0);\n"
+  "      const bool in = d < nsteps && kel < p.k;\n"
+  "      wq[d][0] = (in && ok0) \? nvf_ldg_weights<WIDE>(w0 + d * 64) : make_uint4(0, 0, 0, 0);\n"
+  "      wq[d][1] = (in && ok1) \? nvf_ldg_weights<WIDE>(w1 + d * 64) : make_uint4(0, 0, 0, 0);\n"
   "      ws[d][0] = (in && ok0) \? *(const u16*)(wsf + d * 1024) : 0u;\n"
   "      ws[d][1] = (in && ok1) \? *(const u16*)(wsf + d * 1024 + 128) : 0u;\n"
   "    }\n"
@@ -2171,20 +2205,21 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "      for (int ss = 0; ss < NVF_SPC; ++ss) {\n"
   "        const int s = c * NVF_SPC + ss;\n"
   "        if (s < nsteps) {\n"
+  "          // Step s's weights are in slot s % DEPTH = ss % DEPTH (a chunk is a whole number of\n"
+  "          // rounds), a compile-time index: the slot is refilled in place. Moving the loads in\n"
+  "          // flight down one place instead compiled to register moves that waited for the\n"
+  "          // loads just issued (1-3 % slower, bench/NOTES.md, seventh session).\n"
+  "          const int d = ss % NVF_DEPTH;\n"
   "          nvf_wgmma_wait<0>(); // step s-1, the last reader of a[], is done\n"
-  "          nvf_dequant_piece(wq[0][0], ws[0][0], a);\n"
-  "          nvf_dequant_piece(wq[0][1], ws[0][1], a + 16);\n"
-  "          #pragma unroll\n"
-  "          for (int e = 0; e + 1 < NVF_DEPTH; ++e) { // the loads in flight move down one place\n"
-  "            wq[e][0] = wq[e + 1][0]; wq[e][1] = wq[e + 1][1]; ws[e][0] = ws[e + 1][0]; ws[e][1] = ws[e + 1][1];\n"
-  "          }\n"
+  "          nvf_dequant_piece(wq[d][0], ws[d][0], a);\n"
+  "          nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);\n"
   "          {\n"
   "            const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;\n"
   "            const bool in = sn < nsteps && kel < p.k;\n"
-  "            wq[NVF_DEPTH - 1][0] = (in && ok0) \? __ldg((const uint4*)(w0 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);\n"
-  "            wq[NVF_DEPTH - 1][1] = (in && ok1) \? __ldg((const uint4*)(w1 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);\n"
-  "            ws[NVF_DEPTH - 1][0] = (in && ok0) \? *(const u16*)(wsf + (i64)sn * 1024) : 0u;\n"
-  "            ws[NVF_DEPTH - 1][1] = (in && ok1) \? *(const u16*)(wsf + (i64)sn * 1024 + 128) : 0u;\n"
+  "            wq[d][0] = (in && ok0) \? nvf_ldg_weights<WIDE>(w0 + (i64)sn * 64) : make_uint4(0, 0, 0, 0);\n"
+  "            wq[d][1] = (in && ok1) \? nvf_ldg_weights<WIDE>(w1 + (i64)sn * 64) : make_uint4(0, 0, 0, 0);\n"
+  "            ws[d][0] = (in && ok0) \? *(const u16*)(wsf + (i64)sn * 1024) : 0u;\n"
+  "            ws[d][1] = (in && ok1) \? *(const u16*)(wsf + (i64)sn * 1024 + 128) : 0u;\n"
   "          }\n"
   "          nvf_wgmma_fence();\n"
   "          #pragma unroll\n"
@@ -2198,7 +2233,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "      // Next chunk into buffer (c+1) % 3 while this chunk's last MMAs run. Its readers,\n"
   "      // chunk c-2, were done everywhere at the barrier that closed chunk c-1: a warpgroup\n"
   "      // reaches that barrier with at most one group in flight, of chunk c-1.\n"
-  "      if (c + 1 < nchunks) {\n"
+  "      if (c + 1 < nchunks) {\n",
   "        nvf_tok_widen(smem + ((c + 1) % NVF_NBUF) * NVF_BUF_BYTES, stage_p, stage_sf_p, c + 1, p.k);\n"
   "        nvf_fence_proxy_async();\n"
   "      }\n"
@@ -2212,10 +2247,16 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "    #pragma unroll\n"
   "    for (int j = 0; j < NVF_TOK / 8; ++j)\n"
   "      #pragma unroll\n"
-  "      for (int e = 0; e < 4; ++e)\n",
+  "      for (int e = 0; e < 4; ++e)\n"
   "        nvf_store_swapab(p, g, valid, alpha, tok0 + j * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[4 * j + e]);\n"
   "  }\n"
-  "}\n",
+  "}\n"
+  "\n"
+  "// Two entry points, one per weight-load width (nvf_ldg_weights); the host picks by K.\n"
+  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_WMINB)\n"
+  "nvf_gemm_wgmma(const NvfGemmParams p) { nvf_gemm_wgmma_body<false>(p); }\n"
+  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_WMINB)\n"
+  "nvf_gemm_wgmma_l2(const NvfGemmParams p) { nvf_gemm_wgmma_body<true>(p); }\n",
   0};
 static const char* const nvfp4moe__src_ptx_mma_cuh[] = {
   "// ptx_mma.cuh -- warp-level tensor-core wrappers (sm_80+): ldmatrix and mma.sync.\n"
@@ -3141,23 +3182,23 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
      NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_portable", 0}},
     {"gemm_portable_m128", "gemm_portable.cu", {"-DNVF_BM=128", "-DNVF_WARPS_M=4", "-DNVF_WARPS_N=2", 0},
      NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_portable", 0}},
-    {"gemm_swapab_t8", "gemm_swapab.cu", {"-DNVF_NT=1", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", 0}},
-    {"gemm_swapab_t16", "gemm_swapab.cu", {"-DNVF_NT=2", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", 0}},
-    {"gemm_swapab_t32", "gemm_swapab.cu", {"-DNVF_NT=4", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", 0}},
-    {"gemm_swapab_t48", "gemm_swapab.cu", {"-DNVF_NT=6", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", 0}},
-    {"gemm_sm90_t32", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
-    {"gemm_sm90_t64", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
-    {"gemm_sm90_t128", "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
+    {"gemm_swapab_t8", "gemm_swapab.cu", {"-DNVF_NT=1", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}},
+    {"gemm_swapab_t16", "gemm_swapab.cu", {"-DNVF_NT=2", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}},
+    {"gemm_swapab_t32", "gemm_swapab.cu", {"-DNVF_NT=4", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}},
+    {"gemm_swapab_t48", "gemm_swapab.cu", {"-DNVF_NT=6", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}},
+    {"gemm_sm90_t32", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
+    {"gemm_sm90_t64", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
+    {"gemm_sm90_t128", "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
     /* three or four warpgroups (192 or 256 weight rows, 168 or 128 registers); the
        heuristic picks t32/t48/t64_wg4 and t128_wg3 (bench/NOTES.md) */
-    {"gemm_sm90_t64_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
+    {"gemm_sm90_t64_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
     {"gemm_sm90_t128_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0,
-     {"nvf_gemm_wgmma", 0}},
-    {"gemm_sm90_t16_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=16", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
-    {"gemm_sm90_t32_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
-    {"gemm_sm90_t48_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
-    {"gemm_sm90_t48_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
-    {"gemm_sm90_t64_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", 0}},
+     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
+    {"gemm_sm90_t16_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=16", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
+    {"gemm_sm90_t32_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
+    {"gemm_sm90_t48_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
+    {"gemm_sm90_t48_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
+    {"gemm_sm90_t64_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
     {"gemm_sm100_n128", "gemm_sm100.cu", {"-DNVF_BN=128", 0}, NVFP4MOE__NEEDS_SM100, 0,
      {"nvf_gemm_sm100", 0}},
 };
@@ -4581,6 +4622,11 @@ NVFP4MOE__IMPL size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, 
   return 0; /* no split-K yet */
 }
 
+/* Kernel 1 of a swap-AB or wgmma module (nvf_gemm_*_l2) has each weight load fetch the whole
+   256-byte block into L2: faster where rows are long (DeepSeek-V3 GEMM1, K 7168: -15 % at
+   m <= 8), slower where they are short (K <= 2048: +1-5 %); bench/NOTES.md, seventh session. */
+NVFP4MOE__PRIVATE int nvfp4moe__gemm_kernel(const nvfp4moe__gemm_params* p) { return p->k >= 2560; }
+
 /* em: rows per expert the token tiles cover (nvfp4moe__cover_m), 1..m_max */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx, const char* fn,
                                                           const nvfp4moe__gemm_params* p, int spec, int em,
@@ -4591,7 +4637,9 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
        nvfp4moe__cover_m (the kernel loops when an expert has more); shared memory as NVF_SMEM_BYTES */
     unsigned tok = (unsigned)nvfp4moe__wgmma_tok[spec - NVFP4MOE__SPEC_GEMM_W32];
     int wg = nvfp4moe__wgmma_wg[spec - NVFP4MOE__SPEC_GEMM_W32];
-    unsigned kc = tok >= 128 ? 256u : tok > 32 ? 512u : 1024u, units = tok * (kc / 128u);
+    unsigned kc = tok >= 128 ? 256u : tok > 32 ? 512u : 1024u, units;
+    if (strncmp(ctx->tune_define, "-DNVF_WTUNE=", 12) == 0) kc = 256u * (unsigned)(atoi(ctx->tune_define + 12) / 100);
+    units = tok * (kc / 128u);
     unsigned smem = 3u * units * 256u + units * 72u;
     long long blocks = (long long)p->groups * ((p->n + 64 * wg - 1) / (64 * wg));
     long long tiles = ((long long)em + tok - 1) / tok;
@@ -4599,11 +4647,9 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
     if (tiles > 0x7FFFFFFFLL / blocks) tiles = 0x7FFFFFFFLL / blocks > 0 ? 0x7FFFFFFFLL / blocks : 1; /* the kernel loops */
     grid = blocks * tiles;
     void* args[1];
-    nvfp4moe_result r = nvfp4moe__prepare(ctx, spec);
-    if (r == NVFP4MOE_SUCCESS) r = nvfp4moe__set_smem(ctx, spec, 0, smem);
-    if (r != NVFP4MOE_SUCCESS) return r;
     args[0] = (void*)p;
-    return nvfp4moe__launch(ctx, fn, spec, 0, (unsigned)grid, 128u * (unsigned)wg, smem, stream, args);
+    return nvfp4moe__launch(ctx, fn, spec, nvfp4moe__gemm_kernel(p), (unsigned)grid, 128u * (unsigned)wg, smem, stream,
+                            args);
   }
   if (spec >= NVFP4MOE__SPEC_GEMM_T8 && spec <= NVFP4MOE__SPEC_GEMM_T48) {
     /* one CTA per (group, 128 weight rows); tokens of a 1024-K chunk in shared memory */
@@ -4611,11 +4657,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
     unsigned smem = tok * (1024u / 2u + 8u) * 4u; /* NVF_TOK x NVF_TSTRIDE words */
     long long grid = (long long)p->groups * ((p->n + 127) / 128);
     void* args[1];
-    nvfp4moe_result r = nvfp4moe__prepare(ctx, spec);
-    if (r == NVFP4MOE_SUCCESS) r = nvfp4moe__set_smem(ctx, spec, 0, smem);
-    if (r != NVFP4MOE_SUCCESS) return r;
     args[0] = (void*)p;
-    return nvfp4moe__launch(ctx, fn, spec, 0, (unsigned)grid, 256, smem, stream, args);
+    return nvfp4moe__launch(ctx, fn, spec, nvfp4moe__gemm_kernel(p), (unsigned)grid, 256, smem, stream, args);
   }
   bm = nvfp4moe__portable_bm[spec - NVFP4MOE__SPEC_GEMM_P16];
   unsigned threads = bm == 128 ? 256 : 128, smem = 2u * (unsigned)(bm + 128) * 128u;

@@ -27,6 +27,8 @@
 # became the staged kernels, the last the SiLU default; NVF_QSTAGE=0/3 and NVF_QSILU2=1 remain);
 # U: the quick GPU suite, the full SiLU tests with memcheck, the full benchmark, the SiLU A/B with the
 # layers; V2: quick quantizer tests, racecheck, the full benchmark, the staging A/B.
+# Seventh session: S7: the quick GPU suite, Nsight Compute on the wgmma GEMM, a sweep of
+# forced configurations with tuning defines ($PAIRS, CONFIG@DEFINE) with the layers.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -262,6 +264,54 @@ V2)
   cp bench/results/h200.json "$OUT/"
   PYTHONUNBUFFERED=1 timeout 60 python3 tools/bench.py --defines -DNVF_QSTAGE=0,-DNVF_Y=1 --only quant \
     --out "$OUT/quant_ab.json" 2>&1 | grep -E "tune" | cut -c1-150
+  ;;
+S7)
+  # seventh session: the quick GPU suite; Nsight Compute on the wgmma GEMM at $PROFILE_GEMM_M
+  # tokens (dsv3 GEMM1; stall breakdown, source counters, the tensor pipe's activity); then
+  # the forced configurations CONFIG@DEFINE in $PAIRS at $MS tokens with the expert layers
+  TEST_QUICK=1 timeout 200 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
+  echo "quick suite rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -5
+  export PROFILE_GEMM_M=${PROFILE_GEMM_M:-32}
+  timeout 150 ncu --clock-control none -k regex:nvf_gemm --launch-skip 2 --launch-count 1 --section SpeedOfLight \
+    --section WarpStateStats --section SourceCounters --section InstructionStats --section Occupancy \
+    --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis -o /tmp/g7 -f ./build/profile_kernels > "$OUT/ncu_gemm_run.txt" 2>&1
+  echo "ncu gemm exit $?"
+  ncu --import /tmp/g7.ncu-rep --print-details all > "$OUT/ncu_gemm.txt" 2>&1
+  ncu --import /tmp/g7.ncu-rep --page source --csv --print-source sass > "$OUT/src_gemm.csv" 2>&1
+  grep -E "Duration|Executed Instructions  |Warp Cycles Per Issued|Achieved Occupancy|Registers Per|Issue Slots Busy|DRAM Throughput" "$OUT/ncu_gemm.txt" | head -12
+  timeout 60 ncu --clock-control none -k regex:nvf_gemm --launch-skip 2 --launch-count 1 \
+    --metrics sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_tensor_op_gmma.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed \
+    ./build/profile_kernels 2>&1 | tail -6 | tee "$OUT/ncu_gemm_tensor.txt"
+  unset PROFILE_GEMM_M
+  PYTHONUNBUFFERED=1 timeout 330 python3 tools/bench.py --variants "$PAIRS" --ms "${MS:-32}" --only gemm,layer \
+    --out "$OUT/sweep.json" 2>&1 | grep -E "tune|TB/s" | cut -c1-160
+  ;;
+N7)
+  # seventh session: Nsight Compute on the GEMM at each token count in $PMS (dsv3 GEMM1)
+  for m in ${PMS:-32 8}; do
+    export PROFILE_GEMM_M=$m
+    timeout 150 ncu --clock-control none -k regex:nvf_gemm --launch-skip 2 --launch-count 1 --section SpeedOfLight \
+      --section WarpStateStats --section SourceCounters --section InstructionStats --section Occupancy \
+      -o /tmp/g7_$m -f ./build/profile_kernels > "$OUT/ncu_gemm_run_$m.txt" 2>&1
+    echo "ncu gemm m=$m exit $?"
+    ncu --import /tmp/g7_$m.ncu-rep --print-details all > "$OUT/ncu_gemm_$m.txt" 2>&1
+    ncu --import /tmp/g7_$m.ncu-rep --page source --csv --print-source sass > "$OUT/src_gemm_$m.csv" 2>&1
+    grep -E "Duration|Executed Instructions  |Warp Cycles Per Issued|Issue Slots Busy|DRAM Throughput" "$OUT/ncu_gemm_$m.txt" | head -6
+  done
+  unset PROFILE_GEMM_M
+  ;;
+S7B)
+  # seventh session: quick GEMM tests and the register-race check, an A/B of the defines $DEFS
+  # (first: NVF_WOLDSHIFT, the wgmma weight slots' shift register) at $MS tokens with the layers,
+  # then the forced configurations in $PAIRS at $MS2 tokens
+  TEST_QUICK=1 TEST_ONLY=gemm timeout 200 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
+  echo "quick GEMM tests rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -5
+  bash tests/check_sm90_sass.sh 2>&1 | tail -3
+  [ -n "${MEMCHECK:-}" ] && memcheck_gemm 150
+  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --defines "${DEFS:--DNVF_WOLDSHIFT=1,-DNVF_Y=1}" --ms "${MS:-32,48,64,128,512}" \
+    --only gemm,layer --out "$OUT/ab.json" 2>&1 | grep -E "tune|TB/s" | cut -c1-160
+  [ -n "${PAIRS:-}" ] && PYTHONUNBUFFERED=1 timeout 240 python3 tools/bench.py --variants "$PAIRS" --ms "${MS2:-32,48}" --only gemm,layer \
+    --out "$OUT/sweep.json" 2>&1 | grep -E "tune|TB/s" | cut -c1-160
   ;;
 P)
   # Nsight Compute source counters (instructions executed per SASS line) and the stall

@@ -16,6 +16,25 @@ struct NvfGemmParams {
   int groups, m_max, n, k;
 };
 
+// 16 bytes of a weight row (read-only path). Each step reads 64 bytes of a row, and rows are
+// K/2 bytes apart. WIDE (the host's choice for long rows, K >= 2560): an L2 miss fetches the
+// whole aligned 256-byte block, the row's next three steps too, so DRAM serves 256-byte reads
+// instead of 64-byte pieces of rows 3.5 KB apart (-15 % at K = 7168 and m <= 8; bench/NOTES.md,
+// seventh session). A compile-time choice: a run-time predicate on the load cost 4-6 %.
+// Volatile: a load past the weights must not be speculated out of the caller's bounds test.
+// Tuning runs: NVF_WL2=0 makes the WIDE kernels plain.
+template <bool WIDE> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {
+#if !defined(NVF_WL2) || NVF_WL2 != 0
+  if (WIDE) {
+    uint4 v;
+    asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+  }
+#endif
+  return __ldg((const uint4*)p);
+}
+
 // One element of a swap-AB accumulator (token m, weight row n) to D[g, m, n]: undoes the
 // 2^-8 * 2^-8 of the widened operands exactly, applies alpha and the row scale. Only for
 // m < valid and n < N (rows past masked_m are never written).

@@ -47,8 +47,7 @@
 #endif
 #define NVF_TSTRIDE (NVF_KC / 2 + 8)   // words per token row in smem; +8 keeps 64-bit reads conflict-free
 
-extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)
-nvf_gemm_swapab(const NvfGemmParams p) {
+template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
   extern __shared__ __align__(16) u32 tok[]; // [NVF_TOK][NVF_TSTRIDE]
   const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS; // grid = groups * nblocks
   const int g = blockIdx.x / nblocks, bx = blockIdx.x % nblocks;
@@ -83,8 +82,8 @@ nvf_gemm_swapab(const NvfGemmParams p) {
     for (int d = 0; d < NVF_DEPTH; ++d) {
       const int kel = d * NVF_STEP + 32 * t; // first K element of this thread's piece
       const bool in = d < nsteps && kel < p.k;
-      wq[d][0] = (in && ok0) ? __ldg((const uint4*)(w0 + d * 64)) : make_uint4(0, 0, 0, 0);
-      wq[d][1] = (in && ok1) ? __ldg((const uint4*)(w1 + d * 64)) : make_uint4(0, 0, 0, 0);
+      wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + d * 64) : make_uint4(0, 0, 0, 0);
+      wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + d * 64) : make_uint4(0, 0, 0, 0);
       ws[d][0] = (in && ok0) ? *(const u16*)(sf0 + d * 1024) : 0u;
       ws[d][1] = (in && ok1) ? *(const u16*)(sf1 + d * 1024) : 0u;
     }
@@ -123,8 +122,8 @@ nvf_gemm_swapab(const NvfGemmParams p) {
             {
               const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;
               const bool in = sn < nsteps && kel < p.k;
-              wq[d][0] = (in && ok0) ? __ldg((const uint4*)(w0 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);
-              wq[d][1] = (in && ok1) ? __ldg((const uint4*)(w1 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);
+              wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + (i64)sn * 64) : make_uint4(0, 0, 0, 0);
+              wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + (i64)sn * 64) : make_uint4(0, 0, 0, 0);
               ws[d][0] = (in && ok0) ? *(const u16*)(sf0 + (i64)sn * 1024) : 0u;
               ws[d][1] = (in && ok1) ? *(const u16*)(sf1 + (i64)sn * 1024) : 0u;
             }
@@ -151,3 +150,9 @@ nvf_gemm_swapab(const NvfGemmParams p) {
         nvf_store_swapab(p, g, valid, alpha, tok0 + nt * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[nt][e]);
   }
 }
+
+// Two entry points, one per weight-load width (nvf_ldg_weights); the host picks by K.
+extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)
+nvf_gemm_swapab(const NvfGemmParams p) { nvf_gemm_swapab_body<false>(p); }
+extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)
+nvf_gemm_swapab_l2(const NvfGemmParams p) { nvf_gemm_swapab_body<true>(p); }

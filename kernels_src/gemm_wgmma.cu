@@ -31,6 +31,16 @@
 #ifndef NVF_WG
 #define NVF_WG 2 // warpgroups per CTA, 64 weight rows each (2, 3, 4: 255, 168, 128 registers)
 #endif
+// Tuning runs only ($NVFP4MOE_TUNE_DEFINE=-DNVF_WTUNE=<v>, mirrored by the host's shared-memory
+// size): K chunk 256 (v / 100), CTAs per SM (v / 10) % 10 for the register budget, depth v % 10.
+#ifdef NVF_WTUNE
+#define NVF_WKC (256 * (NVF_WTUNE / 100))
+#define NVF_WMINB ((NVF_WTUNE / 10) % 10)
+#define NVF_WDEPTH (NVF_WTUNE % 10)
+#endif
+#ifndef NVF_WMINB
+#define NVF_WMINB 1
+#endif
 // K per token chunk (64 KiB or less); tuning runs may set a smaller one with NVF_WKC (the
 // host sizes shared memory for the default, so a larger one is refused)
 #define NVF_KC_DEFAULT (NVF_TOK >= 128 ? 256 : NVF_TOK > 32 ? 512 : 1024)
@@ -59,6 +69,7 @@ static_assert(NVF_KC <= NVF_KC_DEFAULT && NVF_KC % 256 == 0, "NVF_WKC: a multipl
 #define NVF_SMEM_BYTES (NVF_NBUF * NVF_BUF_BYTES + NVF_UNITS * 72) // chunk buffers, raw staging
 
 static_assert(NVF_SPC >= 2, "a chunk has at least two steps (buffer reuse argument below)");
+static_assert(NVF_SPC % NVF_DEPTH == 0, "a chunk is a whole number of rounds of the weight slots");
 
 #if NVF_TOK == 8
 #define nvf_wgmma_rs nvf_wgmma_rs_n8
@@ -161,8 +172,7 @@ NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf, int c,
   }
 }
 
-extern "C" __global__ void __launch_bounds__(NVF_THREADS, 1)
-nvf_gemm_wgmma(const NvfGemmParams p) {
+template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
   extern __shared__ __align__(128) u8 smem[]; // NVF_NBUF chunk buffers, then the raw staging area
   const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;
   const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)
@@ -199,8 +209,8 @@ nvf_gemm_wgmma(const NvfGemmParams p) {
     for (int d = 0; d < NVF_DEPTH; ++d) {
       const int kel = d * NVF_STEP + 32 * t;
       const bool in = d < nsteps && kel < p.k;
-      wq[d][0] = (in && ok0) ? __ldg((const uint4*)(w0 + d * 64)) : make_uint4(0, 0, 0, 0);
-      wq[d][1] = (in && ok1) ? __ldg((const uint4*)(w1 + d * 64)) : make_uint4(0, 0, 0, 0);
+      wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + d * 64) : make_uint4(0, 0, 0, 0);
+      wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + d * 64) : make_uint4(0, 0, 0, 0);
       ws[d][0] = (in && ok0) ? *(const u16*)(wsf + d * 1024) : 0u;
       ws[d][1] = (in && ok1) ? *(const u16*)(wsf + d * 1024 + 128) : 0u;
     }
@@ -224,20 +234,21 @@ nvf_gemm_wgmma(const NvfGemmParams p) {
       for (int ss = 0; ss < NVF_SPC; ++ss) {
         const int s = c * NVF_SPC + ss;
         if (s < nsteps) {
+          // Step s's weights are in slot s % DEPTH = ss % DEPTH (a chunk is a whole number of
+          // rounds), a compile-time index: the slot is refilled in place. Moving the loads in
+          // flight down one place instead compiled to register moves that waited for the
+          // loads just issued (1-3 % slower, bench/NOTES.md, seventh session).
+          const int d = ss % NVF_DEPTH;
           nvf_wgmma_wait<0>(); // step s-1, the last reader of a[], is done
-          nvf_dequant_piece(wq[0][0], ws[0][0], a);
-          nvf_dequant_piece(wq[0][1], ws[0][1], a + 16);
-          #pragma unroll
-          for (int e = 0; e + 1 < NVF_DEPTH; ++e) { // the loads in flight move down one place
-            wq[e][0] = wq[e + 1][0]; wq[e][1] = wq[e + 1][1]; ws[e][0] = ws[e + 1][0]; ws[e][1] = ws[e + 1][1];
-          }
+          nvf_dequant_piece(wq[d][0], ws[d][0], a);
+          nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);
           {
             const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;
             const bool in = sn < nsteps && kel < p.k;
-            wq[NVF_DEPTH - 1][0] = (in && ok0) ? __ldg((const uint4*)(w0 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);
-            wq[NVF_DEPTH - 1][1] = (in && ok1) ? __ldg((const uint4*)(w1 + (i64)sn * 64)) : make_uint4(0, 0, 0, 0);
-            ws[NVF_DEPTH - 1][0] = (in && ok0) ? *(const u16*)(wsf + (i64)sn * 1024) : 0u;
-            ws[NVF_DEPTH - 1][1] = (in && ok1) ? *(const u16*)(wsf + (i64)sn * 1024 + 128) : 0u;
+            wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + (i64)sn * 64) : make_uint4(0, 0, 0, 0);
+            wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + (i64)sn * 64) : make_uint4(0, 0, 0, 0);
+            ws[d][0] = (in && ok0) ? *(const u16*)(wsf + (i64)sn * 1024) : 0u;
+            ws[d][1] = (in && ok1) ? *(const u16*)(wsf + (i64)sn * 1024 + 128) : 0u;
           }
           nvf_wgmma_fence();
           #pragma unroll
@@ -269,3 +280,9 @@ nvf_gemm_wgmma(const NvfGemmParams p) {
         nvf_store_swapab(p, g, valid, alpha, tok0 + j * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[4 * j + e]);
   }
 }
+
+// Two entry points, one per weight-load width (nvf_ldg_weights); the host picks by K.
+extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_WMINB)
+nvf_gemm_wgmma(const NvfGemmParams p) { nvf_gemm_wgmma_body<false>(p); }
+extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_WMINB)
+nvf_gemm_wgmma_l2(const NvfGemmParams p) { nvf_gemm_wgmma_body<true>(p); }

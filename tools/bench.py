@@ -20,6 +20,8 @@ Writes bench/results/<gpu>.json (a JSON array of records) and prints a table.
                                                    (forced tile configurations, NVFP4MOE_GEMM_CONFIG)
     NVFP4MOE_GEMM_CONFIG=gemm_sm90_t128 python3 tools/bench.py --defines -DNVF_WDEPTH=2,-DNVF_WDEPTH=3 \
         --ms 128 --only gemm --out PATH            (any defines, one context each)
+    python3 tools/bench.py --variants gemm_sm90_t32@-DNVF_WTUNE=121,gemm_swapab_t32 --ms 32 --only gemm,layer
+                                                   (forced configurations, each with an optional define)
 """
 import ctypes
 import datetime
@@ -103,6 +105,8 @@ def main():
     tunes = [int(v) for v in sys.argv[sys.argv.index("--tune") + 1].split(",")] if "--tune" in sys.argv else None
     configs = sys.argv[sys.argv.index("--configs") + 1].split(",") if "--configs" in sys.argv else None
     defines = sys.argv[sys.argv.index("--defines") + 1].split(",") if "--defines" in sys.argv else None
+    # --variants CONFIG@DEFINE,...: a forced tile configuration built with a tuning define
+    pairs = [v.split("@") for v in sys.argv[sys.argv.index("--variants") + 1].split(",")] if "--variants" in sys.argv else None
     tune_ms = [int(v) for v in sys.argv[sys.argv.index("--ms") + 1].split(",")] if "--ms" in sys.argv else [1, 8, 32]
     torch.manual_seed(0)
     dev = torch.cuda.get_device_properties(0)
@@ -213,15 +217,19 @@ def main():
 
     # kernel variants (--tune: a define, part of the cache key) or forced tile configurations
     # (--configs: NVFP4MOE_GEMM_CONFIG), one context each
-    variants = ([("NVFP4MOE_TUNE_DEFINE", f"-DNVF_TUNE={tv}" if "gemm" in only else f"-DNVF_QTUNE={tv}") for tv in tunes]
-                if tunes is not None else [("NVFP4MOE_TUNE_DEFINE", d) for d in defines] if defines is not None
-                else [("NVFP4MOE_GEMM_CONFIG", c) for c in configs] if configs is not None else None)
+    variants = ([{"NVFP4MOE_TUNE_DEFINE": f"-DNVF_TUNE={tv}" if "gemm" in only else f"-DNVF_QTUNE={tv}"} for tv in tunes]
+                if tunes is not None else [{"NVFP4MOE_TUNE_DEFINE": d} for d in defines] if defines is not None
+                else [{"NVFP4MOE_GEMM_CONFIG": c} for c in configs] if configs is not None
+                else [dict(zip(("NVFP4MOE_GEMM_CONFIG", "NVFP4MOE_TUNE_DEFINE"), pr)) for pr in pairs]
+                if pairs is not None else None)
     if variants is not None:
-        for env, define in variants:
-            os.environ[env] = define
+        for envs in variants:
+            define = "@".join(envs.values())
+            os.environ.update(envs)
             tctx = ctypes.c_void_p()
             check(lib.nvfp4moe_create(ctypes.byref(Desc()), ctypes.byref(tctx)), "nvfp4moe_create")
-            del os.environ[env]
+            for env in envs:
+                del os.environ[env]
             if "quant" in only:
                 quant_cases(c=tctx, tune=define)
             for name, G, N, K in (SHAPES if "gemm" in only else []):
