@@ -2003,11 +2003,14 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "#define NVF_WG 2 // warpgroups per CTA, 64 weight rows each (2, 3, 4: 255, 168, 128 registers)\n"
   "#endif\n"
   "// Tuning runs only ($NVFP4MOE_TUNE_DEFINE=-DNVF_WTUNE=<v>, mirrored by the host's shared-memory\n"
-  "// size): K chunk 256 (v / 100), CTAs per SM (v / 10) % 10 for the register budget, depth v % 10.\n"
+  "// size): K chunk 256 (v / 100), CTAs per SM (v / 10) % 10 for the register budget, depth v % 10;\n"
+  "// three digits 1-9 (no leading zero: the preprocessor would read octal, the host decimal).\n"
   "#ifdef NVF_WTUNE\n"
   "#define NVF_WKC (256 * (NVF_WTUNE / 100))\n"
   "#define NVF_WMINB ((NVF_WTUNE / 10) % 10)\n"
   "#define NVF_WDEPTH (NVF_WTUNE % 10)\n"
+  "static_assert(NVF_WTUNE >= 111 && NVF_WTUNE <= 999 && NVF_WMINB >= 1 && NVF_WDEPTH >= 1,\n"
+  "              \"NVF_WTUNE: three digits 1-9\");\n"
   "#endif\n"
   "#ifndef NVF_WMINB\n"
   "#define NVF_WMINB 1\n"
@@ -2022,18 +2025,19 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "#endif\n"
   "static_assert(NVF_KC <= NVF_KC_DEFAULT && NVF_KC % 256 == 0, \"NVF_WKC: a multiple of 256, at most the default\");\n"
   "// Weight steps in flight (20 registers each). Deeper measured slower (bench/NOTES.md);\n"
-  "// tuning runs set it with $NVFP4MOE_TUNE_DEFINE=-DNVF_WDEPTH=<n> (read by no other kernel).\n"
+  "// tuning runs set it with $NVFP4MOE_TUNE_DEFINE=-DNVF_WDEPTH=<n> (read by no other kernel),\n"
+  "// n dividing the steps per chunk (8, 4 or 2 by tile): the slots are indexed by step.\n"
   "#ifndef NVF_WDEPTH\n"
   "#define NVF_WDEPTH 2\n"
   "#endif\n"
   "#define NVF_DEPTH NVF_WDEPTH\n"
   "#define NVF_NBUF 3                          // token chunk buffers\n"
-  "#define NVF_THREADS (128 * NVF_WG)\n"
+  "#define NVF_THREADS (128 * NVF_WG)\n",
   "#define NVF_ROWS (64 * NVF_WG)              // weight rows (N of the problem) per CTA\n"
   "#define NVF_STEP 128                        // K elements per register step\n"
   "#define NVF_SPC (NVF_KC / NVF_STEP)         // steps per chunk\n"
   "#define NVF_MMA_BYTES (NVF_TOK * 32)        // B of one k16 MMA: TOK x 16 bf16\n"
-  "#define NVF_STEP_BYTES (8 * NVF_MMA_BYTES)\n",
+  "#define NVF_STEP_BYTES (8 * NVF_MMA_BYTES)\n"
   "#define NVF_BUF_BYTES (NVF_SPC * NVF_STEP_BYTES)\n"
   "#define NVF_UNITS (NVF_TOK * NVF_SPC)      // token staging units (one token, one step) per chunk\n"
   "#define NVF_UPT ((NVF_UNITS + NVF_THREADS - 1) / NVF_THREADS)\n"
@@ -2097,7 +2101,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "    }\n"
   "    #pragma unroll\n"
   "    for (int h = 0; h < 2; ++h) {\n"
-  "      const bool in = u[i].src && kel + 64 * h < p.k;\n"
+  "      const bool in = u[i].src && kel + 64 * h < p.k;\n",
   "      asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\" ::\"r\"(stage_sf + 4 * (h * NVF_UNITS + ui)),\n"
   "                   \"l\"(in \? sf + 512 * h : p.a_sf), \"r\"(in \? 4 : 0) : \"memory\");\n"
   "    }\n"
@@ -2106,7 +2110,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "}\n"
   "\n"
   "// Widen this thread's staged units of chunk c into a chunk buffer, laid out per step as 8 MMAs x\n"
-  "// TOK/8 core-matrix rows x 2 K halves x 8 tokens x 16 bytes (lbo 128, sbo 256). Word j of\n",
+  "// TOK/8 core-matrix rows x 2 K halves x 8 tokens x 16 bytes (lbo 128, sbo 256). Word j of\n"
   "// piece t gives the pairs (8j+p, 8j+p+4), p = 0..3, of K slots 2t, 2t+1 of MMA 2j + p/2,\n"
   "// K half p % 2: the four pieces fill one 16-byte core-matrix row per (MMA, half).\n"
   "NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf, int c, int k) {\n"
@@ -2160,7 +2164,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "  const u8* w1 = w0 + (i64)8 * (p.k / 2);\n"
   "  // SF pair of row r0 for step s at wsf + 1024 s (128x4: columns 8s + 2t, 8s + 2t + 1); row\n"
   "  // r0 + 8 is 128 bytes on (same 32-row group: r0 % 32 < 24)\n"
-  "  const u8* wsf = p.b_sf + g * sfb_g + nvf_sf_offset_128x4(r0, 2 * t, kc4);\n"
+  "  const u8* wsf = p.b_sf + g * sfb_g + nvf_sf_offset_128x4(r0, 2 * t, kc4);\n",
   "  const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);\n"
   "  const u8* asf_g = p.a_sf + g * sfa_g;\n"
   "  const u32 sbase = (u32)__cvta_generic_to_shared(smem);\n"
@@ -2169,7 +2173,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "  const u32* stage_sf_p = (const u32*)(stage_p + NVF_UNITS * 64);\n"
   "  const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
   "\n"
-  "  for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n",
+  "  for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
   "    float acc[NVF_TOK / 2];\n"
   "    #pragma unroll\n"
   "    for (int e = 0; e < NVF_TOK / 2; ++e) acc[e] = 0.0f;\n"
@@ -2224,7 +2228,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "          nvf_wgmma_fence();\n"
   "          #pragma unroll\n"
   "          for (int i = 0; i < 8; ++i) {\n"
-  "            const u32 af[4] = {a[2 * i], a[16 + 2 * i], a[2 * i + 1], a[16 + 2 * i + 1]};\n"
+  "            const u32 af[4] = {a[2 * i], a[16 + 2 * i], a[2 * i + 1], a[16 + 2 * i + 1]};\n",
   "            nvf_wgmma_rs(acc, af, nvf_wgmma_desc(buf + ss * NVF_STEP_BYTES + i * NVF_MMA_BYTES, 128, 256));\n"
   "          }\n"
   "          nvf_wgmma_commit();\n"
@@ -2233,7 +2237,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "      // Next chunk into buffer (c+1) % 3 while this chunk's last MMAs run. Its readers,\n"
   "      // chunk c-2, were done everywhere at the barrier that closed chunk c-1: a warpgroup\n"
   "      // reaches that barrier with at most one group in flight, of chunk c-1.\n"
-  "      if (c + 1 < nchunks) {\n",
+  "      if (c + 1 < nchunks) {\n"
   "        nvf_tok_widen(smem + ((c + 1) % NVF_NBUF) * NVF_BUF_BYTES, stage_p, stage_sf_p, c + 1, p.k);\n"
   "        nvf_fence_proxy_async();\n"
   "      }\n"
@@ -3182,23 +3186,36 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
      NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_portable", 0}},
     {"gemm_portable_m128", "gemm_portable.cu", {"-DNVF_BM=128", "-DNVF_WARPS_M=4", "-DNVF_WARPS_N=2", 0},
      NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_portable", 0}},
-    {"gemm_swapab_t8", "gemm_swapab.cu", {"-DNVF_NT=1", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}},
-    {"gemm_swapab_t16", "gemm_swapab.cu", {"-DNVF_NT=2", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}},
-    {"gemm_swapab_t32", "gemm_swapab.cu", {"-DNVF_NT=4", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}},
-    {"gemm_swapab_t48", "gemm_swapab.cu", {"-DNVF_NT=6", 0}, NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}},
-    {"gemm_sm90_t32", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
-    {"gemm_sm90_t64", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
-    {"gemm_sm90_t128", "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
+    {"gemm_swapab_t8", "gemm_swapab.cu", {"-DNVF_NT=1", 0}, NVFP4MOE__NEEDS_SM80, 0,
+     {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}},
+    {"gemm_swapab_t16", "gemm_swapab.cu", {"-DNVF_NT=2", 0}, NVFP4MOE__NEEDS_SM80, 0,
+     {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}},
+    {"gemm_swapab_t32", "gemm_swapab.cu", {"-DNVF_NT=4", 0}, NVFP4MOE__NEEDS_SM80, 0,
+     {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}},
+    {"gemm_swapab_t48", "gemm_swapab.cu", {"-DNVF_NT=6", 0}, NVFP4MOE__NEEDS_SM80, 0,
+     {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}},
+    {"gemm_sm90_t32", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0,
+     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
+    {"gemm_sm90_t64", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0,
+     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
+    {"gemm_sm90_t128", "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0,
+     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
     /* three or four warpgroups (192 or 256 weight rows, 168 or 128 registers); the
        heuristic picks t32/t48/t64_wg4 and t128_wg3 (bench/NOTES.md) */
-    {"gemm_sm90_t64_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
+    {"gemm_sm90_t64_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0,
+     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
     {"gemm_sm90_t128_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0,
      {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
-    {"gemm_sm90_t16_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=16", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
-    {"gemm_sm90_t32_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
-    {"gemm_sm90_t48_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
-    {"gemm_sm90_t48_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
-    {"gemm_sm90_t64_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
+    {"gemm_sm90_t16_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=16", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0,
+     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
+    {"gemm_sm90_t32_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0,
+     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
+    {"gemm_sm90_t48_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0,
+     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
+    {"gemm_sm90_t48_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0,
+     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
+    {"gemm_sm90_t64_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0,
+     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
     {"gemm_sm100_n128", "gemm_sm100.cu", {"-DNVF_BN=128", 0}, NVFP4MOE__NEEDS_SM100, 0,
      {"nvf_gemm_sm100", 0}},
 };
@@ -4623,9 +4640,12 @@ NVFP4MOE__IMPL size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, 
 }
 
 /* Kernel 1 of a swap-AB or wgmma module (nvf_gemm_*_l2) has each weight load fetch the whole
-   256-byte block into L2: faster where rows are long (DeepSeek-V3 GEMM1, K 7168: -15 % at
-   m <= 8), slower where they are short (K <= 2048: +1-5 %); bench/NOTES.md, seventh session. */
-NVFP4MOE__PRIVATE int nvfp4moe__gemm_kernel(const nvfp4moe__gemm_params* p) { return p->k >= 2560; }
+   256-byte block into L2: on an H200 faster where rows are long (DeepSeek-V3 GEMM1, K 7168:
+   -15 % at m <= 8), slower where they are short (K <= 2048: +1-5 %); bench/NOTES.md, seventh
+   session. Only where it was measured: sm_90 (sm_80 builds it as a 128-byte fetch). */
+NVFP4MOE__PRIVATE int nvfp4moe__gemm_kernel(const nvfp4moe_context* ctx, const nvfp4moe__gemm_params* p) {
+  return ctx->target_sm == 90 && p->k >= 2560;
+}
 
 /* em: rows per expert the token tiles cover (nvfp4moe__cover_m), 1..m_max */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx, const char* fn,
@@ -4648,8 +4668,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
     grid = blocks * tiles;
     void* args[1];
     args[0] = (void*)p;
-    return nvfp4moe__launch(ctx, fn, spec, nvfp4moe__gemm_kernel(p), (unsigned)grid, 128u * (unsigned)wg, smem, stream,
-                            args);
+    return nvfp4moe__launch(ctx, fn, spec, nvfp4moe__gemm_kernel(ctx, p), (unsigned)grid, 128u * (unsigned)wg, smem,
+                            stream, args);
   }
   if (spec >= NVFP4MOE__SPEC_GEMM_T8 && spec <= NVFP4MOE__SPEC_GEMM_T48) {
     /* one CTA per (group, 128 weight rows); tokens of a 1024-K chunk in shared memory */
@@ -4658,7 +4678,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
     long long grid = (long long)p->groups * ((p->n + 127) / 128);
     void* args[1];
     args[0] = (void*)p;
-    return nvfp4moe__launch(ctx, fn, spec, nvfp4moe__gemm_kernel(p), (unsigned)grid, 256, smem, stream, args);
+    return nvfp4moe__launch(ctx, fn, spec, nvfp4moe__gemm_kernel(ctx, p), (unsigned)grid, 256, smem, stream, args);
   }
   bm = nvfp4moe__portable_bm[spec - NVFP4MOE__SPEC_GEMM_P16];
   unsigned threads = bm == 128 ? 256 : 128, smem = 2u * (unsigned)(bm + 128) * 128u;

@@ -27,6 +27,8 @@
 # became the staged kernels, the last the SiLU default; NVF_QSTAGE=0/3 and NVF_QSILU2=1 remain);
 # U: the quick GPU suite, the full SiLU tests with memcheck, the full benchmark, the SiLU A/B with the
 # layers; V2: quick quantizer tests, racecheck, the full benchmark, the staging A/B.
+# (Since the seventh session the wgmma depth must divide the steps per chunk: the depths 3 in S
+# and Q, and 4 for the 128-token tile in S, no longer build.)
 # Seventh session: S7: the quick GPU suite, Nsight Compute on the wgmma GEMM, a sweep of
 # forced configurations with tuning defines ($PAIRS, CONFIG@DEFINE) with the layers.
 # Everything lands in $OUT (or ./device_out).

@@ -32,11 +32,14 @@
 #define NVF_WG 2 // warpgroups per CTA, 64 weight rows each (2, 3, 4: 255, 168, 128 registers)
 #endif
 // Tuning runs only ($NVFP4MOE_TUNE_DEFINE=-DNVF_WTUNE=<v>, mirrored by the host's shared-memory
-// size): K chunk 256 (v / 100), CTAs per SM (v / 10) % 10 for the register budget, depth v % 10.
+// size): K chunk 256 (v / 100), CTAs per SM (v / 10) % 10 for the register budget, depth v % 10;
+// three digits 1-9 (no leading zero: the preprocessor would read octal, the host decimal).
 #ifdef NVF_WTUNE
 #define NVF_WKC (256 * (NVF_WTUNE / 100))
 #define NVF_WMINB ((NVF_WTUNE / 10) % 10)
 #define NVF_WDEPTH (NVF_WTUNE % 10)
+static_assert(NVF_WTUNE >= 111 && NVF_WTUNE <= 999 && NVF_WMINB >= 1 && NVF_WDEPTH >= 1,
+              "NVF_WTUNE: three digits 1-9");
 #endif
 #ifndef NVF_WMINB
 #define NVF_WMINB 1
@@ -51,7 +54,8 @@
 #endif
 static_assert(NVF_KC <= NVF_KC_DEFAULT && NVF_KC % 256 == 0, "NVF_WKC: a multiple of 256, at most the default");
 // Weight steps in flight (20 registers each). Deeper measured slower (bench/NOTES.md);
-// tuning runs set it with $NVFP4MOE_TUNE_DEFINE=-DNVF_WDEPTH=<n> (read by no other kernel).
+// tuning runs set it with $NVFP4MOE_TUNE_DEFINE=-DNVF_WDEPTH=<n> (read by no other kernel),
+// n dividing the steps per chunk (8, 4 or 2 by tile): the slots are indexed by step.
 #ifndef NVF_WDEPTH
 #define NVF_WDEPTH 2
 #endif

@@ -18,7 +18,7 @@ Writes bench/results/<gpu>.json (a JSON array of records) and prints a table.
     python3 tools/bench.py --tune 0,1 --only quant --out PATH      (quantizer variants, -DNVF_QTUNE=<v>)
     python3 tools/bench.py --configs gemm_sm90_t64,gemm_swapab_t32 --ms 32,128 --only gemm --out PATH
                                                    (forced tile configurations, NVFP4MOE_GEMM_CONFIG)
-    NVFP4MOE_GEMM_CONFIG=gemm_sm90_t128 python3 tools/bench.py --defines -DNVF_WDEPTH=2,-DNVF_WDEPTH=3 \
+    NVFP4MOE_GEMM_CONFIG=gemm_sm90_t128 python3 tools/bench.py --defines -DNVF_WDEPTH=1,-DNVF_WDEPTH=2 \
         --ms 128 --only gemm --out PATH            (any defines, one context each)
     python3 tools/bench.py --variants gemm_sm90_t32@-DNVF_WTUNE=121,gemm_swapab_t32 --ms 32 --only gemm,layer
                                                    (forced configurations, each with an optional define)
