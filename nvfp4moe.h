@@ -15,7 +15,9 @@
        #include "nvfp4moe.h"
    Everywhere else just #include "nvfp4moe.h". Build with `cc app.c` (add -ldl on
    glibc older than 2.34). Compile the implementation file without -ffast-math: the
-   host reference numerics need IEEE arithmetic.
+   host reference numerics need IEEE arithmetic. In strict ISO mode (-std=c99) include the
+   implementation before other system headers, or define _POSIX_C_SOURCE=200809L
+   (clock_gettime and the POSIX file calls).
 
    CONFIGURATION MACROS (define before the implementation include)
        NVFP4MOE_STATIC      all functions static (private to that translation unit)
@@ -24,7 +26,7 @@
    MINIMAL EXAMPLE
        nvfp4moe_desc desc = {0};              zero fields mean defaults
        nvfp4moe_context* ctx;
-       if (nvfp4moe_create(&desc, &ctx) != NVFP4MOE_SUCCESS) puts(nvfp4moe_last_error());
+       if (nvfp4moe_create(&desc, &ctx) != NVFP4MOE_SUCCESS) { puts(nvfp4moe_last_error()); return 1; }
        nvfp4moe_quantize_args q = {0};
        q.dtype = NVFP4MOE_DTYPE_BF16; q.groups = 1; q.rows = M; q.k = K;
        q.x = x_dev; q.out_e2m1 = q_dev; q.out_sf = sf_dev; q.scale = scale_dev;
@@ -32,10 +34,14 @@
        nvfp4moe_destroy(ctx);
 
    ENVIRONMENT
-       NVFP4MOE_CACHE_DIR    cubin cache directory (after desc.cache_dir)
-       NVFP4MOE_NVRTC_PATH   NVRTC library to load instead of libnvrtc.so.13 / .so.12
+       NVFP4MOE_CACHE_DIR    cubin cache directory (after desc.cache_dir; then
+                             $XDG_CACHE_HOME/nvfp4moe, ~/.cache/nvfp4moe)
+       NVFP4MOE_NVRTC_PATH   NVRTC library tried first; then libnvrtc.so.13 / .so.12 on the
+                             loader path, $CUDA_HOME (else $CUDA_PATH)/lib64 and
+                             /usr/local/cuda/lib64 (a pip wheel's NVRTC needs this variable)
        NVFP4MOE_BACKEND      portable | sm90 | sm100 (after desc.backend)
        NVFP4MOE_NO_JIT=1     fail with NVFP4MOE_ERROR_CACHE_MISS instead of compiling
+       NVFP4MOE_GEMM_CONFIG, NVFP4MOE_TUNE_DEFINE   benchmarks and tuning only (README)
 
    CONVENTIONS
    Device memory is the caller's: pointers are CUdeviceptr values (nvfp4moe_devptr),
@@ -154,7 +160,10 @@ typedef struct nvfp4moe_allocator {
 } nvfp4moe_allocator;
 
 /* Log callback; func null = messages at `level` or below go to stderr. level 0 means
-   NVFP4MOE_LOG_WARN. The callback may be called from any thread that uses the context. */
+   NVFP4MOE_LOG_WARN; a negative level silences the context's messages (errors are still
+   returned, and nvfp4moe_last_error() keeps the text). The host reference functions take
+   no description: their messages follow the default (WARN to stderr). The callback may be
+   called from any thread that uses the context. */
 typedef struct nvfp4moe_logger {
   void (*func)(int level, const char* message, void* user_data);
   void* user_data;
@@ -167,7 +176,9 @@ typedef struct nvfp4moe_desc {
   int device;               /* CUDA device ordinal (default 0) */
   void* cu_context;         /* a CUcontext to use; null = the device's primary context */
   const char* cache_dir;    /* null: $NVFP4MOE_CACHE_DIR, $XDG_CACHE_HOME/nvfp4moe, ~/.cache/nvfp4moe */
-  const char* target;       /* NVFP4MOE_FLAG_OFFLINE only: "sm_80", "sm_90a", "sm_100a", ... */
+  const char* target;       /* NVFP4MOE_FLAG_OFFLINE only: "sm_80", "sm_90a", "sm_100a", ... as
+                               a GPU of that kind uses: H100/H200 sm_90a, B200 sm_100a, B300
+                               sm_103a (a cache built for plain "sm_90" serves no GPU) */
   nvfp4moe_backend backend; /* AUTO: $NVFP4MOE_BACKEND, else by GPU */
   unsigned flags;           /* NVFP4MOE_FLAG_* ($NVFP4MOE_NO_JIT=1 adds NO_JIT) */
   nvfp4moe_allocator allocator;
@@ -343,7 +354,9 @@ NVFP4MOE_API void nvfp4moe_destroy(nvfp4moe_context* ctx);
 NVFP4MOE_API nvfp4moe_desc nvfp4moe_query_desc(const nvfp4moe_context* ctx);
 NVFP4MOE_API nvfp4moe_result nvfp4moe_query_info(const nvfp4moe_context* ctx, nvfp4moe_info* info);
 /* Compiles or loads from the disk cache every kernel specialisation this context can
-   use (for an offline context: every one its target supports). */
+   use (for an offline context: every one its target supports).
+   Errors: INVALID_ARGUMENT (ctx null), COMPILE_FAILED (NVRTC failed; the log is printed),
+   CACHE_MISS (NO_JIT and a kernel not cached), CUDA (module load). */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_warmup(nvfp4moe_context* ctx);
 /* The kernel specialisations, for tools and tests: count, name, and preparing one
    (compile or disk hit, load unless offline). from_disk and ms may be null.
@@ -393,10 +406,16 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_silu_mul_quantize_per_tensor(nvfp4moe_cont
                                                                    const nvfp4moe_quantize_args* args,
                                                                    nvfp4moe_stream stream);
 /* Weight quantization, into existing buffers (same pointers on a reload keep CUDA-graph
-   captures valid). An all-zero expert gets decode scale 0 and zero SFs and codes. */
+   captures valid). An all-zero expert gets decode scale 0 and zero SFs and codes.
+   Errors: INVALID_ARGUMENT (dtype not BF16/FP16, experts/n < 1, K not a multiple of 16,
+   null or misaligned pointers, unknown flags), NOT_SUPPORTED (offline context), CUDA. */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_quantize_weights(nvfp4moe_context* ctx,
                                                        const nvfp4moe_weight_quantize_args* args,
                                                        nvfp4moe_stream stream);
+/* SF layout conversion and dequantization (see their argument structs). Errors:
+   INVALID_ARGUMENT (groups/rows < 1, K not a multiple of 16, null pointers, an unknown
+   layout or output dtype, overlapping src/dst, misaligned pointers), NOT_SUPPORTED
+   (offline context), CUDA. */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_sf_convert(nvfp4moe_context* ctx, const nvfp4moe_sf_convert_args* args,
                                                  nvfp4moe_stream stream);
 NVFP4MOE_API nvfp4moe_result nvfp4moe_dequantize(nvfp4moe_context* ctx, const nvfp4moe_dequantize_args* args,
@@ -417,13 +436,17 @@ NVFP4MOE_API size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, co
 NVFP4MOE_API size_t nvfp4moe_moe_workspace_size(const nvfp4moe_moe_weights* w, int m_max);
 /* The expert layer forward (see nvfp4moe_moe_args). GEMM1 applies the x scales; the
    gate and up weight scales are applied separately before the SiLU, so checkpoints
-   whose halves have different global scales come out right. */
+   whose halves have different global scales come out right.
+   Errors: INVALID_ARGUMENT (null weights or args, hidden/inter not multiples of 32, an
+   unknown activation scaling, null or misaligned pointers, a workspace smaller than
+   nvfp4moe_moe_workspace_size), NOT_SUPPORTED (offline context), and those of the pieces. */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_moe_forward(nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
                                                   const nvfp4moe_moe_args* args, nvfp4moe_stream stream);
 
 /* ---- host reference (CPU, bit-exact for quantization) ------------------------------------
    Same argument structs as the device functions, but every nvfp4moe_devptr holds a HOST
-   address (NVFP4MOE_HOSTPTR(p)). Same argument checks (alignment excepted). */
+   address (NVFP4MOE_HOSTPTR(p)). Same argument checks (alignment excepted) and the same
+   INVALID_ARGUMENT results; messages go to stderr at WARN level (no context, no logger). */
 #define NVFP4MOE_HOSTPTR(p) ((nvfp4moe_devptr)(size_t)(p))
 
 /* Scalar conversions: f32 -> E2M1 code (RNE, saturating, sign kept) and -> ue4m3 byte
