@@ -3853,6 +3853,11 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
       goto fail;
     }
     snprintf(ctx->target, sizeof ctx->target, "%s", d.target);
+    /* GPUs of compute capability 9.0, 10.0 and 10.3 get the arch-specific target */
+    if (!specific && (ctx->target_sm == 90 || ctx->target_sm == 100 || ctx->target_sm == 103))
+      nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN,
+                    "desc->target %s: a GPU of this kind runs %sa kernels, so a cache built for %s serves no GPU "
+                    "(and has no native GEMM)", d.target, d.target, d.target);
   } else {
     r = nvfp4moe__open_device(ctx);
     if (r != NVFP4MOE_SUCCESS) goto fail;

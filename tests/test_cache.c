@@ -168,6 +168,28 @@ static void test_no_jit_mode(void) {
   unsetenv("NVFP4MOE_NO_JIT");
 }
 
+/* An offline target without the arch-specific suffix that a GPU of that kind uses
+   (sm_90 for sm_90a) builds a cache no GPU reads: one warning naming the right target;
+   sm_80 and sm_90a give none. */
+static void test_offline_target_warning(void) {
+  char dir[600];
+  static const char* const quiet[] = {"sm_80", "sm_90a", "sm_100a"};
+  nvfp4moe_context* ctx;
+  int i;
+  path_in(dir, sizeof dir, "targets");
+  g_warns = 0;
+  ctx = ctx_for(dir, "sm_90", 0);
+  CHECK(ctx != 0, "sm_90 is a valid offline target: %s", nvfp4moe_last_error());
+  CHECK(g_warns == 1 && strstr(tu_last_log, "sm_90a") != 0, "one warning naming sm_90a (%d): %s", g_warns, tu_last_log);
+  if (ctx) nvfp4moe_destroy(ctx);
+  for (i = 0; i < 3; ++i) {
+    g_warns = 0;
+    ctx = ctx_for(dir, quiet[i], 0);
+    CHECK(ctx != 0 && g_warns == 0, "%s: no warning (%d): %s", quiet[i], g_warns, tu_last_log);
+    if (ctx) nvfp4moe_destroy(ctx);
+  }
+}
+
 static void test_unwritable_directory(void) {
   char dir[600];
   int cubins, others;
@@ -306,6 +328,7 @@ int main(int argc, char** argv) {
   RUN(test_empty_file);
   RUN(test_key_changes);
   RUN(test_no_jit_mode);
+  RUN(test_offline_target_warning);
   RUN(test_unwritable_directory);
   RUN(test_foreign_directory);
   RUN(test_directory_precedence);
