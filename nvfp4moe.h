@@ -3189,6 +3189,10 @@ enum { NVFP4MOE__K_QUANTIZE_STAGED = 0, NVFP4MOE__K_QUANTIZE_STAGED_F16 };
 /* kernels of the silu_quantize and silu_quantize_wide specialisations */
 enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
 
+/* The kernels of every swap-AB and wgmma module: plain weight loads, then the same kernel with
+   256-byte L2 fetches (nvfp4moe__gemm_kernel picks one). */
+#define NVFP4MOE__SWAPAB_KERNELS {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}
+#define NVFP4MOE__WGMMA_KERNELS {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}
 static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"quantize", "quantize.cu", {0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_quantize", "nvf_weight_amax", "nvf_amax_to_scale", "nvf_scale_product", "nvf_sf_convert",
@@ -3209,39 +3213,27 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
      NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_portable", 0}},
     {"gemm_portable_m128", "gemm_portable.cu", {"-DNVF_BM=128", "-DNVF_WARPS_M=4", "-DNVF_WARPS_N=2", 0},
      NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_portable", 0}},
-    {"gemm_swapab_t8", "gemm_swapab.cu", {"-DNVF_NT=1", 0}, NVFP4MOE__NEEDS_SM80, 0,
-     {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}},
-    {"gemm_swapab_t16", "gemm_swapab.cu", {"-DNVF_NT=2", 0}, NVFP4MOE__NEEDS_SM80, 0,
-     {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}},
-    {"gemm_swapab_t32", "gemm_swapab.cu", {"-DNVF_NT=4", 0}, NVFP4MOE__NEEDS_SM80, 0,
-     {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}},
-    {"gemm_swapab_t48", "gemm_swapab.cu", {"-DNVF_NT=6", 0}, NVFP4MOE__NEEDS_SM80, 0,
-     {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}},
-    {"gemm_sm90_t32", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0,
-     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
-    {"gemm_sm90_t64", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0,
-     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
-    {"gemm_sm90_t128", "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0,
-     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
+    {"gemm_swapab_t8", "gemm_swapab.cu", {"-DNVF_NT=1", 0}, NVFP4MOE__NEEDS_SM80, 0, NVFP4MOE__SWAPAB_KERNELS},
+    {"gemm_swapab_t16", "gemm_swapab.cu", {"-DNVF_NT=2", 0}, NVFP4MOE__NEEDS_SM80, 0, NVFP4MOE__SWAPAB_KERNELS},
+    {"gemm_swapab_t32", "gemm_swapab.cu", {"-DNVF_NT=4", 0}, NVFP4MOE__NEEDS_SM80, 0, NVFP4MOE__SWAPAB_KERNELS},
+    {"gemm_swapab_t48", "gemm_swapab.cu", {"-DNVF_NT=6", 0}, NVFP4MOE__NEEDS_SM80, 0, NVFP4MOE__SWAPAB_KERNELS},
+    {"gemm_sm90_t32", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
+    {"gemm_sm90_t64", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
+    {"gemm_sm90_t128", "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
     /* three or four warpgroups (192 or 256 weight rows, 168 or 128 registers); the
        heuristic picks t32/t48/t64_wg4 and t128_wg3 (bench/NOTES.md) */
-    {"gemm_sm90_t64_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0,
-     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
-    {"gemm_sm90_t128_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0,
-     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
-    {"gemm_sm90_t16_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=16", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0,
-     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
-    {"gemm_sm90_t32_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0,
-     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
-    {"gemm_sm90_t48_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0,
-     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
-    {"gemm_sm90_t48_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0,
-     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
-    {"gemm_sm90_t64_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0,
-     {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}},
+    {"gemm_sm90_t64_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
+    {"gemm_sm90_t128_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
+    {"gemm_sm90_t16_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=16", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
+    {"gemm_sm90_t32_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
+    {"gemm_sm90_t48_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
+    {"gemm_sm90_t48_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
+    {"gemm_sm90_t64_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
     {"gemm_sm100_n128", "gemm_sm100.cu", {"-DNVF_BN=128", 0}, NVFP4MOE__NEEDS_SM100, 0,
      {"nvf_gemm_sm100", 0}},
 };
+#undef NVFP4MOE__SWAPAB_KERNELS
+#undef NVFP4MOE__WGMMA_KERNELS
 
 typedef struct nvfp4moe__module {
   nvfp4moe__mutex lock;
