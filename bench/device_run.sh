@@ -315,6 +315,12 @@ S7B)
   [ -n "${PAIRS:-}" ] && PYTHONUNBUFFERED=1 timeout 240 python3 tools/bench.py --variants "$PAIRS" --ms "${MS2:-32,48}" --only gemm,layer \
     --out "$OUT/sweep.json" 2>&1 | grep -E "tune|TB/s" | cut -c1-160
   ;;
+A8)
+  # eighth session: an A/B of the defines $DEFS at $MS tokens with the layers (no tests: the
+  # default build's SASS is identical to the last tested code; the variants read wrong bytes)
+  PYTHONUNBUFFERED=1 timeout ${ABT:-400} python3 tools/bench.py --defines "$DEFS" --ms "${MS:-1,8,32,128,512}" \
+    --only gemm,layer --out "$OUT/ab.json" 2>&1 | grep -E "tune|TB/s" | cut -c1-160
+  ;;
 P)
   # Nsight Compute source counters (instructions executed per SASS line) and the stall
   # breakdown of the quantizer, for the committed kernel and each define in $VARIANTS

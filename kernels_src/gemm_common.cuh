@@ -24,7 +24,7 @@ struct NvfGemmParams {
 // Volatile: a load past the weights must not be speculated out of the caller's bounds test.
 // Tuning runs: NVF_WL2=0 makes the WIDE kernels plain.
 template <bool WIDE> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {
-#if !defined(NVF_WL2) || NVF_WL2 != 0
+#if (!defined(NVF_WL2) || NVF_WL2 != 0) && !(defined(NVF_WTILED) && NVF_WTILED == 2)
   if (WIDE) {
     uint4 v;
     asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
@@ -34,6 +34,28 @@ template <bool WIDE> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {
 #endif
   return __ldg((const uint4*)p);
 }
+
+// This thread's weight pieces (rows r0 and r0 + 8 of a 16-row warp tile, 16 bytes at K
+// element 32 t of each 128-K step). Experiment NVF_WTILED=1 (=2: also no 256-byte fetch; timing only, reads the row-major
+// bytes as if pre-shuffled): 16-row tiles, a tile's 16 rows x 64 bytes of one step
+// contiguous (1 KB), so a warp streams one contiguous region instead of 16 rows.
+#if defined(NVF_WTILED) && NVF_WTILED
+#define NVF_WSTEP_BYTES 1024
+#else
+#define NVF_WSTEP_BYTES 64
+#endif
+NVF_DEV const u8* nvf_wbase(const NvfGemmParams& p, int g, int r0, int t) {
+#if defined(NVF_WTILED) && NVF_WTILED
+  return p.b + ((i64)g * p.n + (r0 & ~15)) * (p.k / 2) + (r0 & 15) * 64 + 16 * t;
+#else
+  return p.b + ((i64)g * p.n + r0) * (p.k / 2) + 16 * t;
+#endif
+}
+#if defined(NVF_WTILED) && NVF_WTILED
+#define NVF_WROW8(p) (8 * 64)
+#else
+#define NVF_WROW8(p) ((i64)8 * ((p).k / 2))
+#endif
 
 // One element of a swap-AB accumulator (token m, weight row n) to D[g, m, n]: undoes the
 // 2^-8 * 2^-8 of the widened operands exactly, applies alpha and the row scale. Only for

@@ -59,8 +59,8 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
   const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);
   const int r0 = bx * NVF_ROWS + warp * 16 + (lane >> 2); // weight rows r0 and r0 + 8
   const bool ok0 = r0 < p.n, ok1 = r0 + 8 < p.n;
-  const u8* w0 = p.b + ((i64)g * p.n + r0) * (p.k / 2) + 16 * t;
-  const u8* w1 = w0 + (i64)8 * (p.k / 2);
+  const u8* w0 = nvf_wbase(p, g, r0, t);
+  const u8* w1 = w0 + NVF_WROW8(p);
   const u8* bsf = p.b_sf + g * sfb_g;
   // the two SF bytes of this thread's piece of step s: columns 8s + 2t, 8s + 2t + 1, i.e. the
   // step-0 offset plus 1024 s in the 128x4 layout
@@ -82,8 +82,8 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
     for (int d = 0; d < NVF_DEPTH; ++d) {
       const int kel = d * NVF_STEP + 32 * t; // first K element of this thread's piece
       const bool in = d < nsteps && kel < p.k;
-      wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + d * 64) : make_uint4(0, 0, 0, 0);
-      wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + d * 64) : make_uint4(0, 0, 0, 0);
+      wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
+      wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
       ws[d][0] = (in && ok0) ? *(const u16*)(sf0 + d * 1024) : 0u;
       ws[d][1] = (in && ok1) ? *(const u16*)(sf1 + d * 1024) : 0u;
     }
@@ -122,8 +122,8 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
             {
               const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;
               const bool in = sn < nsteps && kel < p.k;
-              wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + (i64)sn * 64) : make_uint4(0, 0, 0, 0);
-              wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + (i64)sn * 64) : make_uint4(0, 0, 0, 0);
+              wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
+              wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
               ws[d][0] = (in && ok0) ? *(const u16*)(sf0 + (i64)sn * 1024) : 0u;
               ws[d][1] = (in && ok1) ? *(const u16*)(sf1 + (i64)sn * 1024) : 0u;
             }

@@ -189,8 +189,8 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
   const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);
   const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8
   const bool ok0 = r0 < p.n, ok1 = r0 + 8 < p.n;
-  const u8* w0 = p.b + ((i64)g * p.n + r0) * (p.k / 2) + 16 * t;
-  const u8* w1 = w0 + (i64)8 * (p.k / 2);
+  const u8* w0 = nvf_wbase(p, g, r0, t);
+  const u8* w1 = w0 + NVF_WROW8(p);
   // SF pair of row r0 for step s at wsf + 1024 s (128x4: columns 8s + 2t, 8s + 2t + 1); row
   // r0 + 8 is 128 bytes on (same 32-row group: r0 % 32 < 24)
   const u8* wsf = p.b_sf + g * sfb_g + nvf_sf_offset_128x4(r0, 2 * t, kc4);
@@ -213,8 +213,8 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
     for (int d = 0; d < NVF_DEPTH; ++d) {
       const int kel = d * NVF_STEP + 32 * t;
       const bool in = d < nsteps && kel < p.k;
-      wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + d * 64) : make_uint4(0, 0, 0, 0);
-      wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + d * 64) : make_uint4(0, 0, 0, 0);
+      wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
+      wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
       ws[d][0] = (in && ok0) ? *(const u16*)(wsf + d * 1024) : 0u;
       ws[d][1] = (in && ok1) ? *(const u16*)(wsf + d * 1024 + 128) : 0u;
     }
@@ -249,8 +249,8 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
           {
             const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;
             const bool in = sn < nsteps && kel < p.k;
-            wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + (i64)sn * 64) : make_uint4(0, 0, 0, 0);
-            wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + (i64)sn * 64) : make_uint4(0, 0, 0, 0);
+            wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
+            wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
             ws[d][0] = (in && ok0) ? *(const u16*)(wsf + (i64)sn * 1024) : 0u;
             ws[d][1] = (in && ok1) ? *(const u16*)(wsf + (i64)sn * 1024 + 128) : 0u;
           }
