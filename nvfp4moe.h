@@ -122,6 +122,20 @@ typedef enum nvfp4moe_sf_layout {
   NVFP4MOE_SF_LAYOUT_LINEAR = 1
 } nvfp4moe_sf_layout;
 
+/* Byte layouts of E2M1 weights [G, N, K/2] (the GEMMs' B; the SFs stay 128x4 either way).
+   ROW_MAJOR: row n of group g at (g N + n) K/2, as ModelOpt checkpoints, FlashInfer and
+   SGLang store them. TILED (needs N % 16 == 0 and K % 128 == 0): the same bytes permuted
+   into tiles of 16 rows, each tile's 16 rows x 64 bytes (128 K) of one K step stored
+   together (1 KB), the steps of a tile one after another; byte o of row n at
+   (g N + n - n % 16) K/2 + (o / 64) 1024 + (n % 16) 64 + o % 64. An offline pre-shuffle as
+   Marlin's: the sm_80/sm_90 GEMM kernels read one contiguous KB per warp and step (on an
+   H200 3-6 % faster at K <= 2048, 1-2 % at K >= 2880; bench/NOTES.md). Made by
+   nvfp4moe_weights_relayout; nvfp4moe_preferred_weight_layout says which one to use. */
+typedef enum nvfp4moe_weight_layout {
+  NVFP4MOE_WEIGHTS_ROW_MAJOR = 0,
+  NVFP4MOE_WEIGHTS_TILED = 1
+} nvfp4moe_weight_layout;
+
 /* GEMM backends. AUTO picks sm100 on compute capability 10.0/10.3 (after its self-test),
    sm90 on 9.0 (sm_90a target), portable elsewhere from 8.0 up. */
 typedef enum nvfp4moe_backend {
@@ -248,6 +262,14 @@ typedef struct nvfp4moe_sf_convert_args {
   nvfp4moe_sf_layout dst_layout; /* the source has the other layout */
 } nvfp4moe_sf_convert_args;
 
+/* Weight byte layout conversion of G matrices [N, K/2] of E2M1 codes (nvfp4moe_weight_layout;
+   the SFs are not touched). N % 16 == 0 and K % 128 == 0. */
+typedef struct nvfp4moe_weights_relayout_args {
+  int groups, n, k;
+  nvfp4moe_devptr src, dst;   /* G N K/2 bytes each, 16-byte aligned, must not overlap */
+  nvfp4moe_weight_layout dst_layout; /* the source has the other layout */
+} nvfp4moe_weights_relayout_args;
+
 /* Dequantization: x = (e2m1(q) * ue4m3(sf)) * s, s per row [G, rows] or per group [G];
    an SF byte 0x7F (a faulted block) gives NaN (0x7FC00000 / bf16 0x7FC0). Rows >=
    masked_m are not written. */
@@ -285,6 +307,7 @@ typedef struct nvfp4moe_gemm_args {
                                  extra passes, never correctness; 0 = m_max */
   nvfp4moe_devptr workspace;  /* nvfp4moe_gemm_workspace_size() bytes, or 0 when that is 0 */
   size_t workspace_size;
+  nvfp4moe_weight_layout b_layout; /* of b; 0 = ROW_MAJOR. TILED: N % 16 == 0, K % 128 == 0 */
 } nvfp4moe_gemm_args;
 
 /* Activation scaling of the expert layer. */
@@ -305,6 +328,7 @@ typedef struct nvfp4moe_moe_weights {
   nvfp4moe_devptr w2_scale;   /* f32 [E] */
   nvfp4moe_devptr input_scale1; /* PER_EXPERT: f32 [E] decode scale of x (input_scale of w13) */
   nvfp4moe_devptr input_scale2; /* PER_EXPERT: f32 [E] decode scale of the SiLU output */
+  nvfp4moe_weight_layout layout; /* of w13 and w2; 0 = ROW_MAJOR. TILED: H, I multiples of 128 */
 } nvfp4moe_moe_weights;
 
 /* One expert-layer forward in the masked (DeepEP low-latency) layout:
@@ -420,13 +444,25 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_sf_convert(nvfp4moe_context* ctx, const nv
                                                  nvfp4moe_stream stream);
 NVFP4MOE_API nvfp4moe_result nvfp4moe_dequantize(nvfp4moe_context* ctx, const nvfp4moe_dequantize_args* args,
                                                  nvfp4moe_stream stream);
+/* Weight byte layout conversion (see nvfp4moe_weights_relayout_args), e.g. ROW_MAJOR ->
+   TILED once after loading or quantizing the weights. Errors: INVALID_ARGUMENT (groups < 1,
+   N not a multiple of 16, K not a multiple of 128, null, misaligned or overlapping
+   pointers, an unknown layout), NOT_SUPPORTED (offline context), CUDA. */
+NVFP4MOE_API nvfp4moe_result nvfp4moe_weights_relayout(nvfp4moe_context* ctx, const nvfp4moe_weights_relayout_args* args,
+                                                       nvfp4moe_stream stream);
+/* The weight layout the context's GEMM kernels read fastest for an [N, K] weight: TILED on
+   the sm90 backend (measured on an H200) when N % 16 == 0 and K % 128 == 0, else ROW_MAJOR
+   (the sm100 kernel reads ROW_MAJOR by TMA; given TILED it runs the sm_80 kernels). A null
+   ctx gives ROW_MAJOR. */
+NVFP4MOE_API nvfp4moe_weight_layout nvfp4moe_preferred_weight_layout(const nvfp4moe_context* ctx, int n, int k);
 
 /* ---- GEMM and expert layer --------------------------------------------------------------- */
 
 /* Masked grouped NVFP4 GEMM (see nvfp4moe_gemm_args). Reads masked_m only on the device,
    so it can be captured in a CUDA graph and replayed with new counts.
    Errors: INVALID_ARGUMENT (K % 32, N % 8, ldd, alignment, null pointers, small
-   workspace), NOT_SUPPORTED (offline context). */
+   workspace, an unknown b_layout, TILED with N % 16 or K % 128), NOT_SUPPORTED (offline
+   context). */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context* ctx,
                                                               const nvfp4moe_gemm_args* args,
                                                               nvfp4moe_stream stream);
@@ -437,8 +473,8 @@ NVFP4MOE_API size_t nvfp4moe_moe_workspace_size(const nvfp4moe_moe_weights* w, i
 /* The expert layer forward (see nvfp4moe_moe_args). GEMM1 applies the x scales; the
    gate and up weight scales are applied separately before the SiLU, so checkpoints
    whose halves have different global scales come out right.
-   Errors: INVALID_ARGUMENT (null weights or args, hidden/inter not multiples of 32, an
-   unknown activation scaling, null or misaligned pointers, a workspace smaller than
+   Errors: INVALID_ARGUMENT (null weights or args, hidden/inter not multiples of 32 (128
+   for TILED weights), an unknown weight layout or activation scaling, null or misaligned pointers, a workspace smaller than
    nvfp4moe_moe_workspace_size), NOT_SUPPORTED (offline context), and those of the pieces. */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_moe_forward(nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
                                                   const nvfp4moe_moe_args* args, nvfp4moe_stream stream);
@@ -468,6 +504,7 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_ref_silu_mul_quantize_per_token(const nvfp
 NVFP4MOE_API nvfp4moe_result nvfp4moe_ref_silu_mul_quantize_per_tensor(const nvfp4moe_quantize_args* args);
 NVFP4MOE_API nvfp4moe_result nvfp4moe_ref_quantize_weights(const nvfp4moe_weight_quantize_args* args);
 NVFP4MOE_API nvfp4moe_result nvfp4moe_ref_sf_convert(const nvfp4moe_sf_convert_args* args);
+NVFP4MOE_API nvfp4moe_result nvfp4moe_ref_weights_relayout(const nvfp4moe_weights_relayout_args* args);
 NVFP4MOE_API nvfp4moe_result nvfp4moe_ref_dequantize(const nvfp4moe_dequantize_args* args);
 /* GEMM in float64 over the dequantized operands, rounded once to bf16 (RNE). masked_m,
    alpha and row_scale are host arrays; the workspace is not used. */
@@ -1426,7 +1463,7 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "// Volatile: a load past the weights must not be speculated out of the caller's bounds test.\n"
   "// Tuning runs: NVF_WL2=0 makes the WIDE kernels plain.\n"
   "template <bool WIDE> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {\n"
-  "#if (!defined(NVF_WL2) || NVF_WL2 != 0) && !(defined(NVF_WTILED) && NVF_WTILED == 2)\n"
+  "#if !defined(NVF_WL2) || NVF_WL2 != 0\n"
   "  if (WIDE) {\n"
   "    uint4 v;\n"
   "    asm volatile(\"ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];\"\n"
@@ -1437,29 +1474,42 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "  return __ldg((const uint4*)p);\n"
   "}\n"
   "\n"
-  "// This thread's weight pieces (rows r0 and r0 + 8 of a 16-row warp tile, 16 bytes at K\n"
-  "// element 32 t of each 128-K step). Experiment NVF_WTILED=1 (=2: also no 256-byte fetch; timing only, reads the row-major\n"
-  "// bytes as if pre-shuffled): 16-row tiles, a tile's 16 rows x 64 bytes of one step\n"
-  "// contiguous (1 KB), so a warp streams one contiguous region instead of 16 rows.\n"
+  "// Weight layouts (nvfp4moe_weight_layout). Row-major: row n of group g at (g N + n) K/2, as\n"
+  "// ModelOpt and FlashInfer store it. Tiled (the host builds a module with -DNVF_WTILED=1 for\n"
+  "// it; N % 16 == 0, K % 128 == 0): the rows in 16-row tiles, a tile's 16 rows x 64 bytes (128\n"
+  "// K) of one step contiguous, 1 KB, the steps of a tile one after another; byte o of row n\n"
+  "// (o < K/2) at (g N + n - n % 16) K/2 + (o / 64) 1024 + (n % 16) 64 + o % 64. The same bytes\n"
+  "// permuted: a warp of the swap-AB and wgmma kernels reads 1 KB in one piece per step instead\n"
+  "// of 64 bytes from each of 16 rows (-3 to -6 % at K <= 2048 on an H200, bench/NOTES.md).\n"
   "#if defined(NVF_WTILED) && NVF_WTILED\n"
-  "#define NVF_WSTEP_BYTES 1024\n"
+  "#define NVF_WSTEP_BYTES 1024 // bytes between the 128-K steps of a row\n"
   "#else\n"
   "#define NVF_WSTEP_BYTES 64\n"
   "#endif\n"
-  "NVF_DEV const u8* nvf_wbase(const NvfGemmParams& p, int g, int r0, int t) {\n"
+  "// Byte 16 t of step 0 of row r0 of group g (a 16-byte piece; the step's next pieces follow).\n"
+  "NVF_DEV const u8* nvf_wpiece(const NvfGemmParams& p, int g, int r0, int t) {\n"
   "#if defined(NVF_WTILED) && NVF_WTILED\n"
   "  return p.b + ((i64)g * p.n + (r0 & ~15)) * (p.k / 2) + (r0 & 15) * 64 + 16 * t;\n"
   "#else\n"
   "  return p.b + ((i64)g * p.n + r0) * (p.k / 2) + 16 * t;\n"
   "#endif\n"
   "}\n"
+  "// Bytes from row r to row r + 8 (same 16-row tile: r % 16 < 8).\n"
   "#if defined(NVF_WTILED) && NVF_WTILED\n"
   "#define NVF_WROW8(p) (8 * 64)\n"
   "#else\n"
   "#define NVF_WROW8(p) ((i64)8 * ((p).k / 2))\n"
   "#endif\n"
+  "// Byte o (0 <= o < K/2, 16-byte aligned) of row r of group g, any access pattern.\n"
+  "NVF_DEV const u8* nvf_wbyte(const NvfGemmParams& p, int g, i64 r, int o) {\n"
+  "#if defined(NVF_WTILED) && NVF_WTILED\n"
+  "  return p.b + ((i64)g * p.n + (r & ~(i64)15)) * (p.k / 2) + (o >> 6) * 1024 + (r & 15) * 64 + (o & 63);\n"
+  "#else\n"
+  "  return p.b + ((i64)g * p.n + r) * (p.k / 2) + o;\n"
+  "#endif\n"
+  "}\n"
   "\n"
-  "// One element of a swap-AB accumulator (token m, weight row n) to D[g, m, n]: undoes the\n"
+  "// One element of a swap-AB accumulator (token m, weight row n) to D[g, m, n]: undoes the\n",
   "// 2^-8 * 2^-8 of the widened operands exactly, applies alpha and the row scale. Only for\n"
   "// m < valid and n < N (rows past masked_m are never written).\n"
   "NVF_DEV void nvf_store_swapab(const NvfGemmParams& p, int g, int valid, float alpha, int m, int n, float acc) {\n"
@@ -1551,19 +1601,19 @@ static const char* const nvfp4moe__src_gemm_portable_cu[] = {
   "    raw.data[i] = make_uint4(0u, 0u, 0u, 0u);\n"
   "    raw.sf[i] = 0u;\n",
   "    if (c >= NVF_CHUNKS || kt * NVF_BK + half * 32 >= p.k) continue;\n"
-  "    const u8* src; const u8* sf; i64 r;\n"
+  "    const u8* src; const u8* sf; i64 r; // src: this thread's 16 bytes\n"
   "    if (row < NVF_BM) {\n"
   "      r = (i64)t.m_tile * NVF_BM + row;\n"
   "      if (r >= t.valid_m) continue; // invalid rows of the masked layout are never read\n"
-  "      src = p.a + ((i64)t.g * p.m_max + r) * (p.k / 2);\n"
+  "      src = p.a + ((i64)t.g * p.m_max + r) * (p.k / 2) + kt * 32 + half * 16;\n"
   "      sf = p.a_sf + t.g * sfa_g;\n"
   "    } else {\n"
   "      r = (i64)t.n_tile * NVF_BN + (row - NVF_BM);\n"
   "      if (r >= p.n) continue;\n"
-  "      src = p.b + ((i64)t.g * p.n + r) * (p.k / 2);\n"
+  "      src = nvf_wbyte(p, t.g, r, kt * 32 + half * 16); // either weight layout\n"
   "      sf = p.b_sf + t.g * sfb_g;\n"
   "    }\n"
-  "    raw.data[i] = *(const uint4*)(src + kt * 32 + half * 16);\n"
+  "    raw.data[i] = *(const uint4*)src;\n"
   "    raw.sf[i] = *(const u32*)(sf + nvf_sf_offset_128x4(r, kt * 4, kc4)) >> (16 * half);\n"
   "  }\n"
   "}\n"
@@ -1631,8 +1681,8 @@ static const char* const nvfp4moe__src_gemm_portable_cu[] = {
   "      if (kt + 1 < kt_count) nvf_store_tile(smem + ((kt + 1) & 1) * NVF_STAGE_BYTES, raw);\n"
   "      __syncthreads();\n"
   "    }\n"
-  "\n"
-  "    // Epilogue: undo the 2^-8 * 2^-8 of the operands exactly, apply alpha and row scale.\n",
+  "\n",
+  "    // Epilogue: undo the 2^-8 * 2^-8 of the operands exactly, apply alpha and row scale.\n"
   "    const float alpha = p.alpha \? p.alpha[t.g] : 1.0f;\n"
   "    #pragma unroll\n"
   "    for (int mi = 0; mi < NVF_MI; ++mi)\n"
@@ -1915,7 +1965,7 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "  const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);\n"
   "  const int r0 = bx * NVF_ROWS + warp * 16 + (lane >> 2); // weight rows r0 and r0 + 8\n"
   "  const bool ok0 = r0 < p.n, ok1 = r0 + 8 < p.n;\n"
-  "  const u8* w0 = nvf_wbase(p, g, r0, t);\n"
+  "  const u8* w0 = nvf_wpiece(p, g, r0, t);\n"
   "  const u8* w1 = w0 + NVF_WROW8(p);\n"
   "  const u8* bsf = p.b_sf + g * sfb_g;\n"
   "  // the two SF bytes of this thread's piece of step s: columns 8s + 2t, 8s + 2t + 1, i.e. the\n"
@@ -2007,11 +2057,18 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "  }\n"
   "}\n"
   "\n"
-  "// Two entry points, one per weight-load width (nvf_ldg_weights); the host picks by K.\n"
+  "// Row-major weights: two entry points, one per weight-load width (nvf_ldg_weights); the\n"
+  "// host picks by K. Tiled weights (-DNVF_WTILED=1, the host's twin of this module): one, with\n"
+  "// plain loads (a warp reads 1 KB in one piece; the 256-byte fetch measured the same).\n"
+  "#if defined(NVF_WTILED) && NVF_WTILED\n"
+  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)\n"
+  "nvf_gemm_swapab_tiled(const NvfGemmParams p) { nvf_gemm_swapab_body<false>(p); }\n"
+  "#else\n"
   "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)\n"
   "nvf_gemm_swapab(const NvfGemmParams p) { nvf_gemm_swapab_body<false>(p); }\n"
   "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)\n"
-  "nvf_gemm_swapab_l2(const NvfGemmParams p) { nvf_gemm_swapab_body<true>(p); }\n",
+  "nvf_gemm_swapab_l2(const NvfGemmParams p) { nvf_gemm_swapab_body<true>(p); }\n"
+  "#endif\n",
   0};
 static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "// gemm_wgmma.cu -- masked grouped NVFP4 GEMM (NT) on Hopper warpgroup MMA (sm_90a).\n"
@@ -2205,7 +2262,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "  const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);\n"
   "  const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8\n"
   "  const bool ok0 = r0 < p.n, ok1 = r0 + 8 < p.n;\n"
-  "  const u8* w0 = nvf_wbase(p, g, r0, t);\n"
+  "  const u8* w0 = nvf_wpiece(p, g, r0, t);\n"
   "  const u8* w1 = w0 + NVF_WROW8(p);\n"
   "  // SF pair of row r0 for step s at wsf + 1024 s (128x4: columns 8s + 2t, 8s + 2t + 1); row\n"
   "  // r0 + 8 is 128 bytes on (same 32-row group: r0 % 32 < 24)\n"
@@ -2301,11 +2358,18 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "  }\n"
   "}\n"
   "\n"
-  "// Two entry points, one per weight-load width (nvf_ldg_weights); the host picks by K.\n"
+  "// Row-major weights: two entry points, one per weight-load width (nvf_ldg_weights); the\n"
+  "// host picks by K. Tiled weights (-DNVF_WTILED=1, the host's twin of this module): one, with\n"
+  "// plain loads (a warp reads 1 KB in one piece; the 256-byte fetch measured the same).\n"
+  "#if defined(NVF_WTILED) && NVF_WTILED\n"
+  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_WMINB)\n"
+  "nvf_gemm_wgmma_tiled(const NvfGemmParams p) { nvf_gemm_wgmma_body<false>(p); }\n"
+  "#else\n"
   "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_WMINB)\n"
   "nvf_gemm_wgmma(const NvfGemmParams p) { nvf_gemm_wgmma_body<false>(p); }\n"
   "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_WMINB)\n"
-  "nvf_gemm_wgmma_l2(const NvfGemmParams p) { nvf_gemm_wgmma_body<true>(p); }\n",
+  "nvf_gemm_wgmma_l2(const NvfGemmParams p) { nvf_gemm_wgmma_body<true>(p); }\n"
+  "#endif\n",
   0};
 static const char* const nvfp4moe__src_ptx_mma_cuh[] = {
   "// ptx_mma.cuh -- warp-level tensor-core wrappers (sm_80+): ldmatrix and mma.sync.\n"
@@ -3055,6 +3119,19 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  }\n"
   "}\n"
   "\n"
+  "// ---- weight byte layout conversion (nvfp4moe_weights_relayout), 16 bytes a thread -------\n"
+  "// Row-major <-> tiled (gemm_common.cuh) over rows = G N rows of K/2 bytes; N % 16 == 0, so a\n"
+  "// 16-row tile never spans two groups, and K % 128 == 0.\n"
+  "extern \"C\" __global__ void nvf_weights_relayout(const u8* src, u8* dst, i64 rows, int k, int to_tiled) {\n"
+  "  const int pieces = k / 32; // 16-byte pieces per row\n"
+  "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < rows * pieces; i += (i64)gridDim.x * blockDim.x) {\n"
+  "    const i64 r = i / pieces;\n"
+  "    const int o = (int)(i % pieces) * 16;\n",
+  "    const i64 lin = r * (k / 2) + o, til = (r & ~(i64)15) * (k / 2) + (o >> 6) * 1024 + (r & 15) * 64 + (o & 63);\n"
+  "    *(uint4*)(dst + (to_tiled \? til : lin)) = *(const uint4*)(src + (to_tiled \? lin : til));\n"
+  "  }\n"
+  "}\n"
+  "\n"
   "// ---- dequantization: x = (e2m1(q) * e4m3(sf)) * s, to f32 or bf16 ---------------------\n"
   "struct NvfDequantParams {\n"
   "  const u8* q; const u8* sf; const float* scale; const int* masked_m; void* out;\n"
@@ -3064,7 +3141,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
   "  const i64 sf_gbytes = p.sf_linear \? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
   "  const i64 total = (i64)p.groups * p.rows * nblk;\n"
-  "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (i64)gridDim.x * blockDim.x) {\n",
+  "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (i64)gridDim.x * blockDim.x) {\n"
   "    const int b = (int)(i % nblk);\n"
   "    const i64 gr = i / nblk;\n"
   "    const int g = (int)(gr / p.rows), r = (int)(gr % p.rows);\n"
@@ -3161,14 +3238,14 @@ static const nvfp4moe__source nvfp4moe__sources[] = {
    -------------------------------------------------------------------------------------- */
 
 #define NVFP4MOE__CACHE_FORMAT 1
-#define NVFP4MOE__MAX_KERNELS 8
+#define NVFP4MOE__MAX_KERNELS 9
 
 enum { NVFP4MOE__NEEDS_SM80 = 0, NVFP4MOE__NEEDS_SM90A = 1, NVFP4MOE__NEEDS_SM100 = 2 };
 
 typedef struct nvfp4moe__spec {
   const char* name;
   const char* file;
-  const char* defines[4];
+  const char* defines[5];
   int needs;    /* NVFP4MOE__NEEDS_*: which targets can build it */
   int fmad_off; /* bit-exact numerics: no FMA contraction anywhere */
   const char* kernels[NVFP4MOE__MAX_KERNELS];
@@ -3198,12 +3275,14 @@ enum {
   NVFP4MOE__SPEC_GEMM_W48_WG4,
   NVFP4MOE__SPEC_GEMM_W64_WG4,
   NVFP4MOE__SPEC_GEMM_SM100,
-  NVFP4MOE__SPEC_COUNT
+  /* twins of GEMM_P16 .. GEMM_W64_WG4, in that order, for TILED weights (-DNVF_WTILED=1) */
+  NVFP4MOE__SPEC_GEMM_TILED_FIRST,
+  NVFP4MOE__SPEC_COUNT = NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_W64_WG4 - NVFP4MOE__SPEC_GEMM_P16 + 1
 };
 /* kernels of the quantize specialisation */
 enum {
   NVFP4MOE__K_QUANTIZE = 0, NVFP4MOE__K_WEIGHT_AMAX, NVFP4MOE__K_AMAX_TO_SCALE, NVFP4MOE__K_SCALE_PRODUCT,
-  NVFP4MOE__K_SF_CONVERT, NVFP4MOE__K_DEQUANTIZE, NVFP4MOE__K_QUANTIZE_F16
+  NVFP4MOE__K_SF_CONVERT, NVFP4MOE__K_DEQUANTIZE, NVFP4MOE__K_QUANTIZE_F16, NVFP4MOE__K_WEIGHTS_RELAYOUT
 };
 /* kernels of the quantize_staged specialisation */
 enum { NVFP4MOE__K_QUANTIZE_STAGED = 0, NVFP4MOE__K_QUANTIZE_STAGED_F16 };
@@ -3215,10 +3294,42 @@ enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
    256-byte L2 fetches (nvfp4moe__gemm_kernel picks one). */
 #define NVFP4MOE__SWAPAB_KERNELS {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}
 #define NVFP4MOE__WGMMA_KERNELS {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}
+/* ... and of their twins for TILED weights: one kernel (the 256-byte fetch measured no gain
+   on tiled weights); the portable module has one kernel either way */
+#define NVFP4MOE__SWAPAB_TILED_KERNELS {"nvf_gemm_swapab_tiled", 0}
+#define NVFP4MOE__WGMMA_TILED_KERNELS {"nvf_gemm_wgmma_tiled", 0}
+#define NVFP4MOE__PORTABLE_KERNELS {"nvf_gemm_portable", 0}
+/* The GEMM specialisations, once per weight layout: SUF is the name suffix, TD the layout
+   define (0: none), PK/SK/WK the kernel lists of the portable, swap-AB and wgmma modules. The
+   wgmma heuristic picks t32/t48/t64_wg4 and t128_wg3 (three or four warpgroups: 192 or 256
+   weight rows, 168 or 128 registers; bench/NOTES.md). */
+#define NVFP4MOE__GEMM_SPECS(SUF, TD, PK, SK, WK) \
+    {"gemm_portable_m16" SUF, "gemm_portable.cu", {"-DNVF_BM=16", "-DNVF_WARPS_M=1", "-DNVF_WARPS_N=4", TD, 0},        \
+     NVFP4MOE__NEEDS_SM80, 0, PK},                                                                                     \
+    {"gemm_portable_m32" SUF, "gemm_portable.cu", {"-DNVF_BM=32", "-DNVF_WARPS_M=2", "-DNVF_WARPS_N=2", TD, 0},        \
+     NVFP4MOE__NEEDS_SM80, 0, PK},                                                                                     \
+    {"gemm_portable_m64" SUF, "gemm_portable.cu", {"-DNVF_BM=64", "-DNVF_WARPS_M=2", "-DNVF_WARPS_N=2", TD, 0},        \
+     NVFP4MOE__NEEDS_SM80, 0, PK},                                                                                     \
+    {"gemm_portable_m128" SUF, "gemm_portable.cu", {"-DNVF_BM=128", "-DNVF_WARPS_M=4", "-DNVF_WARPS_N=2", TD, 0},      \
+     NVFP4MOE__NEEDS_SM80, 0, PK},                                                                                     \
+    {"gemm_swapab_t8" SUF, "gemm_swapab.cu", {"-DNVF_NT=1", TD, 0}, NVFP4MOE__NEEDS_SM80, 0, SK},                      \
+    {"gemm_swapab_t16" SUF, "gemm_swapab.cu", {"-DNVF_NT=2", TD, 0}, NVFP4MOE__NEEDS_SM80, 0, SK},                     \
+    {"gemm_swapab_t32" SUF, "gemm_swapab.cu", {"-DNVF_NT=4", TD, 0}, NVFP4MOE__NEEDS_SM80, 0, SK},                     \
+    {"gemm_swapab_t48" SUF, "gemm_swapab.cu", {"-DNVF_NT=6", TD, 0}, NVFP4MOE__NEEDS_SM80, 0, SK},                     \
+    {"gemm_sm90_t32" SUF, "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=2", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, WK},       \
+    {"gemm_sm90_t64" SUF, "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=2", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, WK},       \
+    {"gemm_sm90_t128" SUF, "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=2", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, WK},     \
+    {"gemm_sm90_t64_wg3" SUF, "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=3", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, WK},   \
+    {"gemm_sm90_t128_wg3" SUF, "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=3", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, WK}, \
+    {"gemm_sm90_t16_wg4" SUF, "gemm_wgmma.cu", {"-DNVF_TOK=16", "-DNVF_WG=4", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, WK},   \
+    {"gemm_sm90_t32_wg4" SUF, "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=4", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, WK},   \
+    {"gemm_sm90_t48_wg3" SUF, "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=3", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, WK},   \
+    {"gemm_sm90_t48_wg4" SUF, "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=4", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, WK},   \
+    {"gemm_sm90_t64_wg4" SUF, "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=4", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, WK},
 static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"quantize", "quantize.cu", {0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_quantize", "nvf_weight_amax", "nvf_amax_to_scale", "nvf_scale_product", "nvf_sf_convert",
-      "nvf_dequantize", "nvf_quantize_f16", 0}},
+      "nvf_dequantize", "nvf_quantize_f16", "nvf_weights_relayout", 0}},
     /* sm_90+, plain input with many rows per team: rows bulk-copied into shared memory */
     {"quantize_staged", "quantize.cu", {"-DNVF_QSTAGED_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_quantize_staged", "nvf_quantize_staged_f16", 0}},
@@ -3227,35 +3338,19 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     /* SiLU rows with K > 4096: 2 register blocks per thread, 3 CTAs per SM */
     {"silu_quantize_wide", "quantize.cu", {"-DNVF_SILU", "-DNVF_QSILU2", 0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_silu_mul_quantize", "nvf_silu_mul_quantize_f16", 0}},
-    {"gemm_portable_m16", "gemm_portable.cu", {"-DNVF_BM=16", "-DNVF_WARPS_M=1", "-DNVF_WARPS_N=4", 0},
-     NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_portable", 0}},
-    {"gemm_portable_m32", "gemm_portable.cu", {"-DNVF_BM=32", "-DNVF_WARPS_M=2", "-DNVF_WARPS_N=2", 0},
-     NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_portable", 0}},
-    {"gemm_portable_m64", "gemm_portable.cu", {"-DNVF_BM=64", "-DNVF_WARPS_M=2", "-DNVF_WARPS_N=2", 0},
-     NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_portable", 0}},
-    {"gemm_portable_m128", "gemm_portable.cu", {"-DNVF_BM=128", "-DNVF_WARPS_M=4", "-DNVF_WARPS_N=2", 0},
-     NVFP4MOE__NEEDS_SM80, 0, {"nvf_gemm_portable", 0}},
-    {"gemm_swapab_t8", "gemm_swapab.cu", {"-DNVF_NT=1", 0}, NVFP4MOE__NEEDS_SM80, 0, NVFP4MOE__SWAPAB_KERNELS},
-    {"gemm_swapab_t16", "gemm_swapab.cu", {"-DNVF_NT=2", 0}, NVFP4MOE__NEEDS_SM80, 0, NVFP4MOE__SWAPAB_KERNELS},
-    {"gemm_swapab_t32", "gemm_swapab.cu", {"-DNVF_NT=4", 0}, NVFP4MOE__NEEDS_SM80, 0, NVFP4MOE__SWAPAB_KERNELS},
-    {"gemm_swapab_t48", "gemm_swapab.cu", {"-DNVF_NT=6", 0}, NVFP4MOE__NEEDS_SM80, 0, NVFP4MOE__SWAPAB_KERNELS},
-    {"gemm_sm90_t32", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
-    {"gemm_sm90_t64", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
-    {"gemm_sm90_t128", "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=2", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
-    /* three or four warpgroups (192 or 256 weight rows, 168 or 128 registers); the
-       heuristic picks t32/t48/t64_wg4 and t128_wg3 (bench/NOTES.md) */
-    {"gemm_sm90_t64_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
-    {"gemm_sm90_t128_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=128", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
-    {"gemm_sm90_t16_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=16", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
-    {"gemm_sm90_t32_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
-    {"gemm_sm90_t48_wg3", "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=3", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
-    {"gemm_sm90_t48_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
-    {"gemm_sm90_t64_wg4", "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=4", 0}, NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WGMMA_KERNELS},
+    NVFP4MOE__GEMM_SPECS("", 0, NVFP4MOE__PORTABLE_KERNELS, NVFP4MOE__SWAPAB_KERNELS, NVFP4MOE__WGMMA_KERNELS)
     {"gemm_sm100_n128", "gemm_sm100.cu", {"-DNVF_BN=128", 0}, NVFP4MOE__NEEDS_SM100, 0,
      {"nvf_gemm_sm100", 0}},
+    /* the twins for TILED weights (nvfp4moe_weight_layout): only the weight addressing differs */
+    NVFP4MOE__GEMM_SPECS("_tiled", "-DNVF_WTILED=1", NVFP4MOE__PORTABLE_KERNELS, NVFP4MOE__SWAPAB_TILED_KERNELS,
+                         NVFP4MOE__WGMMA_TILED_KERNELS)
 };
 #undef NVFP4MOE__SWAPAB_KERNELS
 #undef NVFP4MOE__WGMMA_KERNELS
+#undef NVFP4MOE__SWAPAB_TILED_KERNELS
+#undef NVFP4MOE__WGMMA_TILED_KERNELS
+#undef NVFP4MOE__PORTABLE_KERNELS
+#undef NVFP4MOE__GEMM_SPECS
 
 typedef struct nvfp4moe__module {
   nvfp4moe__mutex lock;
@@ -3341,7 +3436,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__options(const nvfp4moe_context* ctx, int s, char
   opts[n++] = arch;
   opts[n++] = "-std=c++17";
   if (sp->fmad_off) opts[n++] = "--fmad=false";
-  for (i = 0; i < 4 && sp->defines[i]; ++i) opts[n++] = sp->defines[i];
+  for (i = 0; i < 5 && sp->defines[i]; ++i) opts[n++] = sp->defines[i];
   /* hardware conversions give the same bytes as the software path (docs/numerics.md) */
   if (!soft && ctx->target_sm >= 89) opts[n++] = "-DNVF_HW_E4M3";
   if (!soft && nvfp4moe__target_is_sm100(ctx)) opts[n++] = "-DNVF_HW_E2M1";
@@ -3898,7 +3993,9 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
                                                    : NVFP4MOE_BACKEND_PORTABLE;
   if ((v = nvfp4moe__getenv("NVFP4MOE_GEMM_CONFIG")) != 0) {
     for (s = 0; s < NVFP4MOE__SPEC_COUNT; ++s)
-      if (strcmp(v, nvfp4moe__specs[s].name) == 0 && strncmp(v, "gemm_", 5) == 0) ctx->forced_gemm_spec = s;
+      if (strcmp(v, nvfp4moe__specs[s].name) == 0 && strncmp(v, "gemm_", 5) == 0)
+        ctx->forced_gemm_spec = s < NVFP4MOE__SPEC_GEMM_TILED_FIRST ? s /* a twin forces its tile configuration */
+                                                                    : s - NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_P16;
     if (ctx->forced_gemm_spec < 0 || !nvfp4moe__spec_applies(ctx, ctx->forced_gemm_spec)) {
       r = nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_INVALID_ARGUMENT,
                              "NVFP4MOE_GEMM_CONFIG=%s is not a GEMM specialisation for %s", v, ctx->target);
@@ -4299,6 +4396,10 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_gemm(const nvfp4moe_logger* lg
                         (double)a->groups * a->n * (double)a->k < 9.0e18,
                     "args shapes overflow 64-bit offsets");
   NVFP4MOE__REQUIRE(a->expected_m >= 0, "args->expected_m = %d must be >= 0", a->expected_m);
+  NVFP4MOE__REQUIRE(a->b_layout == NVFP4MOE_WEIGHTS_ROW_MAJOR || a->b_layout == NVFP4MOE_WEIGHTS_TILED,
+                    "args->b_layout = %d is not a weight layout", (int)a->b_layout);
+  NVFP4MOE__REQUIRE(a->b_layout != NVFP4MOE_WEIGHTS_TILED || (a->n % 16 == 0 && a->k % 128 == 0),
+                    "args->b_layout is TILED, which needs n %% 16 == 0 and k %% 128 == 0 (n = %d, k = %d)", a->n, a->k);
   return NVFP4MOE_SUCCESS;
 }
 
@@ -4316,6 +4417,29 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_sf_convert(const nvfp4moe_logg
                                                                                 : NVFP4MOE_SF_LAYOUT_LINEAR) *
       (size_t)a->groups;
   NVFP4MOE__REQUIRE(a->src + s <= a->dst || a->dst + d <= a->src, "args->src and dst overlap");
+  return NVFP4MOE_SUCCESS;
+}
+
+/* Byte o of row r of an [rows, K/2] weight matrix in a weight layout (nvfp4moe_weight_layout). */
+NVFP4MOE__PRIVATE size_t nvfp4moe__weight_byte(int layout, size_t r, size_t o, int k) {
+  if (layout == NVFP4MOE_WEIGHTS_ROW_MAJOR) return r * (size_t)(k / 2) + o;
+  return (r - r % 16) * (size_t)(k / 2) + o / 64 * 1024 + r % 16 * 64 + o % 64;
+}
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_relayout(const nvfp4moe_logger* lg, const char* fn,
+                                                           const nvfp4moe_weights_relayout_args* a, int dev) {
+  size_t bytes;
+  NVFP4MOE__REQUIRE(a != 0, "args is null");
+  NVFP4MOE__REQUIRE(a->groups >= 1, "args->groups = %d must be >= 1", a->groups);
+  NVFP4MOE__REQUIRE(a->n > 0 && a->n % 16 == 0, "args->n = %d must be a positive multiple of 16 (16-row tiles)", a->n);
+  NVFP4MOE__REQUIRE(a->k > 0 && a->k % 128 == 0, "args->k = %d must be a positive multiple of 128 (128-K steps)", a->k);
+  NVFP4MOE__REQUIRE(a->dst_layout == NVFP4MOE_WEIGHTS_ROW_MAJOR || a->dst_layout == NVFP4MOE_WEIGHTS_TILED,
+                    "args->dst_layout = %d is not a weight layout", (int)a->dst_layout);
+  NVFP4MOE__REQUIRE(a->src != 0 && a->dst != 0, "args->src and dst must not be null");
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->src, 16) && NVFP4MOE__ALIGNED(a->dst, 16), "args->src and dst must be 16-byte aligned");
+  NVFP4MOE__REQUIRE((double)a->groups * a->n * (double)a->k < 9.0e18, "args shapes overflow 64-bit offsets");
+  bytes = (size_t)a->groups * (size_t)a->n * (size_t)(a->k / 2);
+  NVFP4MOE__REQUIRE(a->src + bytes <= a->dst || a->dst + bytes <= a->src, "args->src and dst overlap");
   return NVFP4MOE_SUCCESS;
 }
 
@@ -4363,6 +4487,11 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_moe(const nvfp4moe_logger* lg,
   NVFP4MOE__REQUIRE(w->inter > 0 && w->inter % 32 == 0, "weights->inter = %d must be a positive multiple of 32", w->inter);
   NVFP4MOE__REQUIRE(w->w13 && w->w13_sf && w->w13_gate_scale && w->w13_up_scale && w->w2 && w->w2_sf && w->w2_scale,
                     "weights: w13, w13_sf, w13_gate_scale, w13_up_scale, w2, w2_sf and w2_scale must not be null");
+  NVFP4MOE__REQUIRE(w->layout == NVFP4MOE_WEIGHTS_ROW_MAJOR || w->layout == NVFP4MOE_WEIGHTS_TILED,
+                    "weights->layout = %d is not a weight layout", (int)w->layout);
+  NVFP4MOE__REQUIRE(w->layout != NVFP4MOE_WEIGHTS_TILED || (w->hidden % 128 == 0 && w->inter % 128 == 0),
+                    "weights->layout is TILED, which needs hidden and inter multiples of 128 (hidden = %d, inter = %d)",
+                    w->hidden, w->inter);
   NVFP4MOE__REQUIRE(a->scaling == NVFP4MOE_ACT_PER_TOKEN || a->scaling == NVFP4MOE_ACT_PER_EXPERT,
                     "args->scaling = %d is not an activation scaling", (int)a->scaling);
   NVFP4MOE__REQUIRE(a->scaling == NVFP4MOE_ACT_PER_TOKEN || (w->input_scale1 && w->input_scale2),
@@ -4593,6 +4722,35 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_sf_convert(nvfp4moe_context* ctx, const 
   return nvfp4moe__leave(&sc, r);
 }
 
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_weights_relayout(nvfp4moe_context* ctx, const nvfp4moe_weights_relayout_args* a,
+                                                         nvfp4moe_stream stream) {
+  const char* fn = "nvfp4moe_weights_relayout";
+  nvfp4moe__scope sc;
+  nvfp4moe_result r;
+  int to_tiled;
+  long long rows, total, cap;
+  void* args[5];
+  if (!ctx) return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_INVALID_ARGUMENT, "%s: ctx is null", fn);
+  r = nvfp4moe__check_relayout(&ctx->desc.logger, fn, a, 1);
+  if (r != NVFP4MOE_SUCCESS) return r;
+  r = nvfp4moe__enter(ctx, fn, &sc);
+  if (r != NVFP4MOE_SUCCESS) return r;
+  to_tiled = a->dst_layout == NVFP4MOE_WEIGHTS_TILED;
+  rows = (long long)a->groups * a->n; /* groups end on tile boundaries (N % 16 == 0) */
+  total = (rows * (a->k / 32) + 255) / 256; /* 16 bytes a thread */
+  cap = (long long)ctx->sm_count * 16;
+  args[0] = (void*)&a->src; args[1] = (void*)&a->dst; args[2] = &rows; args[3] = (void*)&a->k; args[4] = &to_tiled;
+  r = nvfp4moe__launch(ctx, fn, NVFP4MOE__SPEC_QUANTIZE, NVFP4MOE__K_WEIGHTS_RELAYOUT, (unsigned)(total < cap ? total : cap),
+                       256, 0, stream, args);
+  return nvfp4moe__leave(&sc, r);
+}
+
+NVFP4MOE__IMPL nvfp4moe_weight_layout nvfp4moe_preferred_weight_layout(const nvfp4moe_context* ctx, int n, int k) {
+  if (ctx && ctx->backend == NVFP4MOE_BACKEND_SM90 && n > 0 && n % 16 == 0 && k > 0 && k % 128 == 0)
+    return NVFP4MOE_WEIGHTS_TILED;
+  return NVFP4MOE_WEIGHTS_ROW_MAJOR;
+}
+
 /* Mirror of NvfDequantParams. */
 typedef struct nvfp4moe__dequant_params {
   nvfp4moe_devptr q, sf, scale, masked_m, out;
@@ -4689,10 +4847,14 @@ NVFP4MOE__PRIVATE int nvfp4moe__gemm_kernel(const nvfp4moe_context* ctx, const n
   return ctx->target_sm == 90 && p->k >= 2560;
 }
 
-/* em: rows per expert the token tiles cover (nvfp4moe__cover_m), 1..m_max */
+/* em: rows per expert the token tiles cover (nvfp4moe__cover_m), 1..m_max; spec: the tile
+   configuration (GEMM_P16 .. GEMM_W64_WG4); tiled: the weights are TILED, so the module is
+   spec's twin (same geometry, one kernel) */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx, const char* fn,
-                                                          const nvfp4moe__gemm_params* p, int spec, int em,
+                                                          const nvfp4moe__gemm_params* p, int spec, int em, int tiled,
                                                           nvfp4moe_stream stream) {
+  const int mod = tiled ? spec - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST : spec;
+  const int kern = tiled ? 0 : nvfp4moe__gemm_kernel(ctx, p);
   int bm;
   if (spec >= NVFP4MOE__SPEC_GEMM_W32 && spec <= NVFP4MOE__SPEC_GEMM_W64_WG4) {
     /* one CTA per (group, 64 * NVF_WG weight rows, token tile); the token tiles cover
@@ -4710,8 +4872,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
     grid = blocks * tiles;
     void* args[1];
     args[0] = (void*)p;
-    return nvfp4moe__launch(ctx, fn, spec, nvfp4moe__gemm_kernel(ctx, p), (unsigned)grid, 128u * (unsigned)wg, smem,
-                            stream, args);
+    return nvfp4moe__launch(ctx, fn, mod, kern, (unsigned)grid, 128u * (unsigned)wg, smem, stream, args);
   }
   if (spec >= NVFP4MOE__SPEC_GEMM_T8 && spec <= NVFP4MOE__SPEC_GEMM_T48) {
     /* one CTA per (group, 128 weight rows); tokens of a 1024-K chunk in shared memory */
@@ -4720,19 +4881,19 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
     long long grid = (long long)p->groups * ((p->n + 127) / 128);
     void* args[1];
     args[0] = (void*)p;
-    return nvfp4moe__launch(ctx, fn, spec, nvfp4moe__gemm_kernel(ctx, p), (unsigned)grid, 256, smem, stream, args);
+    return nvfp4moe__launch(ctx, fn, mod, kern, (unsigned)grid, 256, smem, stream, args);
   }
   bm = nvfp4moe__portable_bm[spec - NVFP4MOE__SPEC_GEMM_P16];
   unsigned threads = bm == 128 ? 256 : 128, smem = 2u * (unsigned)(bm + 128) * 128u;
   long long tiles = (long long)p->groups * ((p->m_max + bm - 1) / bm) * ((p->n + 127) / 128), cap;
   nvfp4moe_result r;
   void* args[1];
-  r = nvfp4moe__prepare(ctx, spec);
-  if (r == NVFP4MOE_SUCCESS) r = nvfp4moe__set_smem(ctx, spec, 0, smem);
+  r = nvfp4moe__prepare(ctx, mod);
+  if (r == NVFP4MOE_SUCCESS) r = nvfp4moe__set_smem(ctx, mod, 0, smem);
   if (r != NVFP4MOE_SUCCESS) return r;
-  cap = (long long)nvfp4moe__occupancy(ctx, spec, 0, (int)threads, smem) * ctx->sm_count;
+  cap = (long long)nvfp4moe__occupancy(ctx, mod, 0, (int)threads, smem) * ctx->sm_count;
   args[0] = (void*)p;
-  return nvfp4moe__launch(ctx, fn, spec, 0, (unsigned)(tiles < cap ? tiles : cap), threads, smem, stream, args);
+  return nvfp4moe__launch(ctx, fn, mod, 0, (unsigned)(tiles < cap ? tiles : cap), threads, smem, stream, args);
 }
 
 /* Mirror of NvfSm100Params (kernels_src/gemm_sm100.cu): two 128-byte tensor maps, then
@@ -4804,8 +4965,12 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context*
   p.a = a->a; p.a_sf = a->a_sf; p.b = a->b; p.b_sf = a->b_sf; p.masked_m = a->masked_m;
   p.alpha = a->alpha; p.row_scale = a->row_scale; p.d = a->d; p.ldd = ldd;
   p.groups = a->groups; p.m_max = a->m_max; p.n = a->n; p.k = a->k;
-  if (ctx->backend == NVFP4MOE_BACKEND_SM100) r = nvfp4moe__gemm_sm100(ctx, fn, &p, stream);
-  else r = nvfp4moe__gemm_portable(ctx, fn, &p, nvfp4moe__portable_spec(ctx, a), nvfp4moe__cover_m(a), stream);
+  /* the tcgen05 kernel reads ROW_MAJOR weights by TMA; TILED ones take the sm_80 kernels */
+  if (ctx->backend == NVFP4MOE_BACKEND_SM100 && a->b_layout == NVFP4MOE_WEIGHTS_ROW_MAJOR)
+    r = nvfp4moe__gemm_sm100(ctx, fn, &p, stream);
+  else
+    r = nvfp4moe__gemm_portable(ctx, fn, &p, nvfp4moe__portable_spec(ctx, a), nvfp4moe__cover_m(a),
+                                a->b_layout == NVFP4MOE_WEIGHTS_TILED, stream);
   return nvfp4moe__leave(&sc, r);
 }
 
@@ -4877,11 +5042,11 @@ NVFP4MOE__PRIVATE int nvfp4moe__self_test_gemm(nvfp4moe_context* ctx, int mode, 
   if (res == NVFP4MOE_SUCCESS) {
     p.d = dev + off_d1;
     res = mode == 0 ? nvfp4moe__gemm_sm100(ctx, "self-test", &p, 0)
-                    : nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P64, p.m_max, 0);
+                    : nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P64, p.m_max, 0, 0);
   }
   if (res == NVFP4MOE_SUCCESS) {
     p.d = dev + off_d2;
-    res = nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P16, p.m_max, 0);
+    res = nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P16, p.m_max, 0, 0);
   }
   if (res == NVFP4MOE_SUCCESS && (nvfp4moe__cu.cuStreamSynchronize(0) != 0 ||
                                   nvfp4moe__cu.cuMemcpyDtoH(h + off_d1, dev + off_d1, total - off_d1) != 0))
@@ -5076,7 +5241,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   g.groups = w->experts; g.m_max = a->m_max; g.n = 2 * w->inter; g.k = w->hidden;
   g.a = base + ws.xq; g.a_sf = base + ws.xsf; g.b = w->w13; g.b_sf = w->w13_sf;
   g.masked_m = a->masked_m; g.alpha = per_token ? 0 : w->input_scale1; g.row_scale = per_token ? base + ws.xs : 0;
-  g.d = base + ws.h; g.ldd = 2 * w->inter; g.expected_m = a->expected_m;
+  g.d = base + ws.h; g.ldd = 2 * w->inter; g.expected_m = a->expected_m; g.b_layout = w->layout;
   r = ctx ? nvfp4moe_grouped_gemm_nt_masked(ctx, &g, stream) : nvfp4moe_ref_grouped_gemm_nt_masked(&g);
   if (r != NVFP4MOE_SUCCESS) return r;
 
@@ -5116,7 +5281,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   g.groups = w->experts; g.m_max = a->m_max; g.n = w->hidden; g.k = w->inter;
   g.a = base + ws.yq; g.a_sf = base + ws.ysf; g.b = w->w2; g.b_sf = w->w2_sf;
   g.masked_m = a->masked_m; g.alpha = alpha2; g.row_scale = per_token ? base + ws.ys : 0;
-  g.d = a->out; g.ldd = w->hidden; g.expected_m = a->expected_m;
+  g.d = a->out; g.ldd = w->hidden; g.expected_m = a->expected_m; g.b_layout = w->layout;
   return ctx ? nvfp4moe_grouped_gemm_nt_masked(ctx, &g, stream) : nvfp4moe_ref_grouped_gemm_nt_masked(&g);
 }
 
@@ -5278,6 +5443,24 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_quantize_weights(const nvfp4moe_weig
   return nvfp4moe__ref_quantize(&q, fn, 0, 0);
 }
 
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_weights_relayout(const nvfp4moe_weights_relayout_args* a) {
+  nvfp4moe_result r = nvfp4moe__check_relayout(0, "nvfp4moe_ref_weights_relayout", a, 0);
+  size_t row, o, rows;
+  const unsigned char* src;
+  unsigned char* dst;
+  if (r != NVFP4MOE_SUCCESS) return r;
+  src = NVFP4MOE__HP(const unsigned char*, a->src);
+  dst = NVFP4MOE__HP(unsigned char*, a->dst);
+  rows = (size_t)a->groups * (size_t)a->n;
+  for (row = 0; row < rows; ++row)
+    for (o = 0; o < (size_t)(a->k / 2); ++o) {
+      size_t lin = row * (size_t)(a->k / 2) + o, til = nvfp4moe__weight_byte(NVFP4MOE_WEIGHTS_TILED, row, o, a->k);
+      if (a->dst_layout == NVFP4MOE_WEIGHTS_TILED) dst[til] = src[lin];
+      else dst[lin] = src[til];
+    }
+  return NVFP4MOE_SUCCESS;
+}
+
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_sf_convert(const nvfp4moe_sf_convert_args* a) {
   nvfp4moe_result r = nvfp4moe__check_sf_convert(0, "nvfp4moe_ref_sf_convert", a);
   int g, row, c, nblk, kc4, rows_pad;
@@ -5337,12 +5520,13 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_dequantize(const nvfp4moe_dequantize
   return NVFP4MOE_SUCCESS;
 }
 
-/* Dequantized [rows, K] of one NVFP4 matrix (128x4 SFs, decode scale 1) into f32. */
-NVFP4MOE__PRIVATE void nvfp4moe__ref_deq_rows(const unsigned char* q, const unsigned char* sf, int rows, int k, float* out) {
+/* Dequantized [rows, K] of one NVFP4 matrix (weight layout, 128x4 SFs, decode scale 1) into f32. */
+NVFP4MOE__PRIVATE void nvfp4moe__ref_deq_rows(const unsigned char* q, int layout, const unsigned char* sf, int rows, int k,
+                                              float* out) {
   int r, c, nblk = k / 16, kc4 = (nblk + 3) / 4;
   for (r = 0; r < rows; ++r)
     for (c = 0; c < k; ++c) {
-      unsigned char byte = q[(size_t)r * (size_t)(k / 2) + (size_t)(c / 2)];
+      unsigned char byte = q[nvfp4moe__weight_byte(layout, (size_t)r, (size_t)(c / 2), k)];
       float sff = nvfp4moe_ref_e4m3_to_f32(sf[nvfp4moe__sf_off_128x4(r, c / 16, kc4)]);
       out[(size_t)r * (size_t)k + (size_t)c] = nvfp4moe__mul(nvfp4moe_ref_e2m1_to_f32((c & 1) ? byte >> 4 : byte & 15u), sff);
     }
@@ -5370,7 +5554,8 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_grouped_gemm_nt_masked(const nvfp4mo
     double alpha = a->alpha ? NVFP4MOE__HP(const float*, a->alpha)[g] : 1.0;
     if (valid == 0) continue;
     nvfp4moe__ref_deq_rows(NVFP4MOE__HP(const unsigned char*, a->b) + (size_t)g * (size_t)a->n * (size_t)(a->k / 2),
-                           NVFP4MOE__HP(const unsigned char*, a->b_sf) + (size_t)g * sfb_g, a->n, a->k, bd);
+                           (int)a->b_layout, NVFP4MOE__HP(const unsigned char*, a->b_sf) + (size_t)g * sfb_g, a->n, a->k,
+                           bd);
     for (m = 0; m < valid; ++m) {
       size_t row = (size_t)g * (size_t)a->m_max + (size_t)m;
       const unsigned char* aq = NVFP4MOE__HP(const unsigned char*, a->a) + row * (size_t)(a->k / 2);

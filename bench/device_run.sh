@@ -315,6 +315,19 @@ S7B)
   [ -n "${PAIRS:-}" ] && PYTHONUNBUFFERED=1 timeout 240 python3 tools/bench.py --variants "$PAIRS" --ms "${MS2:-32,48}" --only gemm,layer \
     --out "$OUT/sweep.json" 2>&1 | grep -E "tune|TB/s" | cut -c1-160
   ;;
+L8)
+  # eighth session, TILED weights: the quick GPU suite, memcheck on the quick GEMM and relayout
+  # tests, the register-race check, then the full benchmark (as I)
+  TEST_QUICK=1 timeout 240 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
+  echo "quick suite rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -8
+  TEST_QUICK=1 TEST_ONLY=tiled timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.tiled.log" 2>&1
+  echo "memcheck tiled exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.tiled.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.tiled.log") PASS"
+  TEST_QUICK=1 TEST_ONLY=relayout timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.relayout.log" 2>&1
+  echo "memcheck relayout exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.relayout.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.relayout.log") PASS"
+  bash tests/check_sm90_sass.sh 2>&1 | tail -1
+  PYTHONUNBUFFERED=1 timeout ${BT:-420} python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -40 | cut -c1-150
+  cp bench/results/h200.json "$OUT/"
+  ;;
 A8)
   # eighth session: an A/B of the defines $DEFS at $MS tokens with the layers (no tests: the
   # default build's SASS is identical to the last tested code; the variants read wrong bytes)

@@ -24,7 +24,7 @@ struct NvfGemmParams {
 // Volatile: a load past the weights must not be speculated out of the caller's bounds test.
 // Tuning runs: NVF_WL2=0 makes the WIDE kernels plain.
 template <bool WIDE> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {
-#if (!defined(NVF_WL2) || NVF_WL2 != 0) && !(defined(NVF_WTILED) && NVF_WTILED == 2)
+#if !defined(NVF_WL2) || NVF_WL2 != 0
   if (WIDE) {
     uint4 v;
     asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
@@ -35,27 +35,40 @@ template <bool WIDE> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {
   return __ldg((const uint4*)p);
 }
 
-// This thread's weight pieces (rows r0 and r0 + 8 of a 16-row warp tile, 16 bytes at K
-// element 32 t of each 128-K step). Experiment NVF_WTILED=1 (=2: also no 256-byte fetch; timing only, reads the row-major
-// bytes as if pre-shuffled): 16-row tiles, a tile's 16 rows x 64 bytes of one step
-// contiguous (1 KB), so a warp streams one contiguous region instead of 16 rows.
+// Weight layouts (nvfp4moe_weight_layout). Row-major: row n of group g at (g N + n) K/2, as
+// ModelOpt and FlashInfer store it. Tiled (the host builds a module with -DNVF_WTILED=1 for
+// it; N % 16 == 0, K % 128 == 0): the rows in 16-row tiles, a tile's 16 rows x 64 bytes (128
+// K) of one step contiguous, 1 KB, the steps of a tile one after another; byte o of row n
+// (o < K/2) at (g N + n - n % 16) K/2 + (o / 64) 1024 + (n % 16) 64 + o % 64. The same bytes
+// permuted: a warp of the swap-AB and wgmma kernels reads 1 KB in one piece per step instead
+// of 64 bytes from each of 16 rows (-3 to -6 % at K <= 2048 on an H200, bench/NOTES.md).
 #if defined(NVF_WTILED) && NVF_WTILED
-#define NVF_WSTEP_BYTES 1024
+#define NVF_WSTEP_BYTES 1024 // bytes between the 128-K steps of a row
 #else
 #define NVF_WSTEP_BYTES 64
 #endif
-NVF_DEV const u8* nvf_wbase(const NvfGemmParams& p, int g, int r0, int t) {
+// Byte 16 t of step 0 of row r0 of group g (a 16-byte piece; the step's next pieces follow).
+NVF_DEV const u8* nvf_wpiece(const NvfGemmParams& p, int g, int r0, int t) {
 #if defined(NVF_WTILED) && NVF_WTILED
   return p.b + ((i64)g * p.n + (r0 & ~15)) * (p.k / 2) + (r0 & 15) * 64 + 16 * t;
 #else
   return p.b + ((i64)g * p.n + r0) * (p.k / 2) + 16 * t;
 #endif
 }
+// Bytes from row r to row r + 8 (same 16-row tile: r % 16 < 8).
 #if defined(NVF_WTILED) && NVF_WTILED
 #define NVF_WROW8(p) (8 * 64)
 #else
 #define NVF_WROW8(p) ((i64)8 * ((p).k / 2))
 #endif
+// Byte o (0 <= o < K/2, 16-byte aligned) of row r of group g, any access pattern.
+NVF_DEV const u8* nvf_wbyte(const NvfGemmParams& p, int g, i64 r, int o) {
+#if defined(NVF_WTILED) && NVF_WTILED
+  return p.b + ((i64)g * p.n + (r & ~(i64)15)) * (p.k / 2) + (o >> 6) * 1024 + (r & 15) * 64 + (o & 63);
+#else
+  return p.b + ((i64)g * p.n + r) * (p.k / 2) + o;
+#endif
+}
 
 // One element of a swap-AB accumulator (token m, weight row n) to D[g, m, n]: undoes the
 // 2^-8 * 2^-8 of the widened operands exactly, applies alpha and the row scale. Only for

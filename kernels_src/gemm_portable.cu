@@ -78,19 +78,19 @@ NVF_DEV void nvf_load_raw(const NvfGemmParams& p, const NvfTile& t, int kt, int 
     raw.data[i] = make_uint4(0u, 0u, 0u, 0u);
     raw.sf[i] = 0u;
     if (c >= NVF_CHUNKS || kt * NVF_BK + half * 32 >= p.k) continue;
-    const u8* src; const u8* sf; i64 r;
+    const u8* src; const u8* sf; i64 r; // src: this thread's 16 bytes
     if (row < NVF_BM) {
       r = (i64)t.m_tile * NVF_BM + row;
       if (r >= t.valid_m) continue; // invalid rows of the masked layout are never read
-      src = p.a + ((i64)t.g * p.m_max + r) * (p.k / 2);
+      src = p.a + ((i64)t.g * p.m_max + r) * (p.k / 2) + kt * 32 + half * 16;
       sf = p.a_sf + t.g * sfa_g;
     } else {
       r = (i64)t.n_tile * NVF_BN + (row - NVF_BM);
       if (r >= p.n) continue;
-      src = p.b + ((i64)t.g * p.n + r) * (p.k / 2);
+      src = nvf_wbyte(p, t.g, r, kt * 32 + half * 16); // either weight layout
       sf = p.b_sf + t.g * sfb_g;
     }
-    raw.data[i] = *(const uint4*)(src + kt * 32 + half * 16);
+    raw.data[i] = *(const uint4*)src;
     raw.sf[i] = *(const u32*)(sf + nvf_sf_offset_128x4(r, kt * 4, kc4)) >> (16 * half);
   }
 }

@@ -189,7 +189,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
   const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);
   const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8
   const bool ok0 = r0 < p.n, ok1 = r0 + 8 < p.n;
-  const u8* w0 = nvf_wbase(p, g, r0, t);
+  const u8* w0 = nvf_wpiece(p, g, r0, t);
   const u8* w1 = w0 + NVF_WROW8(p);
   // SF pair of row r0 for step s at wsf + 1024 s (128x4: columns 8s + 2t, 8s + 2t + 1); row
   // r0 + 8 is 128 bytes on (same 32-row group: r0 % 32 < 24)
@@ -285,8 +285,15 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
   }
 }
 
-// Two entry points, one per weight-load width (nvf_ldg_weights); the host picks by K.
+// Row-major weights: two entry points, one per weight-load width (nvf_ldg_weights); the
+// host picks by K. Tiled weights (-DNVF_WTILED=1, the host's twin of this module): one, with
+// plain loads (a warp reads 1 KB in one piece; the 256-byte fetch measured the same).
+#if defined(NVF_WTILED) && NVF_WTILED
+extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_WMINB)
+nvf_gemm_wgmma_tiled(const NvfGemmParams p) { nvf_gemm_wgmma_body<false>(p); }
+#else
 extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_WMINB)
 nvf_gemm_wgmma(const NvfGemmParams p) { nvf_gemm_wgmma_body<false>(p); }
 extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_WMINB)
 nvf_gemm_wgmma_l2(const NvfGemmParams p) { nvf_gemm_wgmma_body<true>(p); }
+#endif

@@ -563,6 +563,19 @@ extern "C" __global__ void nvf_sf_convert(const u8* src, u8* dst, int groups, in
   }
 }
 
+// ---- weight byte layout conversion (nvfp4moe_weights_relayout), 16 bytes a thread -------
+// Row-major <-> tiled (gemm_common.cuh) over rows = G N rows of K/2 bytes; N % 16 == 0, so a
+// 16-row tile never spans two groups, and K % 128 == 0.
+extern "C" __global__ void nvf_weights_relayout(const u8* src, u8* dst, i64 rows, int k, int to_tiled) {
+  const int pieces = k / 32; // 16-byte pieces per row
+  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < rows * pieces; i += (i64)gridDim.x * blockDim.x) {
+    const i64 r = i / pieces;
+    const int o = (int)(i % pieces) * 16;
+    const i64 lin = r * (k / 2) + o, til = (r & ~(i64)15) * (k / 2) + (o >> 6) * 1024 + (r & 15) * 64 + (o & 63);
+    *(uint4*)(dst + (to_tiled ? til : lin)) = *(const uint4*)(src + (to_tiled ? lin : til));
+  }
+}
+
 // ---- dequantization: x = (e2m1(q) * e4m3(sf)) * s, to f32 or bf16 ---------------------
 struct NvfDequantParams {
   const u8* q; const u8* sf; const float* scale; const int* masked_m; void* out;

@@ -673,6 +673,94 @@ static void test_gemm_tile_heuristic(void) {
   }
 }
 
+/* TILED weights: the reference permutation against the layout written out element by element
+   (16-row tiles of 1 KB per 128-K step), its inverse, the reference GEMM reading either layout
+   (same bits), the argument checks, and the twin specialisations (same tiles, one define more). */
+static void test_weight_layouts(void) {
+  enum { G = 2, N = 48, K = 384 };
+  static unsigned char w[G * N * K / 2], t[G * N * K / 2], back[G * N * K / 2];
+  nvfp4moe_weights_relayout_args a;
+  long long wrong = 0, diff = 0;
+  int g, n, k, s;
+  size_t i;
+  for (i = 0; i < sizeof w; ++i) w[i] = (unsigned char)tu_rand();
+  memset(&a, 0, sizeof a);
+  a.groups = G; a.n = N; a.k = K; a.src = NVFP4MOE_HOSTPTR(w); a.dst = NVFP4MOE_HOSTPTR(t);
+  a.dst_layout = NVFP4MOE_WEIGHTS_TILED;
+  CHECK(nvfp4moe_ref_weights_relayout(&a) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+  for (g = 0; g < G; ++g)
+    for (n = 0; n < N; ++n)
+      for (k = 0; k < K; k += 2) { /* the byte of elements k, k + 1 of row n */
+        size_t tile = (size_t)g * (N / 16) + (size_t)(n / 16), step = (size_t)(k / 128);
+        size_t at = (tile * (K / 128) + step) * 1024 + (size_t)(n % 16) * 64 + (size_t)(k % 128) / 2;
+        wrong += t[at] != w[((size_t)g * N + (size_t)n) * (K / 2) + (size_t)k / 2];
+      }
+  CHECK(wrong == 0, "%lld bytes not where the TILED layout puts them", wrong);
+  a.src = NVFP4MOE_HOSTPTR(t); a.dst = NVFP4MOE_HOSTPTR(back); a.dst_layout = NVFP4MOE_WEIGHTS_ROW_MAJOR;
+  CHECK(nvfp4moe_ref_weights_relayout(&a) == NVFP4MOE_SUCCESS && memcmp(back, w, sizeof w) == 0, "round trip");
+  a.k = 96;
+  EXPECT_ARG_ERROR(nvfp4moe_ref_weights_relayout(&a), "args->k");
+  a.k = K; a.n = 40;
+  EXPECT_ARG_ERROR(nvfp4moe_ref_weights_relayout(&a), "args->n");
+  a.n = N; a.dst = NVFP4MOE_HOSTPTR(t) + 100;
+  EXPECT_ARG_ERROR(nvfp4moe_ref_weights_relayout(&a), "overlap");
+  a.dst = NVFP4MOE_HOSTPTR(back); a.dst_layout = (nvfp4moe_weight_layout)2;
+  EXPECT_ARG_ERROR(nvfp4moe_ref_weights_relayout(&a), "args->dst_layout");
+
+  { /* the reference GEMM on both layouts: the same bits */
+    enum { M = 3 };
+    static unsigned char aq[G * M * K / 2], asf[G * 512 * 6], bsf[G * 512 * 6];
+    unsigned short d0[G * M * N], d1[G * M * N];
+    int mm[G] = {3, 2};
+    nvfp4moe_gemm_args gm;
+    size_t sfa = nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4), sfb = nvfp4moe_sf_bytes(N, K, NVFP4MOE_SF_LAYOUT_128X4);
+    CHECK(G * sfa <= sizeof asf && G * sfb <= sizeof bsf, "test buffers");
+    for (i = 0; i < sizeof aq; ++i) aq[i] = (unsigned char)tu_rand();
+    for (i = 0; i < sizeof asf; ++i) asf[i] = (unsigned char)(0x20 + tu_rand() % 0x30);
+    for (i = 0; i < sizeof bsf; ++i) bsf[i] = (unsigned char)(0x20 + tu_rand() % 0x30);
+    memset(&gm, 0, sizeof gm);
+    gm.groups = G; gm.m_max = M; gm.n = N; gm.k = K;
+    gm.a = NVFP4MOE_HOSTPTR(aq); gm.a_sf = NVFP4MOE_HOSTPTR(asf); gm.b = NVFP4MOE_HOSTPTR(w); gm.b_sf = NVFP4MOE_HOSTPTR(bsf);
+    gm.masked_m = NVFP4MOE_HOSTPTR(mm); gm.d = NVFP4MOE_HOSTPTR(d0);
+    memset(d0, 0xAB, sizeof d0);
+    memset(d1, 0xAB, sizeof d1);
+    CHECK(nvfp4moe_ref_grouped_gemm_nt_masked(&gm) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+    gm.b = NVFP4MOE_HOSTPTR(t); gm.b_layout = NVFP4MOE_WEIGHTS_TILED; gm.d = NVFP4MOE_HOSTPTR(d1);
+    CHECK(nvfp4moe_ref_grouped_gemm_nt_masked(&gm) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+    for (i = 0; i < (size_t)G * M * N; ++i) diff += d0[i] != d1[i];
+    CHECK(diff == 0, "%lld outputs differ between the layouts", diff);
+    gm.n = 40; /* a multiple of 8, not of 16 */
+    EXPECT_ARG_ERROR(nvfp4moe_ref_grouped_gemm_nt_masked(&gm), "args->b_layout");
+    gm.n = N; gm.b_layout = (nvfp4moe_weight_layout)3;
+    EXPECT_ARG_ERROR(nvfp4moe_ref_grouped_gemm_nt_masked(&gm), "args->b_layout");
+  }
+  { /* a layer with TILED weights needs hidden and inter multiples of 128 */
+    nvfp4moe_moe_weights mw;
+    nvfp4moe_moe_args ma;
+    memset(&mw, 0, sizeof mw);
+    memset(&ma, 0, sizeof ma);
+    mw.experts = 2; mw.hidden = 256; mw.inter = 192; mw.layout = NVFP4MOE_WEIGHTS_TILED;
+    mw.w13 = mw.w13_sf = mw.w13_gate_scale = mw.w13_up_scale = mw.w2 = mw.w2_sf = mw.w2_scale = NVFP4MOE_HOSTPTR(w);
+    ma.m_max = 4;
+    EXPECT_ARG_ERROR(nvfp4moe_ref_moe_forward(&mw, &ma), "weights->layout");
+  }
+  /* twins: the same name plus "_tiled", file and defines, and -DNVF_WTILED=1 */
+  for (s = NVFP4MOE__SPEC_GEMM_P16; s <= NVFP4MOE__SPEC_GEMM_W64_WG4; ++s) {
+    const nvfp4moe__spec* b = &nvfp4moe__specs[s];
+    const nvfp4moe__spec* tw = &nvfp4moe__specs[s - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST];
+    char name[64];
+    int j, same = 1;
+    snprintf(name, sizeof name, "%s_tiled", b->name);
+    for (j = 0; j < 5 && b->defines[j]; ++j) same &= tw->defines[j] && strcmp(tw->defines[j], b->defines[j]) == 0;
+    CHECK(strcmp(tw->name, name) == 0 && strcmp(tw->file, b->file) == 0 && same && j < 4 && tw->defines[j] &&
+              strcmp(tw->defines[j], "-DNVF_WTILED=1") == 0 && !tw->defines[j + 1] && tw->needs == b->needs,
+          "twin of %s: %s", b->name, tw->name);
+  }
+  CHECK(NVFP4MOE__SPEC_COUNT == NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_W64_WG4 - NVFP4MOE__SPEC_GEMM_P16 + 1,
+        "spec count %d", (int)NVFP4MOE__SPEC_COUNT);
+  CHECK(nvfp4moe_preferred_weight_layout(0, 256, 1024) == NVFP4MOE_WEIGHTS_ROW_MAJOR, "null ctx: row-major");
+}
+
 int main(void) {
   tu_seed_from_env();
   RUN(test_e2m1_decode_all_codes);
@@ -693,5 +781,6 @@ int main(void) {
   RUN(test_argument_checks);
   RUN(test_context_errors_and_queries);
   RUN(test_gemm_tile_heuristic);
+  RUN(test_weight_layouts);
   return tu_total_fail ? 1 : 0;
 }

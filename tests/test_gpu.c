@@ -496,6 +496,7 @@ static void test_sf_convert_and_dequantize(void) {
 
 typedef struct gcase {
   int groups, m_max, n, k, mm_pattern, row_scale, alpha, ldd_extra, expected_m;
+  int tiled; /* the GPU gets the weights in the TILED layout (the check reads the row-major copy) */
 } gcase;
 
 typedef struct gdata {
@@ -544,7 +545,19 @@ static void gdata_make(gdata* t, const gcase* c) {
   t->da = gu_alloc(t->na); t->dasf = gu_alloc(t->nasf); t->db = gu_alloc(t->nb); t->dbsf = gu_alloc(t->nbsf);
   t->dmm = gu_alloc(4 * (size_t)c->groups); t->dalpha = gu_alloc(4 * (size_t)c->groups);
   t->drs = gu_alloc(4 * (size_t)c->groups * c->m_max); t->dd = gu_alloc(2 * t->nd);
-  gu_put(t->da, t->a, t->na); gu_put(t->dasf, t->asf, t->nasf); gu_put(t->db, t->b, t->nb); gu_put(t->dbsf, t->bsf, t->nbsf);
+  gu_put(t->da, t->a, t->na); gu_put(t->dasf, t->asf, t->nasf); gu_put(t->dbsf, t->bsf, t->nbsf);
+  if (c->tiled) { /* the host reference permutes the bytes; the check keeps reading t->b */
+    unsigned char* bt = (unsigned char*)malloc(t->nb);
+    nvfp4moe_weights_relayout_args rl;
+    memset(&rl, 0, sizeof rl);
+    rl.groups = c->groups; rl.n = c->n; rl.k = c->k; rl.src = NVFP4MOE_HOSTPTR(t->b); rl.dst = NVFP4MOE_HOSTPTR(bt);
+    rl.dst_layout = NVFP4MOE_WEIGHTS_TILED;
+    CHECK(nvfp4moe_ref_weights_relayout(&rl) == NVFP4MOE_SUCCESS, "ref relayout: %s", nvfp4moe_last_error());
+    gu_put(t->db, bt, t->nb);
+    free(bt);
+  } else {
+    gu_put(t->db, t->b, t->nb);
+  }
   gu_put(t->dmm, t->mm, 4 * (size_t)c->groups); gu_put(t->dalpha, t->alpha, 4 * (size_t)c->groups);
   gu_put(t->drs, t->rs, 4 * (size_t)c->groups * c->m_max);
 }
@@ -562,6 +575,7 @@ static nvfp4moe_gemm_args gdata_args(const gdata* t) {
   g.a = t->da; g.a_sf = t->dasf; g.b = t->db; g.b_sf = t->dbsf; g.masked_m = t->dmm;
   g.alpha = t->c.alpha ? t->dalpha : 0; g.row_scale = t->c.row_scale ? t->drs : 0;
   g.d = t->dd; g.ldd = t->ldd; g.expected_m = t->c.expected_m;
+  g.b_layout = t->c.tiled ? NVFP4MOE_WEIGHTS_TILED : NVFP4MOE_WEIGHTS_ROW_MAJOR;
   return g;
 }
 
@@ -635,18 +649,20 @@ static void run_gcase(nvfp4moe_context* ctx, const gcase* c, const char* label) 
   d = (unsigned short*)malloc(2 * t.nd);
   gu_get(d, t.dd, 2 * t.nd);
   bad = gemm_verify(&t, d, &worst);
-  CHECK(bad == 0, "%s G%d M%d N%d K%d mm%d rs%d: %lld elements out of tolerance or touched", label, c->groups, c->m_max,
-        c->n, c->k, c->mm_pattern, c->row_scale, bad);
+  CHECK(bad == 0, "%s G%d M%d N%d K%d mm%d rs%d tiled%d: %lld elements out of tolerance or touched", label, c->groups,
+        c->m_max, c->n, c->k, c->mm_pattern, c->row_scale, c->tiled, bad);
   free(d);
   gdata_free(&t);
 }
 
 static const gcase g_gemm_cases[] = {
     /* groups, m_max, n, k, masked_m pattern, row_scale, alpha, ldd_extra, expected_m */
-    {1, 300, 2944, 2880, 4, 1, 1, 0, 0},   {1, 257, 1856, 768, 0, 0, 1, 8, 0},   {8, 64, 1856, 736, 4, 1, 1, 0, 33},
-    {8, 50, 2880, 768, 2, 0, 0, 0, 0},     {32, 40, 512, 512, 4, 1, 1, 16, 20},  {32, 256, 256, 1024, 4, 1, 1, 0, 33},
-    {128, 16, 128, 256, 4, 0, 1, 0, 8},    {128, 9, 136, 96, 3, 1, 1, 0, 1},     {256, 8, 64, 128, 2, 1, 1, 0, 4},
-    {256, 4, 72, 64, 1, 1, 1, 0, 0},       {4, 129, 384, 2048, 0, 1, 1, 0, 129}, {2, 1, 8, 32, 0, 0, 0, 0, 0},
+    {1, 300, 2944, 2880, 4, 1, 1, 0, 0, 0},   {1, 257, 1856, 768, 0, 0, 1, 8, 0, 0},   {8, 64, 1856, 736, 4, 1, 1, 0, 33, 0},
+    {8, 50, 2880, 768, 2, 0, 0, 0, 0, 0},     {32, 40, 512, 512, 4, 1, 1, 16, 20, 0},  {32, 256, 256, 1024, 4, 1, 1, 0, 33, 0},
+    {128, 16, 128, 256, 4, 0, 1, 0, 8, 0},    {128, 9, 136, 96, 3, 1, 1, 0, 1, 0},     {256, 8, 64, 128, 2, 1, 1, 0, 4, 0},
+    {256, 4, 72, 64, 1, 1, 1, 0, 0, 0},       {4, 129, 384, 2048, 0, 1, 1, 0, 129, 0}, {2, 1, 8, 32, 0, 0, 0, 0, 0, 0},
+    /* TILED weights (N % 16 == 0, K % 128 == 0): decode, the wgmma tiles, one 128-K step */
+    {8, 40, 272, 1152, 4, 1, 1, 0, 4, 1},  {8, 64, 400, 2048, 4, 1, 1, 8, 33, 1}, {4, 129, 144, 128, 0, 1, 1, 0, 129, 1},
 };
 
 static void test_gemm_shapes(void) {
@@ -664,8 +680,11 @@ static void test_gemm_shapes(void) {
 static void test_gemm_every_tile_config(void) {
   /* the last case: expected_m 20 below masked_m (300), so the wgmma kernels loop over token tiles;
      K 4160 ends inside a 128-K step, N 136 inside a 128-row block */
-  static const gcase cases[] = {{3, 300, 1856, 736, 4, 1, 1, 8, 0}, {5, 70, 264, 2880, 4, 0, 1, 0, 0},
-                                {2, 300, 136, 4160, 0, 1, 1, 0, 20}};
+  static const gcase cases[] = {{3, 300, 1856, 736, 4, 1, 1, 8, 0, 0}, {5, 70, 264, 2880, 4, 0, 1, 0, 0, 0},
+                                {2, 300, 136, 4160, 0, 1, 1, 0, 20, 0},
+                                /* TILED weights: the twin module of the configuration; N 272 ends
+                                   inside a 128-row block, K 1152 inside a 1024-K chunk */
+                                {3, 300, 272, 1152, 4, 1, 1, 8, 0, 1}, {2, 300, 144, 4224, 0, 1, 1, 0, 20, 1}};
   nvfp4moe_info info;
   const char* config;
   int i;
@@ -677,6 +696,7 @@ static void test_gemm_every_tile_config(void) {
     nvfp4moe_context* ctx = 0;
     nvfp4moe_desc d;
     if (strncmp(config, "gemm_", 5) != 0 || strncmp(config, "gemm_sm100", 10) == 0) continue;
+    if (strstr(config, "_tiled")) continue; /* a twin: run with its configuration's TILED cases */
     if (getenv("TEST_CONFIGS") && !strstr(config, getenv("TEST_CONFIGS"))) continue; /* tuning runs: a subset */
     if (strncmp(config, "gemm_sm90", 9) == 0 && strcmp(info.target, "sm_90a") != 0) {
       printf("# %s skipped: needs an sm_90a target (this GPU's is %s)\n", config, info.target);
@@ -694,7 +714,7 @@ static void test_gemm_every_tile_config(void) {
 
 /* A poisoned group (NaN SFs in A, NaN alpha) changes nothing in the other groups. */
 static void test_gemm_group_isolation(void) {
-  gcase c = {4, 70, 256, 512, 0, 1, 1, 0, 0};
+  gcase c = {4, 70, 256, 512, 0, 1, 1, 0, 0, 0};
   gdata t;
   nvfp4moe_gemm_args g;
   unsigned short *clean, *poisoned;
@@ -732,8 +752,105 @@ static void test_gemm_group_isolation(void) {
 }
 
 /* A captured CUDA graph replayed with new masked_m values equals eager execution. */
+/* Weight relayout on the GPU: the host reference's bytes, both directions, the bytes around
+   the destination untouched, and the argument checks. */
+static void test_weights_relayout(void) {
+  static const int shapes[][3] = {{1, 16, 128}, {3, 272, 1152}, {2, 48, 7168}};
+  size_t i, si;
+  NEED_GPU();
+  for (si = 0; si < sizeof shapes / sizeof shapes[0]; ++si) {
+    const int G = shapes[si][0], N = shapes[si][1], K = shapes[si][2];
+    const size_t nb = (size_t)G * N * K / 2;
+    unsigned char *w = (unsigned char*)malloc(nb), *ref = (unsigned char*)malloc(nb), *got = (unsigned char*)malloc(nb + 64);
+    nvfp4moe_devptr dsrc = gu_alloc(nb), ddst = gu_alloc(nb + 64), dback = gu_alloc(nb);
+    nvfp4moe_weights_relayout_args a;
+    long long diff = 0, guard = 0;
+    for (i = 0; i < nb; ++i) w[i] = (unsigned char)tu_rand();
+    gu_put(dsrc, w, nb);
+    gu_fill(ddst, 0xAB, nb + 64);
+    memset(&a, 0, sizeof a);
+    a.groups = G; a.n = N; a.k = K; a.src = NVFP4MOE_HOSTPTR(w); a.dst = NVFP4MOE_HOSTPTR(ref);
+    a.dst_layout = NVFP4MOE_WEIGHTS_TILED;
+    CHECK(nvfp4moe_ref_weights_relayout(&a) == NVFP4MOE_SUCCESS, "ref: %s", nvfp4moe_last_error());
+    a.src = dsrc; a.dst = ddst;
+    CHECK(nvfp4moe_weights_relayout(g_ctx, &a, 0) == NVFP4MOE_SUCCESS, "to tiled: %s", nvfp4moe_last_error());
+    a.src = ddst; a.dst = dback; a.dst_layout = NVFP4MOE_WEIGHTS_ROW_MAJOR;
+    CHECK(nvfp4moe_weights_relayout(g_ctx, &a, 0) == NVFP4MOE_SUCCESS, "back: %s", nvfp4moe_last_error());
+    gu_sync();
+    gu_get(got, ddst, nb + 64);
+    for (i = 0; i < nb; ++i) diff += got[i] != ref[i];
+    for (i = nb; i < nb + 64; ++i) guard += got[i] != 0xAB;
+    CHECK(diff == 0 && guard == 0, "G%d N%d K%d: %lld bytes differ from the reference, %lld written past the end", G, N, K,
+          diff, guard);
+    gu_get(got, dback, nb);
+    diff = 0;
+    for (i = 0; i < nb; ++i) diff += got[i] != w[i];
+    CHECK(diff == 0, "G%d N%d K%d: %lld bytes differ after the round trip", G, N, K, diff);
+    /* bad arguments: nothing launched, a message naming the argument */
+    a.src = dsrc; a.dst = ddst; a.dst_layout = NVFP4MOE_WEIGHTS_TILED;
+    a.k = K + 32;
+    CHECK(nvfp4moe_weights_relayout(g_ctx, &a, 0) == NVFP4MOE_ERROR_INVALID_ARGUMENT && strstr(nvfp4moe_last_error(), "k"),
+          "K %% 128: %s", nvfp4moe_last_error());
+    a.k = K; a.n = N + 8;
+    CHECK(nvfp4moe_weights_relayout(g_ctx, &a, 0) == NVFP4MOE_ERROR_INVALID_ARGUMENT && strstr(nvfp4moe_last_error(), "n"),
+          "N %% 16: %s", nvfp4moe_last_error());
+    a.n = N; a.dst = dsrc + 16;
+    CHECK(nvfp4moe_weights_relayout(g_ctx, &a, 0) == NVFP4MOE_ERROR_INVALID_ARGUMENT && strstr(nvfp4moe_last_error(), "overlap"),
+          "overlap: %s", nvfp4moe_last_error());
+    a.dst = ddst + 8;
+    CHECK(nvfp4moe_weights_relayout(g_ctx, &a, 0) == NVFP4MOE_ERROR_INVALID_ARGUMENT && strstr(nvfp4moe_last_error(), "aligned"),
+          "misaligned: %s", nvfp4moe_last_error());
+    a.dst = ddst; a.dst_layout = (nvfp4moe_weight_layout)7;
+    CHECK(nvfp4moe_weights_relayout(g_ctx, &a, 0) == NVFP4MOE_ERROR_INVALID_ARGUMENT &&
+              strstr(nvfp4moe_last_error(), "dst_layout"), "layout: %s", nvfp4moe_last_error());
+    gu_free(dsrc); gu_free(ddst); gu_free(dback);
+    free(w); free(ref); free(got);
+  }
+}
+
+/* The same GEMM on ROW_MAJOR and TILED weights gives the same bits (same kernel code, only
+   the addresses differ), for the default tiles at decode and wgmma token counts, and a TILED
+   GEMM with N % 16 != 0 is refused naming b_layout. */
+static void test_gemm_tiled_same_bits(void) {
+  static const gcase cases[] = {{8, 8, 512, 2048, 0, 1, 1, 0, 4, 0}, {4, 48, 256, 7168, 4, 1, 1, 0, 33, 0},
+                                {2, 200, 384, 768, 4, 0, 1, 0, 150, 0}};
+  size_t j;
+  NEED_GPU();
+  for (j = 0; j < sizeof cases / sizeof cases[0]; ++j) {
+    gcase c = cases[j];
+    gdata t;
+    nvfp4moe_gemm_args g;
+    unsigned short *d0 = 0, *d1 = 0;
+    long long diff = 0;
+    size_t i;
+    int pass;
+    const uint64_t state = tu_rng_state;
+    for (pass = 0; pass < 2; ++pass) {
+      c.tiled = pass;
+      tu_rng_state = state; /* the same random operands for both layouts */
+      gdata_make(&t, &c);
+      g = gdata_args(&t);
+      gu_fill(t.dd, 0xAB, 2 * t.nd);
+      CHECK(nvfp4moe_grouped_gemm_nt_masked(g_ctx, &g, 0) == NVFP4MOE_SUCCESS, "tiled %d: %s", pass, nvfp4moe_last_error());
+      gu_sync();
+      if (pass == 0) { d0 = (unsigned short*)malloc(2 * t.nd); gu_get(d0, t.dd, 2 * t.nd); }
+      else { d1 = (unsigned short*)malloc(2 * t.nd); gu_get(d1, t.dd, 2 * t.nd); }
+      if (pass == 1) {
+        for (i = 0; i < t.nd; ++i) diff += d0[i] != d1[i];
+        CHECK(diff == 0, "G%d M%d N%d K%d: %lld outputs differ between ROW_MAJOR and TILED weights", c.groups, c.m_max,
+              c.n, c.k, diff);
+        g.n = c.n - 8; /* still a multiple of 8, no longer of 16 */
+        CHECK(nvfp4moe_grouped_gemm_nt_masked(g_ctx, &g, 0) == NVFP4MOE_ERROR_INVALID_ARGUMENT &&
+                  strstr(nvfp4moe_last_error(), "b_layout"), "TILED with N %% 16: %s", nvfp4moe_last_error());
+      }
+      gdata_free(&t);
+    }
+    free(d0); free(d1);
+  }
+}
+
 static void test_gemm_graph_replay(void) {
-  gcase c = {6, 96, 384, 768, 0, 1, 1, 0, 40};
+  gcase c = {6, 96, 384, 768, 0, 1, 1, 0, 40, 0};
   gdata t;
   nvfp4moe_gemm_args g;
   gu_stream s = 0;
@@ -802,11 +919,14 @@ static void make_half(const float* w, int E, int rows, int K, float* scale, unsi
   }
 }
 
+/* mode 0, 2: per-token scaling, 1: per-expert; 3: per-token with TILED weights (I 256), checked
+   against the reference on the row-major weights */
 static void test_moe_layer(void) {
-  int E = 8, H = 256, I = 192, M = 40, e, r, mode;
+  int E = 8, H = 256, I, M = 40, e, r, mode;
   size_t nx = (size_t)E * M * H;
   NEED_GPU();
-  for (mode = 0; mode < 3; ++mode) {
+  for (mode = 0; mode < 4; ++mode) {
+    I = mode == 3 ? 256 : 192;
     float *wg = (float*)malloc(4 * (size_t)E * I * H), *wu = (float*)malloc(4 * (size_t)E * I * H);
     float *w2 = (float*)malloc(4 * (size_t)E * H * I);
     float gs[8], us[8], s2[8], in1[8], in2[8];
@@ -860,11 +980,27 @@ static void test_moe_layer(void) {
     d13 = gu_alloc((size_t)E * I * H); d13sf = gu_alloc(n13sf); dgs = gu_alloc(4 * E); dus = gu_alloc(4 * E);
     d2 = gu_alloc((size_t)E * H * I / 2); d2sf = gu_alloc(n2sf); ds2 = gu_alloc(4 * E); din1 = gu_alloc(4 * E);
     din2 = gu_alloc(4 * E); dx = gu_alloc(2 * nx); dout = gu_alloc(2 * nx); dmm = gu_alloc(4 * E); dws = gu_alloc(ws);
-    gu_put(d13, q13, (size_t)E * I * H); gu_put(d13sf, s13, n13sf); gu_put(dgs, gs, 4 * E); gu_put(dus, us, 4 * E);
-    gu_put(d2, q2, (size_t)E * H * I / 2); gu_put(d2sf, s2f, n2sf); gu_put(ds2, s2, 4 * E); gu_put(din1, in1, 4 * E);
+    if (mode == 3) { /* the GPU gets TILED copies; the reference below reads q13 and q2 */
+      unsigned char* t13 = (unsigned char*)malloc((size_t)E * I * H);
+      unsigned char* t2 = (unsigned char*)malloc((size_t)E * H * I / 2);
+      nvfp4moe_weights_relayout_args rl;
+      memset(&rl, 0, sizeof rl);
+      rl.groups = E; rl.n = 2 * I; rl.k = H; rl.src = NVFP4MOE_HOSTPTR(q13); rl.dst = NVFP4MOE_HOSTPTR(t13);
+      rl.dst_layout = NVFP4MOE_WEIGHTS_TILED;
+      CHECK(nvfp4moe_ref_weights_relayout(&rl) == NVFP4MOE_SUCCESS, "relayout w13: %s", nvfp4moe_last_error());
+      rl.n = H; rl.k = I; rl.src = NVFP4MOE_HOSTPTR(q2); rl.dst = NVFP4MOE_HOSTPTR(t2);
+      CHECK(nvfp4moe_ref_weights_relayout(&rl) == NVFP4MOE_SUCCESS, "relayout w2: %s", nvfp4moe_last_error());
+      gu_put(d13, t13, (size_t)E * I * H); gu_put(d2, t2, (size_t)E * H * I / 2);
+      free(t13); free(t2);
+    } else {
+      gu_put(d13, q13, (size_t)E * I * H); gu_put(d2, q2, (size_t)E * H * I / 2);
+    }
+    gu_put(d13sf, s13, n13sf); gu_put(dgs, gs, 4 * E); gu_put(dus, us, 4 * E);
+    gu_put(d2sf, s2f, n2sf); gu_put(ds2, s2, 4 * E); gu_put(din1, in1, 4 * E);
     gu_put(din2, in2, 4 * E); gu_put(dx, x, 2 * nx); gu_put(dmm, mm, 4 * E); gu_fill(dout, 0xAB, 2 * nx);
     w.w13 = d13; w.w13_sf = d13sf; w.w13_gate_scale = dgs; w.w13_up_scale = dus; w.w2 = d2; w.w2_sf = d2sf; w.w2_scale = ds2;
     w.input_scale1 = din1; w.input_scale2 = din2;
+    w.layout = mode == 3 ? NVFP4MOE_WEIGHTS_TILED : NVFP4MOE_WEIGHTS_ROW_MAJOR;
     memset(&a, 0, sizeof a);
     a.m_max = M; a.expected_m = 20; a.scaling = mode == 1 ? NVFP4MOE_ACT_PER_EXPERT : NVFP4MOE_ACT_PER_TOKEN;
     a.x = dx; a.masked_m = dmm; a.out = dout; a.workspace = dws; a.workspace_size = ws;
@@ -876,6 +1012,7 @@ static void test_moe_layer(void) {
     wh.w13 = NVFP4MOE_HOSTPTR(q13); wh.w13_sf = NVFP4MOE_HOSTPTR(s13); wh.w13_gate_scale = NVFP4MOE_HOSTPTR(gs);
     wh.w13_up_scale = NVFP4MOE_HOSTPTR(us); wh.w2 = NVFP4MOE_HOSTPTR(q2); wh.w2_sf = NVFP4MOE_HOSTPTR(s2f);
     wh.w2_scale = NVFP4MOE_HOSTPTR(s2); wh.input_scale1 = NVFP4MOE_HOSTPTR(in1); wh.input_scale2 = NVFP4MOE_HOSTPTR(in2);
+    wh.layout = NVFP4MOE_WEIGHTS_ROW_MAJOR;
     hws = (unsigned char*)malloc(ws + 256);
     ah = a;
     ah.x = NVFP4MOE_HOSTPTR(x); ah.masked_m = NVFP4MOE_HOSTPTR(mm); ah.out = NVFP4MOE_HOSTPTR(outr);
@@ -959,7 +1096,7 @@ static void test_self_test_and_fallback(void) {
     run_qcase(&c);
     g_qctx = g_ctx;
     {
-      gcase gc = {3, 70, 264, 288, 4, 1, 1, 0, 0};
+      gcase gc = {3, 70, 264, 288, 4, 1, 1, 0, 0, 0};
       run_gcase(ctx, &gc, "after fallback");
     }
     nvfp4moe_destroy(ctx);
@@ -1049,6 +1186,8 @@ int main(void) {
   RUN(test_gemm_shapes);
   RUN(test_gemm_every_tile_config);
   RUN(test_gemm_group_isolation);
+  RUN(test_weights_relayout);
+  RUN(test_gemm_tiled_same_bits);
   RUN(test_gemm_graph_replay);
   RUN(test_moe_layer);
   RUN(test_self_test_and_fallback);

@@ -108,6 +108,14 @@ def main():
     # --variants CONFIG@DEFINE,...: a forced tile configuration built with a tuning define
     pairs = [v.split("@") for v in sys.argv[sys.argv.index("--variants") + 1].split(",")] if "--variants" in sys.argv else None
     tune_ms = [int(v) for v in sys.argv[sys.argv.index("--ms") + 1].split(",")] if "--ms" in sys.argv else [1, 8, 32]
+    # --layout row_major|tiled|preferred (default): the weights' byte layout (nvfp4moe_weight_layout).
+    # The weights are random bytes, so one buffer serves either layout.
+    layout_opt = sys.argv[sys.argv.index("--layout") + 1] if "--layout" in sys.argv else "preferred"
+
+    def layout_for(c, N, K):
+        if layout_opt == "preferred":
+            return lib.nvfp4moe_preferred_weight_layout(c, N, K)
+        return 1 if layout_opt == "tiled" and N % 16 == 0 and K % 128 == 0 else 0
     torch.manual_seed(0)
     dev = torch.cuda.get_device_properties(0)
     gpu = torch.cuda.get_device_name(0)
@@ -186,9 +194,10 @@ def main():
             s13, s2 = random_sf(E * lib.nvfp4moe_sf_bytes(2 * I, H, 0)), random_sf(E * lib.nvfp4moe_sf_bytes(H, I, 0))
             ws13 = torch.full((E,), 1e-3, dtype=torch.float32, device="cuda")
             ws2 = torch.full((E,), 1e-3, dtype=torch.float32, device="cuda")
+            lay = layout_for(c, 2 * I, H) & layout_for(c, H, I)
             mw = MoeWeights(experts=E, hidden=H, inter=I, w13=w13.data_ptr(), w13_sf=s13.data_ptr(),
                             w13_gate_scale=ws13.data_ptr(), w13_up_scale=ws13.data_ptr(), w2=w2.data_ptr(),
-                            w2_sf=s2.data_ptr(), w2_scale=ws2.data_ptr())
+                            w2_sf=s2.data_ptr(), w2_scale=ws2.data_ptr(), layout=lay)
             mm = [int(v) for v in torch.poisson(torch.full((E,), float(mean_m))).clamp(0, m_max).tolist()]
             mm_t = torch.tensor(mm, dtype=torch.int32, device="cuda")
             x = torch.randn(E, m_max, H, dtype=torch.bfloat16, device="cuda")
@@ -200,11 +209,19 @@ def main():
                          out=out.data_ptr(), workspace=wsp, workspace_size=wsz)
             t_us = time_graph([lambda: check(lib.nvfp4moe_moe_forward(c, ctypes.byref(mw), ctypes.byref(ma), stream()),
                                              name)], inner=10)
+            t_rm = None
+            if lay and "tune" not in extra:  # the same layer on row-major weights, for comparison
+                mw.layout = 0
+                t_rm = time_graph([lambda: check(lib.nvfp4moe_moe_forward(c, ctypes.byref(mw), ctypes.byref(ma),
+                                                                              stream()), name)], inner=10)
             tok = sum(mm)
             weight_bytes = (E * 2 * I * H // 2 + E * 2 * I * H // 16 + E * H * I // 2 + E * H * I // 16)
             act_bytes = tok * (H * 2 + H // 2 + H // 16 + 2 * I * 2 * 2 + I // 2 + I // 16 + H * 2)
             r = record("moe_layer", t_us, weight_bytes + act_bytes, flops=2 * tok * (2 * I * H + H * I), shape=name,
-                       m=mean_m, n=H, k=I, groups=E, tokens=tok, **extra)
+                       m=mean_m, n=H, k=I, groups=E, tokens=tok, weight_layout=["row_major", "tiled"][lay],
+                       **extra)
+            if t_rm is not None:
+                r["row_major_time_us"] = round(t_rm, 3)
             g1 = E * 2 * I * (H // 2 + H // 16) + tok * (H // 2 + H // 16) + tok * 2 * I * 2
             g2 = E * H * (I // 2 + I // 16) + tok * (I // 2 + I // 16) + tok * H * 2
             r["gemm_memory_floor_sum_us"] = round((g1 + g2) / bw * 1e6, 3)
@@ -243,12 +260,12 @@ def main():
                     d = torch.empty(G, m, N, dtype=torch.bfloat16, device="cuda")
                     ga = GemmArgs(groups=G, m_max=m, n=N, k=K, a=A.data_ptr(), a_sf=asf.data_ptr(), b=w.data_ptr(),
                                   b_sf=wsf.data_ptr(), masked_m=mm_t.data_ptr(), alpha=alpha.data_ptr(),
-                                  d=d.data_ptr(), ldd=N, expected_m=m)
+                                  d=d.data_ptr(), ldd=N, expected_m=m, b_layout=layout_for(tctx, N, K))
                     t_us = time_graph([lambda: check(lib.nvfp4moe_grouped_gemm_nt_masked(tctx, ctypes.byref(ga),
                                                                                          stream()), name)])
                     bytes_ = gemm_bytes(G, N, K, m)
                     record("grouped_gemm_nt_masked_tune", t_us, bytes_, flops=2 * G * m * N * K, shape=name, m=m,
-                           n=N, k=K, groups=G, tune=define)
+                           n=N, k=K, groups=G, tune=define, weight_layout=["row_major", "tiled"][ga.b_layout])
                 del w, wsf
             if "layer" in only:
                 layer_cases(tctx, tune=define)
@@ -268,15 +285,20 @@ def main():
             mm_t = torch.full((G,), m, dtype=torch.int32, device="cuda")
             alpha = torch.ones(G, dtype=torch.float32, device="cuda")
             d = torch.empty(G, m, N, dtype=torch.bfloat16, device="cuda")
+            lay = layout_for(ctx, N, K)
             args = [GemmArgs(groups=G, m_max=m, n=N, k=K, a=As[i].data_ptr(), a_sf=asf[i].data_ptr(), b=w.data_ptr(),
                              b_sf=wsf.data_ptr(), masked_m=mm_t.data_ptr(), alpha=alpha.data_ptr(), d=d.data_ptr(),
-                             ldd=N, expected_m=m) for i in range(a_copies)]
+                             ldd=N, expected_m=m, b_layout=lay) for i in range(a_copies)]
             calls = [(lambda ga=ga: check(lib.nvfp4moe_grouped_gemm_nt_masked(ctx, ctypes.byref(ga), stream()), name))
                      for ga in args]
             t_us = time_graph(calls)
             bytes_ = gemm_bytes(G, N, K, m)
             r = record("grouped_gemm_nt_masked", t_us, bytes_, flops=2 * G * m * N * K, shape=name, m=m, n=N, k=K,
-                       groups=G)
+                       groups=G, weight_layout=["row_major", "tiled"][lay])
+            if lay:  # the same GEMM on row-major weights, for comparison
+                for ga in args:
+                    ga.b_layout = 0
+                r["row_major_time_us"] = round(time_graph(calls), 3)
             # PyTorch baselines on the same shapes
             if w_bf16 is None:
                 w_bf16 = torch.randn(G, N, K, dtype=torch.bfloat16, device="cuda")

@@ -38,13 +38,14 @@ class QuantArgs(ctypes.Structure):
 class GemmArgs(ctypes.Structure):
     _fields_ = [("groups", c_int), ("m_max", c_int), ("n", c_int), ("k", c_int), ("a", u64), ("a_sf", u64), ("b", u64),
                 ("b_sf", u64), ("masked_m", u64), ("alpha", u64), ("row_scale", u64), ("d", u64),
-                ("ldd", ctypes.c_longlong), ("expected_m", c_int), ("workspace", u64), ("workspace_size", ctypes.c_size_t)]
+                ("ldd", ctypes.c_longlong), ("expected_m", c_int), ("workspace", u64), ("workspace_size", ctypes.c_size_t),
+                ("b_layout", c_int)]
 
 
 class MoeWeights(ctypes.Structure):
     _fields_ = [("experts", c_int), ("hidden", c_int), ("inter", c_int), ("w13", u64), ("w13_sf", u64),
                 ("w13_gate_scale", u64), ("w13_up_scale", u64), ("w2", u64), ("w2_sf", u64), ("w2_scale", u64),
-                ("input_scale1", u64), ("input_scale2", u64)]
+                ("input_scale1", u64), ("input_scale2", u64), ("layout", c_int)]
 
 
 class MoeArgs(ctypes.Structure):
@@ -63,6 +64,8 @@ lib.nvfp4moe_moe_forward.argtypes = [ctypes.c_void_p, ctypes.POINTER(MoeWeights)
 lib.nvfp4moe_moe_workspace_size.argtypes = [ctypes.POINTER(MoeWeights), c_int]
 lib.nvfp4moe_moe_workspace_size.restype = ctypes.c_size_t
 lib.nvfp4moe_sf_bytes.argtypes = [c_int, c_int, c_int]
+lib.nvfp4moe_preferred_weight_layout.argtypes = [ctypes.c_void_p, c_int, c_int]
+lib.nvfp4moe_preferred_weight_layout.restype = c_int
 lib.nvfp4moe_sf_bytes.restype = ctypes.c_size_t
 for name in ["nvfp4moe_ref_quantize_per_tensor", "nvfp4moe_ref_quantize_per_token"]:
     getattr(lib, name).argtypes = [ctypes.POINTER(QuantArgs)]
