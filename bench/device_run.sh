@@ -31,6 +31,9 @@
 # and Q, and 4 for the 128-token tile in S, no longer build.)
 # Seventh session: S7: the quick GPU suite, Nsight Compute on the wgmma GEMM, a sweep of
 # forced configurations with tuning defines ($PAIRS, CONFIG@DEFINE) with the layers.
+# Eighth session: A8: an A/B of the defines $DEFS at $MS tokens with the layers (it ran the
+# timing-only NVF_WTILED, now the _tiled twins' define); L8: the quick GPU suite, memcheck on the
+# TILED GEMM and relayout tests, the register-race check, then (BENCH=0 stops before) B8: the full benchmark.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
