@@ -378,7 +378,8 @@ NVFP4MOE_API void nvfp4moe_destroy(nvfp4moe_context* ctx);
 NVFP4MOE_API nvfp4moe_desc nvfp4moe_query_desc(const nvfp4moe_context* ctx);
 NVFP4MOE_API nvfp4moe_result nvfp4moe_query_info(const nvfp4moe_context* ctx, nvfp4moe_info* info);
 /* Compiles or loads from the disk cache every kernel specialisation this context can
-   use (for an offline context: every one its target supports).
+   use (for an offline context: every one its target supports), the GEMMs' _tiled twins for
+   TILED weights included.
    Errors: INVALID_ARGUMENT (ctx null), COMPILE_FAILED (NVRTC failed; the log is printed),
    CACHE_MISS (NO_JIT and a kernel not cached), CUDA (module load). */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_warmup(nvfp4moe_context* ctx);
