@@ -1929,7 +1929,14 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "#define NVF_WARPS 8\n"
   "#define NVF_THREADS (32 * NVF_WARPS)\n"
   "#define NVF_ROWS (16 * NVF_WARPS)      // weight rows (N) per CTA\n"
-  "#define NVF_KC 1024                    // K elements of tokens staged per chunk\n"
+  "// K elements of tokens staged per chunk. Tuning runs: $NVFP4MOE_TUNE_DEFINE=-DNVF_SKC=<n>\n"
+  "// (the host sizes shared memory from it), a multiple of 1024.\n"
+  "#ifdef NVF_SKC\n"
+  "#define NVF_KC NVF_SKC\n"
+  "static_assert(NVF_SKC % 1024 == 0 && NVF_SKC <= 8192, \"NVF_SKC: 1024, 2048, ... 8192\");\n"
+  "#else\n"
+  "#define NVF_KC 1024\n"
+  "#endif\n"
   "#define NVF_STEP 128                   // K elements per register step (64 bytes of a row)\n"
   "// Register steps of weights in flight and CTAs per SM the registers must allow: by\n"
   "// default 2 and 3 for 8-16 tokens, 4 and 2 beyond; NVF_TUNE=0..3 forces one pair for\n"
@@ -1969,12 +1976,12 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "  const u8* w0 = nvf_wpiece(p, g, r0, t);\n"
   "  const u8* w1 = w0 + NVF_WROW8(p);\n"
   "  const u8* bsf = p.b_sf + g * sfb_g;\n"
-  "  // the two SF bytes of this thread's piece of step s: columns 8s + 2t, 8s + 2t + 1, i.e. the\n"
+  "  // the two SF bytes of this thread's piece of step s: columns 8s + 2t, 8s + 2t + 1, i.e. the\n",
   "  // step-0 offset plus 1024 s in the 128x4 layout\n"
   "  const u8* sf0 = bsf + nvf_sf_offset_128x4(r0, 2 * t, kc4);\n"
   "  const u8* sf1 = bsf + nvf_sf_offset_128x4(r0 + 8, 2 * t, kc4);\n"
   "  const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
-  "\n",
+  "\n"
   "  for (int tok0 = 0; tok0 < valid; tok0 += NVF_TOK) {\n"
   "    float acc[NVF_NT][4];\n"
   "    #pragma unroll\n"
@@ -2038,12 +2045,12 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "            #pragma unroll\n"
   "            for (int i = 0; i < 8; ++i) {\n"
   "              const u32 af[4] = {a0[2 * i], a1[2 * i], a0[2 * i + 1], a1[2 * i + 1]};\n"
-  "              #pragma unroll\n"
+  "              #pragma unroll\n",
   "              for (int nt = 0; nt < NVF_NT; ++nt) {\n"
   "                const uint2 bv = *(const uint2*)(tb + nt * 8 * NVF_TSTRIDE + i * 8);\n"
   "                nvf_mma_bf16_16816(acc[nt], af, bv.x, bv.y);\n"
   "              }\n"
-  "            }\n",
+  "            }\n"
   "          }\n"
   "        }\n"
   "      }\n"
@@ -4878,7 +4885,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
   if (spec >= NVFP4MOE__SPEC_GEMM_T8 && spec <= NVFP4MOE__SPEC_GEMM_T48) {
     /* one CTA per (group, 128 weight rows); tokens of a 1024-K chunk in shared memory */
     unsigned tok = (unsigned)nvfp4moe__swapab_tok[spec - NVFP4MOE__SPEC_GEMM_T8];
-    unsigned smem = tok * (1024u / 2u + 8u) * 4u; /* NVF_TOK x NVF_TSTRIDE words */
+    unsigned kc = strncmp(ctx->tune_define, "-DNVF_SKC=", 10) == 0 ? (unsigned)atoi(ctx->tune_define + 10) : 1024u;
+    unsigned smem = tok * (kc / 2u + 8u) * 4u; /* NVF_TOK x NVF_TSTRIDE words (NVF_KC: tuning runs) */
     long long grid = (long long)p->groups * ((p->n + 127) / 128);
     void* args[1];
     args[0] = (void*)p;

@@ -334,6 +334,19 @@ B8)
   PYTHONUNBUFFERED=1 timeout ${BT:-500} python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -44 | cut -c1-170
   cp bench/results/h200.json "$OUT/"
   ;;
+P8)
+  # eighth session: Nsight Compute on the GEMM at $PMS tokens for the shape $PN x $PK (default
+  # DeepSeek-V3 GEMM2), then an A/B of $DEFS at $MS tokens with the layers (as A8)
+  for m in ${PMS:-1}; do
+    PROFILE_GEMM_M=$m PROFILE_GEMM_N=${PN:-7168} PROFILE_GEMM_K=${PK:-2048} timeout 150 ncu --clock-control none -k regex:nvf_gemm \
+      --launch-skip 2 --launch-count 1 --section SpeedOfLight --section WarpStateStats --section SourceCounters \
+      --section InstructionStats --section Occupancy --section MemoryWorkloadAnalysis -o /tmp/g8_$m -f ./build/profile_kernels > "$OUT/ncu_gemm_run_$m.txt" 2>&1
+    echo "ncu gemm m=$m exit $?"
+    ncu --import /tmp/g8_$m.ncu-rep --print-details all > "$OUT/ncu_gemm_$m.txt" 2>&1
+    ncu --import /tmp/g8_$m.ncu-rep --page source --csv --print-source sass > "$OUT/src_gemm_$m.csv" 2>&1
+    grep -E "Duration|Executed Instructions  |Warp Cycles Per Issued|Issue Slots Busy|DRAM Throughput" "$OUT/ncu_gemm_$m.txt" | head -6
+  done
+  ;&
 A8)
   # eighth session: an A/B of the defines $DEFS at $MS tokens with the layers (no tests: the
   # default build's SASS is identical to the last tested code; the variants read wrong bytes)

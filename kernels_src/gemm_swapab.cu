@@ -22,7 +22,14 @@
 #define NVF_WARPS 8
 #define NVF_THREADS (32 * NVF_WARPS)
 #define NVF_ROWS (16 * NVF_WARPS)      // weight rows (N) per CTA
-#define NVF_KC 1024                    // K elements of tokens staged per chunk
+// K elements of tokens staged per chunk. Tuning runs: $NVFP4MOE_TUNE_DEFINE=-DNVF_SKC=<n>
+// (the host sizes shared memory from it), a multiple of 1024.
+#ifdef NVF_SKC
+#define NVF_KC NVF_SKC
+static_assert(NVF_SKC % 1024 == 0 && NVF_SKC <= 8192, "NVF_SKC: 1024, 2048, ... 8192");
+#else
+#define NVF_KC 1024
+#endif
 #define NVF_STEP 128                   // K elements per register step (64 bytes of a row)
 // Register steps of weights in flight and CTAs per SM the registers must allow: by
 // default 2 and 3 for 8-16 tokens, 4 and 2 beyond; NVF_TUNE=0..3 forces one pair for

@@ -40,8 +40,11 @@ int main(void) {
     gu_sync();
     gu_free(x); gu_free(q); gu_free(sf); gu_free(s); gu_free(dmm);
   }
-  { /* the GEMM, DeepSeek-V3 EP8 GEMM1 at $PROFILE_GEMM_M tokens per expert (default 8) */
-    int G = 32, M = getenv("PROFILE_GEMM_M") ? atoi(getenv("PROFILE_GEMM_M")) : 8, N = 4096, K = 7168, mm[32], g;
+  { /* the GEMM, DeepSeek-V3 EP8 GEMM1 at $PROFILE_GEMM_M tokens per expert (default 8);
+       $PROFILE_GEMM_N / $PROFILE_GEMM_K for another shape (GEMM2: 7168 / 2048) */
+    int G = 32, M = getenv("PROFILE_GEMM_M") ? atoi(getenv("PROFILE_GEMM_M")) : 8, mm[32], g;
+    int N = getenv("PROFILE_GEMM_N") ? atoi(getenv("PROFILE_GEMM_N")) : 4096;
+    int K = getenv("PROFILE_GEMM_K") ? atoi(getenv("PROFILE_GEMM_K")) : 7168;
     nvfp4moe_devptr a = gu_alloc((size_t)G * M * K / 2), asf = gu_alloc((size_t)G * nvfp4moe_sf_bytes(M, K, 0));
     nvfp4moe_devptr b = gu_alloc((size_t)G * N * K / 2), bsf = gu_alloc((size_t)G * nvfp4moe_sf_bytes(N, K, 0));
     nvfp4moe_devptr d = gu_alloc((size_t)G * M * N * 2), dmm = gu_alloc(sizeof mm);
@@ -54,6 +57,7 @@ int main(void) {
     memset(&ga, 0, sizeof ga);
     ga.groups = G; ga.m_max = M; ga.n = N; ga.k = K; ga.a = a; ga.a_sf = asf; ga.b = b; ga.b_sf = bsf;
     ga.masked_m = dmm; ga.d = d; ga.expected_m = M;
+    ga.b_layout = nvfp4moe_preferred_weight_layout(ctx, N, K); /* random bytes: either layout */
     for (it = 0; it < 4; ++it) nvfp4moe_grouped_gemm_nt_masked(ctx, &ga, 0);
     gu_sync();
   }
