@@ -57,10 +57,12 @@
 
 #include <stddef.h>
 
+/* 0.2.0: nvfp4moe_gemm_args and nvfp4moe_moe_weights gained trailing fields (b_layout,
+   layout), so their sizes changed: rebuild callers compiled against 0.1 */
 #define NVFP4MOE_VERSION_MAJOR 0
-#define NVFP4MOE_VERSION_MINOR 1
+#define NVFP4MOE_VERSION_MINOR 2
 #define NVFP4MOE_VERSION_PATCH 0
-#define NVFP4MOE_VERSION_STRING "0.1.0"
+#define NVFP4MOE_VERSION_STRING "0.2.0"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
@@ -129,7 +131,7 @@ typedef enum nvfp4moe_sf_layout {
    together (1 KB), the steps of a tile one after another; byte o of row n at
    (g N + n - n % 16) K/2 + (o / 64) 1024 + (n % 16) 64 + o % 64. An offline pre-shuffle as
    Marlin's: the sm_80/sm_90 GEMM kernels read one contiguous KB per warp and step (on an
-   H200 3-6 % faster at K <= 2048, 1-2 % at K >= 2880; bench/NOTES.md). Made by
+   H200, in A/B runs, 2-6 % faster at K <= 2048 and m <= 8, 1-2 % at K 7168; bench/NOTES.md). Made by
    nvfp4moe_weights_relayout; nvfp4moe_preferred_weight_layout says which one to use. */
 typedef enum nvfp4moe_weight_layout {
   NVFP4MOE_WEIGHTS_ROW_MAJOR = 0,
@@ -1389,10 +1391,19 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "  // overlap, so the product is their OR, and one mask keeps the wanted bits.\n"
   "  r[0] = ((q & 0x000F000Fu) * 0x1040u) & 0x81C081C0u;\n"
   "  r[1] = ((q & 0x00F000F0u) * 0x0104u) & 0x81C081C0u;\n"
+  "#if defined(NVF_WIDEN8) && NVF_WIDEN8\n"
+  "  // p = 2, 3: the same multiplies on q >> 8 (elements 2 and 6 move to nibbles 0 and 4, 3 and 7\n"
+  "  // to 1 and 5). The shift as a high multiply runs on the FMA pipe, not the ALU pipe, which\n"
+  "  // the masks keep busy.\n"
+  "  const u32 q8 = __umulhi(q, 0x01000000u);\n"
+  "  r[2] = ((q8 & 0x000F000Fu) * 0x1040u) & 0x81C081C0u;\n"
+  "  r[3] = ((q8 & 0x00F000F0u) * 0x0104u) & 0x81C081C0u;\n"
+  "#else\n"
   "  // p = 2, 3: the magnitude moves right, which a multiply cannot do\n"
   "  const u32 q4 = q << 4;\n"
   "  r[2] = (q4 & 0x80008000u) | ((q4 & 0x70007000u) >> 6);\n"
   "  r[3] = (q & 0x80008000u) | ((q & 0x70007000u) >> 6);\n"
+  "#endif\n"
   "}\n"
   "\n"
   "// Two ue4m3 SFs (bytes 0, 1 of sf2) -> bf16x2 of sf * 2^118 in both halves (exact;\n"
@@ -1504,7 +1515,7 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "// Byte o (0 <= o < K/2, 16-byte aligned) of row r of group g, any access pattern.\n"
   "NVF_DEV const u8* nvf_wbyte(const NvfGemmParams& p, int g, i64 r, int o) {\n"
   "#if defined(NVF_WTILED) && NVF_WTILED\n"
-  "  return p.b + ((i64)g * p.n + (r & ~(i64)15)) * (p.k / 2) + (o >> 6) * 1024 + (r & 15) * 64 + (o & 63);\n"
+  "  return p.b + ((i64)g * p.n + (r & ~(i64)15)) * (p.k / 2) + (i64)(o >> 6) * 1024 + (r & 15) * 64 + (o & 63);\n"
   "#else\n"
   "  return p.b + ((i64)g * p.n + r) * (p.k / 2) + o;\n"
   "#endif\n"
@@ -3135,7 +3146,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < rows * pieces; i += (i64)gridDim.x * blockDim.x) {\n"
   "    const i64 r = i / pieces;\n"
   "    const int o = (int)(i % pieces) * 16;\n",
-  "    const i64 lin = r * (k / 2) + o, til = (r & ~(i64)15) * (k / 2) + (o >> 6) * 1024 + (r & 15) * 64 + (o & 63);\n"
+  "    const i64 lin = r * (k / 2) + o, til = (r & ~(i64)15) * (k / 2) + (i64)(o >> 6) * 1024 + (r & 15) * 64 + (o & 63);\n"
   "    *(uint4*)(dst + (to_tiled \? til : lin)) = *(const uint4*)(src + (to_tiled \? lin : til));\n"
   "  }\n"
   "}\n"
@@ -4010,7 +4021,8 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
       goto fail;
     }
   }
-  if ((v = nvfp4moe__getenv("NVFP4MOE_TUNE_DEFINE")) != 0 && strncmp(v, "-D", 2) == 0 && strlen(v) < sizeof ctx->tune_define)
+  if ((v = nvfp4moe__getenv("NVFP4MOE_TUNE_DEFINE")) != 0 && strncmp(v, "-D", 2) == 0 && strlen(v) < sizeof ctx->tune_define &&
+      strncmp(v, "-DNVF_WTILED", 12) != 0) /* the layout define belongs to the _tiled twins only */
     strcpy(ctx->tune_define, v); /* read once: the kernels and the launches must agree */
   nvfp4moe__resolve_cache_dir(ctx);
   nvfp4moe__source_digest(ctx->source_digest);

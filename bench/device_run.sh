@@ -347,6 +347,17 @@ P8)
     grep -E "Duration|Executed Instructions  |Warp Cycles Per Issued|Issue Slots Busy|DRAM Throughput" "$OUT/ncu_gemm_$m.txt" | head -6
   done
   ;&
+W8)
+  # eighth session: quick GEMM tests and memcheck on them (the _tiled twins included), quick GEMM
+  # tests under each define of $TDEFS, then an A/B of $DEFS at $MS tokens with the layers (as A8)
+  TEST_QUICK=1 TEST_ONLY=gemm timeout 200 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
+  echo "quick GEMM tests rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -5
+  memcheck_gemm 200
+  for d in ${TDEFS:-}; do
+    NVFP4MOE_TUNE_DEFINE=$d TEST_QUICK=1 TEST_ONLY=gemm timeout 150 ./build/test_gpu > "$OUT/test_gpu_$d.log" 2>&1
+    echo "quick GEMM tests $d rc $?: $(grep -c ^PASS "$OUT/test_gpu_$d.log") PASS $(grep -c ^FAIL "$OUT/test_gpu_$d.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu_$d.log" | head -5
+  done
+  ;&
 A8)
   # eighth session: an A/B of the defines $DEFS at $MS tokens with the layers (no tests: the
   # default build's SASS is identical to the last tested code; the variants read wrong bytes)

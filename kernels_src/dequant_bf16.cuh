@@ -14,10 +14,19 @@ NVF_DEV void nvf_fp4x8_to_bf16x2(u32 q, u32* r) {
   // overlap, so the product is their OR, and one mask keeps the wanted bits.
   r[0] = ((q & 0x000F000Fu) * 0x1040u) & 0x81C081C0u;
   r[1] = ((q & 0x00F000F0u) * 0x0104u) & 0x81C081C0u;
+#if defined(NVF_WIDEN8) && NVF_WIDEN8
+  // p = 2, 3: the same multiplies on q >> 8 (elements 2 and 6 move to nibbles 0 and 4, 3 and 7
+  // to 1 and 5). The shift as a high multiply runs on the FMA pipe, not the ALU pipe, which
+  // the masks keep busy.
+  const u32 q8 = __umulhi(q, 0x01000000u);
+  r[2] = ((q8 & 0x000F000Fu) * 0x1040u) & 0x81C081C0u;
+  r[3] = ((q8 & 0x00F000F0u) * 0x0104u) & 0x81C081C0u;
+#else
   // p = 2, 3: the magnitude moves right, which a multiply cannot do
   const u32 q4 = q << 4;
   r[2] = (q4 & 0x80008000u) | ((q4 & 0x70007000u) >> 6);
   r[3] = (q & 0x80008000u) | ((q & 0x70007000u) >> 6);
+#endif
 }
 
 // Two ue4m3 SFs (bytes 0, 1 of sf2) -> bf16x2 of sf * 2^118 in both halves (exact;

@@ -64,7 +64,7 @@ NVF_DEV const u8* nvf_wpiece(const NvfGemmParams& p, int g, int r0, int t) {
 // Byte o (0 <= o < K/2, 16-byte aligned) of row r of group g, any access pattern.
 NVF_DEV const u8* nvf_wbyte(const NvfGemmParams& p, int g, i64 r, int o) {
 #if defined(NVF_WTILED) && NVF_WTILED
-  return p.b + ((i64)g * p.n + (r & ~(i64)15)) * (p.k / 2) + (o >> 6) * 1024 + (r & 15) * 64 + (o & 63);
+  return p.b + ((i64)g * p.n + (r & ~(i64)15)) * (p.k / 2) + (i64)(o >> 6) * 1024 + (r & 15) * 64 + (o & 63);
 #else
   return p.b + ((i64)g * p.n + r) * (p.k / 2) + o;
 #endif

@@ -571,7 +571,7 @@ extern "C" __global__ void nvf_weights_relayout(const u8* src, u8* dst, i64 rows
   for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < rows * pieces; i += (i64)gridDim.x * blockDim.x) {
     const i64 r = i / pieces;
     const int o = (int)(i % pieces) * 16;
-    const i64 lin = r * (k / 2) + o, til = (r & ~(i64)15) * (k / 2) + (o >> 6) * 1024 + (r & 15) * 64 + (o & 63);
+    const i64 lin = r * (k / 2) + o, til = (r & ~(i64)15) * (k / 2) + (i64)(o >> 6) * 1024 + (r & 15) * 64 + (o & 63);
     *(uint4*)(dst + (to_tiled ? til : lin)) = *(const uint4*)(src + (to_tiled ? lin : til));
   }
 }

@@ -759,6 +759,46 @@ static void test_weight_layouts(void) {
   CHECK(NVFP4MOE__SPEC_COUNT == NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_W64_WG4 - NVFP4MOE__SPEC_GEMM_P16 + 1,
         "spec count %d", (int)NVFP4MOE__SPEC_COUNT);
   CHECK(nvfp4moe_preferred_weight_layout(0, 256, 1024) == NVFP4MOE_WEIGHTS_ROW_MAJOR, "null ctx: row-major");
+  { /* offline contexts: the preferred layout by backend, relayout refused, twin names force their
+       configuration */
+    nvfp4moe_context *c90 = offline_ctx("sm_90a"), *c80 = offline_ctx("sm_80"), *ct = 0;
+    nvfp4moe_desc d;
+    CHECK(c90 && c80, "offline contexts: %s", nvfp4moe_last_error());
+    if (c90 && c80) {
+      CHECK(nvfp4moe_preferred_weight_layout(c90, 256, 1024) ==
+                (c90->backend == NVFP4MOE_BACKEND_SM90 ? NVFP4MOE_WEIGHTS_TILED : NVFP4MOE_WEIGHTS_ROW_MAJOR),
+            "sm_90a: TILED on the sm90 backend");
+      CHECK(nvfp4moe_preferred_weight_layout(c90, 264, 1024) == NVFP4MOE_WEIGHTS_ROW_MAJOR &&
+                nvfp4moe_preferred_weight_layout(c90, 256, 1056) == NVFP4MOE_WEIGHTS_ROW_MAJOR,
+            "shapes TILED cannot hold: row-major");
+      CHECK(nvfp4moe_preferred_weight_layout(c80, 256, 1024) == NVFP4MOE_WEIGHTS_ROW_MAJOR, "sm_80: row-major");
+      a.groups = G; a.n = N; a.k = K; a.src = 4096; a.dst = 1 << 20; a.dst_layout = NVFP4MOE_WEIGHTS_TILED;
+      CHECK(nvfp4moe_weights_relayout(c90, &a, 0) == NVFP4MOE_ERROR_NOT_SUPPORTED, "offline relayout refused");
+      a.k = 96;
+      EXPECT_ARG_ERROR(nvfp4moe_weights_relayout(c90, &a, 0), "args->k");
+    }
+    memset(&d, 0, sizeof d);
+    d.flags = NVFP4MOE_FLAG_OFFLINE | NVFP4MOE_FLAG_NO_DISK_CACHE;
+    d.target = "sm_90a";
+    d.logger.func = tu_logger;
+    setenv("NVFP4MOE_GEMM_CONFIG", "gemm_swapab_t16_tiled", 1);
+    CHECK(nvfp4moe_create(&d, &ct) == NVFP4MOE_SUCCESS && ct && ct->forced_gemm_spec == NVFP4MOE__SPEC_GEMM_T16,
+          "NVFP4MOE_GEMM_CONFIG=gemm_swapab_t16_tiled forces gemm_swapab_t16");
+    unsetenv("NVFP4MOE_GEMM_CONFIG");
+    nvfp4moe_destroy(ct);
+    nvfp4moe_destroy(c90);
+    nvfp4moe_destroy(c80);
+  }
+  { /* a TILED layer with hidden % 128 != 0 */
+    nvfp4moe_moe_weights mw;
+    nvfp4moe_moe_args ma;
+    memset(&mw, 0, sizeof mw);
+    memset(&ma, 0, sizeof ma);
+    mw.experts = 2; mw.hidden = 160; mw.inter = 256; mw.layout = NVFP4MOE_WEIGHTS_TILED;
+    mw.w13 = mw.w13_sf = mw.w13_gate_scale = mw.w13_up_scale = mw.w2 = mw.w2_sf = mw.w2_scale = NVFP4MOE_HOSTPTR(w);
+    ma.m_max = 4;
+    EXPECT_ARG_ERROR(nvfp4moe_ref_moe_forward(&mw, &ma), "weights->layout");
+  }
 }
 
 int main(void) {

@@ -751,7 +751,6 @@ static void test_gemm_group_isolation(void) {
   gdata_free(&t);
 }
 
-/* A captured CUDA graph replayed with new masked_m values equals eager execution. */
 /* Weight relayout on the GPU: the host reference's bytes, both directions, the bytes around
    the destination untouched, and the argument checks. */
 static void test_weights_relayout(void) {
@@ -789,10 +788,10 @@ static void test_weights_relayout(void) {
     /* bad arguments: nothing launched, a message naming the argument */
     a.src = dsrc; a.dst = ddst; a.dst_layout = NVFP4MOE_WEIGHTS_TILED;
     a.k = K + 32;
-    CHECK(nvfp4moe_weights_relayout(g_ctx, &a, 0) == NVFP4MOE_ERROR_INVALID_ARGUMENT && strstr(nvfp4moe_last_error(), "k"),
+    CHECK(nvfp4moe_weights_relayout(g_ctx, &a, 0) == NVFP4MOE_ERROR_INVALID_ARGUMENT && strstr(nvfp4moe_last_error(), "args->k"),
           "K %% 128: %s", nvfp4moe_last_error());
     a.k = K; a.n = N + 8;
-    CHECK(nvfp4moe_weights_relayout(g_ctx, &a, 0) == NVFP4MOE_ERROR_INVALID_ARGUMENT && strstr(nvfp4moe_last_error(), "n"),
+    CHECK(nvfp4moe_weights_relayout(g_ctx, &a, 0) == NVFP4MOE_ERROR_INVALID_ARGUMENT && strstr(nvfp4moe_last_error(), "args->n"),
           "N %% 16: %s", nvfp4moe_last_error());
     a.n = N; a.dst = dsrc + 16;
     CHECK(nvfp4moe_weights_relayout(g_ctx, &a, 0) == NVFP4MOE_ERROR_INVALID_ARGUMENT && strstr(nvfp4moe_last_error(), "overlap"),
@@ -808,14 +807,21 @@ static void test_weights_relayout(void) {
   }
 }
 
-/* The same GEMM on ROW_MAJOR and TILED weights gives the same bits (same kernel code, only
-   the addresses differ), for the default tiles at decode and wgmma token counts, and a TILED
-   GEMM with N % 16 != 0 is refused naming b_layout. */
+/* The same GEMM on ROW_MAJOR and TILED weights gives the same bits where both layouts run the
+   same specialisation (sm80/sm90 backends: only the addresses differ), for the default tiles at
+   decode and wgmma token counts; both are within the GEMM tolerance everywhere (on sm100 TILED
+   runs the sm_80 kernels, which sum in another order); a TILED GEMM with N % 16 != 0 is
+   refused naming b_layout. */
 static void test_gemm_tiled_same_bits(void) {
   static const gcase cases[] = {{8, 8, 512, 2048, 0, 1, 1, 0, 4, 0}, {4, 48, 256, 7168, 4, 1, 1, 0, 33, 0},
                                 {2, 200, 384, 768, 4, 0, 1, 0, 150, 0}};
   size_t j;
+  nvfp4moe_info info;
+  int same_kernel;
   NEED_GPU();
+  nvfp4moe_query_info(g_ctx, &info);
+  same_kernel = info.gemm_backend != NVFP4MOE_BACKEND_SM100;
+  if (!same_kernel) printf("# sm100 backend: TILED runs the sm_80 kernels; compared within tolerance, not bit for bit\n");
   for (j = 0; j < sizeof cases / sizeof cases[0]; ++j) {
     gcase c = cases[j];
     gdata t;
@@ -835,8 +841,14 @@ static void test_gemm_tiled_same_bits(void) {
       gu_sync();
       if (pass == 0) { d0 = (unsigned short*)malloc(2 * t.nd); gu_get(d0, t.dd, 2 * t.nd); }
       else { d1 = (unsigned short*)malloc(2 * t.nd); gu_get(d1, t.dd, 2 * t.nd); }
+      {
+        double worst;
+        long long bad = gemm_verify(&t, pass ? d1 : d0, &worst);
+        CHECK(bad == 0, "tiled %d G%d M%d N%d K%d: %lld elements out of tolerance or touched", pass, c.groups, c.m_max,
+              c.n, c.k, bad);
+      }
       if (pass == 1) {
-        for (i = 0; i < t.nd; ++i) diff += d0[i] != d1[i];
+        for (i = 0; i < t.nd && same_kernel; ++i) diff += d0[i] != d1[i];
         CHECK(diff == 0, "G%d M%d N%d K%d: %lld outputs differ between ROW_MAJOR and TILED weights", c.groups, c.m_max,
               c.n, c.k, diff);
         g.n = c.n - 8; /* still a multiple of 8, no longer of 16 */
@@ -849,6 +861,7 @@ static void test_gemm_tiled_same_bits(void) {
   }
 }
 
+/* A captured CUDA graph replayed with new masked_m values equals eager execution. */
 static void test_gemm_graph_replay(void) {
   gcase c = {6, 96, 384, 768, 0, 1, 1, 0, 40, 0};
   gdata t;

@@ -64,9 +64,9 @@ lib.nvfp4moe_moe_forward.argtypes = [ctypes.c_void_p, ctypes.POINTER(MoeWeights)
 lib.nvfp4moe_moe_workspace_size.argtypes = [ctypes.POINTER(MoeWeights), c_int]
 lib.nvfp4moe_moe_workspace_size.restype = ctypes.c_size_t
 lib.nvfp4moe_sf_bytes.argtypes = [c_int, c_int, c_int]
+lib.nvfp4moe_sf_bytes.restype = ctypes.c_size_t
 lib.nvfp4moe_preferred_weight_layout.argtypes = [ctypes.c_void_p, c_int, c_int]
 lib.nvfp4moe_preferred_weight_layout.restype = c_int
-lib.nvfp4moe_sf_bytes.restype = ctypes.c_size_t
 for name in ["nvfp4moe_ref_quantize_per_tensor", "nvfp4moe_ref_quantize_per_token"]:
     getattr(lib, name).argtypes = [ctypes.POINTER(QuantArgs)]
 

@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
     double ms = 0;
     nvfp4moe_result r = nvfp4moe_prepare_specialization(ctx, s, &from_disk, &ms);
     if (r == NVFP4MOE_ERROR_NOT_SUPPORTED) continue;
-    printf("  %-20s %s (%.0f ms)\n", nvfp4moe_specialization_name(s),
+    printf("  %-26s %s (%.0f ms)\n", nvfp4moe_specialization_name(s),
            r != NVFP4MOE_SUCCESS ? nvfp4moe_last_error() : from_disk ? "already cached" : "compiled", ms);
     failed |= r != NVFP4MOE_SUCCESS;
   }
