@@ -1391,10 +1391,12 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "  // overlap, so the product is their OR, and one mask keeps the wanted bits.\n"
   "  r[0] = ((q & 0x000F000Fu) * 0x1040u) & 0x81C081C0u;\n"
   "  r[1] = ((q & 0x00F000F0u) * 0x0104u) & 0x81C081C0u;\n"
-  "#if defined(NVF_WIDEN8) && NVF_WIDEN8\n"
+  "#if defined(NVF_WIDEN_FMA) && NVF_WIDEN_FMA\n"
   "  // p = 2, 3: the same multiplies on q >> 8 (elements 2 and 6 move to nibbles 0 and 4, 3 and 7\n"
-  "  // to 1 and 5). The shift as a high multiply runs on the FMA pipe, not the ALU pipe, which\n"
-  "  // the masks keep busy.\n"
+  "  // to 1 and 5), the shift as a high multiply: 2 fewer ALU-pipe and 2 more FMA-pipe operations\n"
+  "  // per word. The swap-AB kernel, whose ALU pipe is the busiest (Nsight, K 2048, m = 1: 58 %\n"
+  "  // active, 12 % of stalls on it), defines NVF_WIDEN_FMA: 4.6-6.4 % faster at m <= 8; the wgmma\n"
+  "  // kernel measured 2-4 % slower with it (bench/NOTES.md, eighth session).\n"
   "  const u32 q8 = __umulhi(q, 0x01000000u);\n"
   "  r[2] = ((q8 & 0x000F000Fu) * 0x1040u) & 0x81C081C0u;\n"
   "  r[3] = ((q8 & 0x00F000F0u) * 0x0104u) & 0x81C081C0u;\n"
@@ -1443,7 +1445,7 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "  for (int j = 0; j < 4; ++j) {\n"
   "    u32 r[4];\n"
   "    nvf_fp4x8_to_bf16x2(w[j], r);\n"
-  "    #pragma unroll\n"
+  "    #pragma unroll\n",
   "    for (int p = 0; p < 4; ++p) out[4 * j + p] = nvf_bf16x2_mul(r[p], j < 2 \? s0 : s1);\n"
   "  }\n"
   "}\n",
@@ -1931,6 +1933,7 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "#include \"common.cuh\"\n"
   "#include \"gemm_common.cuh\"\n"
   "#include \"ptx_mma.cuh\"\n"
+  "#define NVF_WIDEN_FMA 1 // the E2M1 widening's shifts on the FMA pipe (dequant_bf16.cuh)\n"
   "#include \"dequant_bf16.cuh\"\n"
   "\n"
   "#ifndef NVF_NT\n"
@@ -1986,8 +1989,8 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "  const bool ok0 = r0 < p.n, ok1 = r0 + 8 < p.n;\n"
   "  const u8* w0 = nvf_wpiece(p, g, r0, t);\n"
   "  const u8* w1 = w0 + NVF_WROW8(p);\n"
-  "  const u8* bsf = p.b_sf + g * sfb_g;\n"
-  "  // the two SF bytes of this thread's piece of step s: columns 8s + 2t, 8s + 2t + 1, i.e. the\n",
+  "  const u8* bsf = p.b_sf + g * sfb_g;\n",
+  "  // the two SF bytes of this thread's piece of step s: columns 8s + 2t, 8s + 2t + 1, i.e. the\n"
   "  // step-0 offset plus 1024 s in the 128x4 layout\n"
   "  const u8* sf0 = bsf + nvf_sf_offset_128x4(r0, 2 * t, kc4);\n"
   "  const u8* sf1 = bsf + nvf_sf_offset_128x4(r0 + 8, 2 * t, kc4);\n"
@@ -2054,9 +2057,9 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "            }\n"
   "            const u32* tb = tok + (lane >> 2) * NVF_TSTRIDE + ss * 64 + t * 2;\n"
   "            #pragma unroll\n"
-  "            for (int i = 0; i < 8; ++i) {\n"
+  "            for (int i = 0; i < 8; ++i) {\n",
   "              const u32 af[4] = {a0[2 * i], a1[2 * i], a0[2 * i + 1], a1[2 * i + 1]};\n"
-  "              #pragma unroll\n",
+  "              #pragma unroll\n"
   "              for (int nt = 0; nt < NVF_NT; ++nt) {\n"
   "                const uint2 bv = *(const uint2*)(tb + nt * 8 * NVF_TSTRIDE + i * 8);\n"
   "                nvf_mma_bf16_16816(acc[nt], af, bv.x, bv.y);\n"
