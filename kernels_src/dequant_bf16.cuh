@@ -18,8 +18,8 @@ NVF_DEV void nvf_fp4x8_to_bf16x2(u32 q, u32* r) {
   // p = 2, 3: the same multiplies on q >> 8 (elements 2 and 6 move to nibbles 0 and 4, 3 and 7
   // to 1 and 5), the shift as a high multiply: 2 fewer ALU-pipe and 2 more FMA-pipe operations
   // per word. The swap-AB kernel, whose ALU pipe is the busiest (Nsight, K 2048, m = 1: 58 %
-  // active, 12 % of stalls on it), defines NVF_WIDEN_FMA: 4.6-6.4 % faster at m <= 8; the wgmma
-  // kernel measured 2-4 % slower with it (bench/NOTES.md, eighth session).
+  // active, 12 % of stalls on it), defines NVF_WIDEN_FMA: 4.3-6.4 % faster at m <= 8; the wgmma
+  // kernel measured 1.7-6 % slower with it (bench/NOTES.md, eighth session).
   const u32 q8 = __umulhi(q, 0x01000000u);
   r[2] = ((q8 & 0x000F000Fu) * 0x1040u) & 0x81C081C0u;
   r[3] = ((q8 & 0x00F000F0u) * 0x0104u) & 0x81C081C0u;
