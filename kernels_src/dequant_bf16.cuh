@@ -14,13 +14,19 @@ NVF_DEV void nvf_fp4x8_to_bf16x2(u32 q, u32* r) {
   // overlap, so the product is their OR, and one mask keeps the wanted bits.
   r[0] = ((q & 0x000F000Fu) * 0x1040u) & 0x81C081C0u;
   r[1] = ((q & 0x00F000F0u) * 0x0104u) & 0x81C081C0u;
-#if defined(NVF_WIDEN_FMA) && NVF_WIDEN_FMA
+#if !defined(NVF_WIDEN_FMA) || NVF_WIDEN_FMA != 0
   // p = 2, 3: the same multiplies on q >> 8 (elements 2 and 6 move to nibbles 0 and 4, 3 and 7
-  // to 1 and 5), the shift as a high multiply: 2 fewer ALU-pipe and 2 more FMA-pipe operations
-  // per word. The swap-AB kernel, whose ALU pipe is the busiest (Nsight, K 2048, m = 1: 58 %
-  // active, 12 % of stalls on it), defines NVF_WIDEN_FMA: 4.3-6.4 % faster at m <= 8; the wgmma
-  // kernel measured 1.7-6 % slower with it (bench/NOTES.md, eighth session).
+  // to 1 and 5): per word 9 ALU-pipe and 4 FMA-pipe operations instead of 10 and 3 (the swap-AB
+  // kernel's ALU pipe was its busiest: Nsight, K 2048, m = 1, 58 % active, 12 % of stalls on
+  // it). A/Bs on an H200 (bench/NOTES.md, eighth session): swap-AB at m <= 8 -4.3 to -6.4 % with
+  // the shift as a high multiply (NVF_WIDEN_FMA=1, FMA pipe) and another -0.4 to -1.4 % with this
+  // plain shift; wgmma -0.7 to -1.9 % at m = 32, -1.8 % on the layers, m = 128 within +-1.6 %
+  // (=1 cost it 2-6 %). Tuning runs: =1 the high multiply, =0 the form below.
+#if defined(NVF_WIDEN_FMA) && NVF_WIDEN_FMA == 1
   const u32 q8 = __umulhi(q, 0x01000000u);
+#else
+  const u32 q8 = q >> 8;
+#endif
   r[2] = ((q8 & 0x000F000Fu) * 0x1040u) & 0x81C081C0u;
   r[3] = ((q8 & 0x00F000F0u) * 0x0104u) & 0x81C081C0u;
 #else

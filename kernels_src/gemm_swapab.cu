@@ -13,7 +13,6 @@
 #include "common.cuh"
 #include "gemm_common.cuh"
 #include "ptx_mma.cuh"
-#define NVF_WIDEN_FMA 1 // the E2M1 widening's shifts on the FMA pipe (dequant_bf16.cuh)
 #include "dequant_bf16.cuh"
 
 #ifndef NVF_NT
