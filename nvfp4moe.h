@@ -1529,7 +1529,26 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "#endif\n"
   "}\n"
   "\n"
-  "// One element of a swap-AB accumulator (token m, weight row n) to D[g, m, n]: undoes the\n",
+  "// The entry points of a swap-AB or wgmma module, BODY<WIDE>(p) its kernel body. Row-major\n",
+  "// weights: NAME (plain loads) and NAME_l2 (256-byte L2 fetches); the host picks by K. Tiled\n"
+  "// weights (-DNVF_WTILED=1, the host's twin of the module): NAME_tiled alone, plain loads (a warp\n"
+  "// reads 1 KB in one piece; the 256-byte fetch measured the same).\n"
+  "#if defined(NVF_WTILED) && NVF_WTILED\n"
+  "#define NVF_GEMM_ENTRY_POINTS(NAME, BODY, THREADS, MINB)                                         \\\n"
+  "  extern \"C\" __global__ void __launch_bounds__(THREADS, MINB) NAME##_tiled(const NvfGemmParams p) { \\\n"
+  "    BODY<false>(p);                                                                               \\\n"
+  "  }\n"
+  "#else\n"
+  "#define NVF_GEMM_ENTRY_POINTS(NAME, BODY, THREADS, MINB)                                         \\\n"
+  "  extern \"C\" __global__ void __launch_bounds__(THREADS, MINB) NAME(const NvfGemmParams p) {        \\\n"
+  "    BODY<false>(p);                                                                               \\\n"
+  "  }                                                                                               \\\n"
+  "  extern \"C\" __global__ void __launch_bounds__(THREADS, MINB) NAME##_l2(const NvfGemmParams p) {   \\\n"
+  "    BODY<true>(p);                                                                                \\\n"
+  "  }\n"
+  "#endif\n"
+  "\n"
+  "// One element of a swap-AB accumulator (token m, weight row n) to D[g, m, n]: undoes the\n"
   "// 2^-8 * 2^-8 of the widened operands exactly, applies alpha and the row scale. Only for\n"
   "// m < valid and n < N (rows past masked_m are never written).\n"
   "NVF_DEV void nvf_store_swapab(const NvfGemmParams& p, int g, int valid, float alpha, int m, int n, float acc) {\n"
@@ -2084,18 +2103,8 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "  }\n"
   "}\n"
   "\n"
-  "// Row-major weights: two entry points, one per weight-load width (nvf_ldg_weights); the\n"
-  "// host picks by K. Tiled weights (-DNVF_WTILED=1, the host's twin of this module): one, with\n"
-  "// plain loads (a warp reads 1 KB in one piece; the 256-byte fetch measured the same).\n"
-  "#if defined(NVF_WTILED) && NVF_WTILED\n"
-  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)\n"
-  "nvf_gemm_swapab_tiled(const NvfGemmParams p) { nvf_gemm_swapab_body<false>(p); }\n"
-  "#else\n"
-  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)\n"
-  "nvf_gemm_swapab(const NvfGemmParams p) { nvf_gemm_swapab_body<false>(p); }\n"
-  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)\n"
-  "nvf_gemm_swapab_l2(const NvfGemmParams p) { nvf_gemm_swapab_body<true>(p); }\n"
-  "#endif\n",
+  "// nvf_gemm_swapab and nvf_gemm_swapab_l2, or nvf_gemm_swapab_tiled (gemm_common.cuh)\n"
+  "NVF_GEMM_ENTRY_POINTS(nvf_gemm_swapab, nvf_gemm_swapab_body, NVF_THREADS, NVF_MINB)\n",
   0};
 static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "// gemm_wgmma.cu -- masked grouped NVFP4 GEMM (NT) on Hopper warpgroup MMA (sm_90a).\n"
@@ -2385,18 +2394,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "  }\n"
   "}\n"
   "\n"
-  "// Row-major weights: two entry points, one per weight-load width (nvf_ldg_weights); the\n"
-  "// host picks by K. Tiled weights (-DNVF_WTILED=1, the host's twin of this module): one, with\n"
-  "// plain loads (a warp reads 1 KB in one piece; the 256-byte fetch measured the same).\n"
-  "#if defined(NVF_WTILED) && NVF_WTILED\n"
-  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_WMINB)\n"
-  "nvf_gemm_wgmma_tiled(const NvfGemmParams p) { nvf_gemm_wgmma_body<false>(p); }\n"
-  "#else\n"
-  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_WMINB)\n"
-  "nvf_gemm_wgmma(const NvfGemmParams p) { nvf_gemm_wgmma_body<false>(p); }\n"
-  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_WMINB)\n"
-  "nvf_gemm_wgmma_l2(const NvfGemmParams p) { nvf_gemm_wgmma_body<true>(p); }\n"
-  "#endif\n",
+  "// nvf_gemm_wgmma and nvf_gemm_wgmma_l2, or nvf_gemm_wgmma_tiled (gemm_common.cuh)\n"
+  "NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma, nvf_gemm_wgmma_body, NVF_THREADS, NVF_WMINB)\n",
   0};
 static const char* const nvfp4moe__src_ptx_mma_cuh[] = {
   "// ptx_mma.cuh -- warp-level tensor-core wrappers (sm_80+): ldmatrix and mma.sync.\n"
@@ -3463,7 +3462,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__options(const nvfp4moe_context* ctx, int s, char
   opts[n++] = arch;
   opts[n++] = "-std=c++17";
   if (sp->fmad_off) opts[n++] = "--fmad=false";
-  for (i = 0; i < 5 && sp->defines[i]; ++i) opts[n++] = sp->defines[i];
+  for (i = 0; i < (int)(sizeof sp->defines / sizeof sp->defines[0]) && sp->defines[i]; ++i) opts[n++] = sp->defines[i];
   /* hardware conversions give the same bytes as the software path (docs/numerics.md) */
   if (!soft && ctx->target_sm >= 89) opts[n++] = "-DNVF_HW_E4M3";
   if (!soft && nvfp4moe__target_is_sm100(ctx)) opts[n++] = "-DNVF_HW_E2M1";

@@ -70,6 +70,25 @@ NVF_DEV const u8* nvf_wbyte(const NvfGemmParams& p, int g, i64 r, int o) {
 #endif
 }
 
+// The entry points of a swap-AB or wgmma module, BODY<WIDE>(p) its kernel body. Row-major
+// weights: NAME (plain loads) and NAME_l2 (256-byte L2 fetches); the host picks by K. Tiled
+// weights (-DNVF_WTILED=1, the host's twin of the module): NAME_tiled alone, plain loads (a warp
+// reads 1 KB in one piece; the 256-byte fetch measured the same).
+#if defined(NVF_WTILED) && NVF_WTILED
+#define NVF_GEMM_ENTRY_POINTS(NAME, BODY, THREADS, MINB)                                         \
+  extern "C" __global__ void __launch_bounds__(THREADS, MINB) NAME##_tiled(const NvfGemmParams p) { \
+    BODY<false>(p);                                                                               \
+  }
+#else
+#define NVF_GEMM_ENTRY_POINTS(NAME, BODY, THREADS, MINB)                                         \
+  extern "C" __global__ void __launch_bounds__(THREADS, MINB) NAME(const NvfGemmParams p) {        \
+    BODY<false>(p);                                                                               \
+  }                                                                                               \
+  extern "C" __global__ void __launch_bounds__(THREADS, MINB) NAME##_l2(const NvfGemmParams p) {   \
+    BODY<true>(p);                                                                                \
+  }
+#endif
+
 // One element of a swap-AB accumulator (token m, weight row n) to D[g, m, n]: undoes the
 // 2^-8 * 2^-8 of the widened operands exactly, applies alpha and the row scale. Only for
 // m < valid and n < N (rows past masked_m are never written).

@@ -158,15 +158,5 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
   }
 }
 
-// Row-major weights: two entry points, one per weight-load width (nvf_ldg_weights); the
-// host picks by K. Tiled weights (-DNVF_WTILED=1, the host's twin of this module): one, with
-// plain loads (a warp reads 1 KB in one piece; the 256-byte fetch measured the same).
-#if defined(NVF_WTILED) && NVF_WTILED
-extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)
-nvf_gemm_swapab_tiled(const NvfGemmParams p) { nvf_gemm_swapab_body<false>(p); }
-#else
-extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)
-nvf_gemm_swapab(const NvfGemmParams p) { nvf_gemm_swapab_body<false>(p); }
-extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB)
-nvf_gemm_swapab_l2(const NvfGemmParams p) { nvf_gemm_swapab_body<true>(p); }
-#endif
+// nvf_gemm_swapab and nvf_gemm_swapab_l2, or nvf_gemm_swapab_tiled (gemm_common.cuh)
+NVF_GEMM_ENTRY_POINTS(nvf_gemm_swapab, nvf_gemm_swapab_body, NVF_THREADS, NVF_MINB)
