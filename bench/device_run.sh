@@ -34,6 +34,8 @@
 # Eighth session: A8: an A/B of the defines $DEFS at $MS tokens with the layers (it ran the
 # timing-only NVF_WTILED, now the _tiled twins' define); L8: the quick GPU suite, memcheck on the
 # TILED GEMM and relayout tests, the register-race check, then (BENCH=0 stops before) B8: the full benchmark.
+# Ninth session: Q9: the quantizer's tests in full, the layer tests, the torchao check, memcheck on the
+# quick quantizer tests, an A/B of the defines $DEFS on the quantizer.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -363,6 +365,22 @@ A8)
   # default build's SASS is identical to the last tested code; the variants read wrong bytes)
   PYTHONUNBUFFERED=1 timeout ${ABT:-400} python3 tools/bench.py --defines "$DEFS" --ms "${MS:-1,8,32,128,512}" \
     --only gemm,layer --out "$OUT/ab.json" 2>&1 | grep -E "tune|TB/s" | cut -c1-160
+  ;;
+Q9)
+  # ninth session: every quantizer test in full (shapes, dtypes, layouts, 4over6, edge rows, SiLU,
+  # weights, dequantization, the software conversions), the layer tests, the torchao check, memcheck
+  # on the quick quantizer tests, then an A/B of the defines $DEFS on the quantizer (--only quant)
+  TEST_ONLY=quant timeout 240 ./build/test_gpu > "$OUT/test_q.log" 2>&1
+  echo "quantizer tests rc $?: $(grep -c ^PASS "$OUT/test_q.log") PASS $(grep -c ^FAIL "$OUT/test_q.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_q.log" | head -8
+  for t in conversions moe_layer self_test; do
+    TEST_ONLY=$t timeout 120 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
+    echo "$t tests rc $?: $(grep -c ^PASS "$OUT/test_$t.log") PASS $(grep -c ^FAIL "$OUT/test_$t.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_$t.log" | head -4
+  done
+  timeout 120 python3 tests/test_torchao.py 2>&1 | tee "$OUT/torchao.log" | grep -v Warning | tail -4
+  TEST_QUICK=1 TEST_ONLY=quant timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.q.log" 2>&1
+  echo "memcheck quantizer exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.q.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.q.log") PASS"
+  [ -n "${DEFS:-}" ] && PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --defines "$DEFS" --only quant \
+    --out "$OUT/ab.json" 2>&1 | grep -E "tune|TB/s|quantize" | cut -c1-170
   ;;
 P)
   # Nsight Compute source counters (instructions executed per SASS line) and the stall

@@ -49,7 +49,7 @@ struct NvfQuantParams {
   int fo6;                // 4over6: 0 off, 1 MAE, 2 MSE
   int fp16;               // 1: input is fp16, 0: bf16
   int pad_rows;           // write zero SF rows up to roundup(rows,128) (plain 128x4)
-  int team;               // threads per row: a power of two >= k/16/NVF_QNB, at most NVF_QT
+  int team;               // threads per row: a power of two >= max(4, k/16/NVF_QNB), at most NVF_QT
   int stage;              // staged kernels: slots (rows in flight) per team in shared memory
 };
 
@@ -116,17 +116,36 @@ NVF_DEV u32 nvf_block_amax_bits(const u32* w) {
 // lines 2a, a + 2, a/2 + 4 (the E2M1 grid stretched to integers): the RNE cut points of
 // NUMERICS.md land on .5 and tie to the even code. Checked against the cut-point
 // compares for every non-negative f32 (docs/numerics.md).
+template <bool CLAMP>
 NVF_DEV u32 nvf_e2m1_mag_bits(float v) {
   const float a = fabsf(v); // folds into the three adds as |v|
   const u32 c0 = __float_as_uint(__fmaf_rn(a, 2.0f, 12582912.0f));
   const u32 c1 = __float_as_uint(__fadd_rn(a, 12582914.0f));
   const u32 c2 = __float_as_uint(__fmaf_rn(a, 0.5f, 12582916.0f));
-  return min(min(c0, c1), min(c2, 0x4B400007u));
+  // the cap at code 7 only matters for a >= 7: the fast path checks its block's max product
+  // once instead (below 7, rint(a/2) + 4 <= 7 already)
+  return CLAMP ? min(min(c0, c1), min(c2, 0x4B400007u)) : min(min(c0, c1), c2);
+}
+
+// The 8 codes of w[0..3] from their magnitude bits c[j] (low byte nn <= 7, high bits the
+// magic's): nibble pairs by a multiply-add each (no carry out of the low byte, as nn <= 7),
+// the 4 pair bytes gathered by two more and a byte permute; the signs (bits 15 and 31 of each
+// word) as sign-replicated bytes, even elements to bit 3 and odd ones to bit 7 of their byte.
+// 13 operations, 6 of them on the FMA pipe (the byte-per-code form before took 15 on the ALU pipe).
+NVF_DEV u32 nvf_e2m1_pack_codes(const u32* c, const u32* w) {
+  u32 pr[4];
+  #pragma unroll
+  for (int i = 0; i < 4; ++i) pr[i] = c[2 * i + 1] * 16u + c[2 * i];
+  const u32 mag = nvf_prmt(pr[1] * 256u + pr[0], pr[3] * 256u + pr[2], 0x5410u);
+  const u32 x01 = nvf_prmt(w[0], w[1], 0xFBD9u), x23 = nvf_prmt(w[2], w[3], 0xFBD9u); // S0 S2 S1 S3, S4 S6 S5 S7
+  const u32 ev = nvf_prmt(x01, x23, 0x5410u), od = nvf_prmt(x01, x23, 0x7632u);
+  return mag | (ev & 0x08080808u) | (od & 0x80808080u);
 }
 
 // Codes of the 8 elements in w[0..3] times out (finite, > 0), packed (element j in
-// nibble j), sign from the input (so -0 and negative underflow give code 8).
-template <bool F16>
+// nibble j), sign from the input (so -0 and negative underflow give code 8). CLAMP false:
+// the caller knows every |element * out| < 7.
+template <bool F16, bool CLAMP = true>
 NVF_DEV u32 nvf_e2m1_pack8(const u32* w, float out) {
 #if defined(NVF_HW_E2M1)
   // SM100: cvt.rn.satfinite.e2m1x2.f32 gives the same byte (compiled, not run on hardware:
@@ -143,18 +162,8 @@ NVF_DEV u32 nvf_e2m1_pack8(const u32* w, float out) {
 #else
   u32 c[8];
   #pragma unroll
-  for (int j = 0; j < 8; ++j) c[j] = nvf_e2m1_mag_bits(__fmul_rn(nvf_elem<F16>(w, j), out));
-  u32 y[2];
-  #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    // magnitudes one per byte; the bytes' sign bits replicated (selector bit 3) give the signs
-    const u32 mag = nvf_prmt(nvf_prmt(c[4 * h], c[4 * h + 1], 0x0040u), nvf_prmt(c[4 * h + 2], c[4 * h + 3], 0x0040u),
-                             0x5410u);
-    const u32 sgn = nvf_prmt(w[2 * h], w[2 * h + 1], 0xFDB9u);
-    const u32 x = mag | (sgn & 0x08080808u);
-    y[h] = x | (x >> 4); // bytes 0 and 2 now hold two nibbles each
-  }
-  return nvf_prmt(y[0], y[1], 0x6420u);
+  for (int j = 0; j < 8; ++j) c[j] = nvf_e2m1_mag_bits<CLAMP>(__fmul_rn(nvf_elem<F16>(w, j), out));
+  return nvf_e2m1_pack_codes(c, w);
 #endif
 }
 
@@ -195,34 +204,51 @@ NVF_DEV u32 nvf_block_quantize(const u32* w, u32 amax_bits, float s, float t, in
   return sfs;
 }
 
-// Quantize block b of a row (its 8 words and amax bits) and store its codes and SF byte;
-// mode 1 (zero row) and 2 (faulted row) store the fixed bytes. sfr: the row's SF bytes
-// (linear: byte b; 128x4: the row's offset plus the column part of the layout).
+// What a row's blocks share: its decode scale s, t = (1/s) * (1/6), the mode (0 quantize,
+// 1 zero row, 2 faulted row: SF 0x7F, codes 0), and for the fast path s * 2^120.
+// fast: mode 0, no 4over6 and 2^-100 <= s < 2^8, so every y = e4m3(sf) * s of the row is a
+// normal f32 in [2^-109, 2^17): e4m3(sf) * s is one multiply of the SF's bits shifted into
+// place by s * 2^120 (exact), and rcp.rn(y) is the approximation plus one Newton step (the
+// in-range path of __frcp_rn itself, taken without its range check).
+struct NvfRowQ {
+  float s, t, s120;
+  int mode;
+  bool fast;
+};
+
+NVF_DEV float nvf_rcp_in_range(float y) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(y));
+  return __fmaf_rn(r, __fmaf_rn(-y, r, 1.0f), r);
+}
+
+// Quantize one block of a row (its 8 words and amax bits) and store its 8 code bytes at qp
+// and its SF byte at sfp; mode 1 (zero row) and 2 (faulted row) store the fixed bytes.
 template <bool F16>
-NVF_DEV void nvf_quantize_store(const u32* w, u32 am, int mode, float s, float t, int fo6, u8* qrow, u8* sfr, int b,
-                                int lin, int kc4) {
+NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6, u8* qp, u8* sfp) {
   u32 q[2] = {0u, 0u}, sfb;
-  // Fast path (1-5 % faster, bench/NOTES.md): mode 0 without 4over6, a finite non-zero block
-  // amax, a non-zero SF and a finite reciprocal. Anything else takes the general path below,
-  // which recomputes the block from the start (the same bytes).
-  if (fo6 == 0 && mode == 0 && am - 1u < 0x7F7FFFFFu) {
-    sfb = nvf_e4m3(__fmul_rn(__uint_as_float(am), t));
-    const float out = __frcp_rn(__fmul_rn(nvf_e4m3_to_f32(sfb), s));
-    if (sfb != 0u && !nvf_is_nonfinite(out)) {
-      q[0] = nvf_e2m1_pack8<F16>(w, out);
-      q[1] = nvf_e2m1_pack8<F16>(w + 4, out);
-      *(uint2*)(qrow + b * 8) = make_uint2(q[0], q[1]);
-      sfr[lin ? b : nvf_sf_offset_128x4(0, b, kc4)] = (u8)sfb;
+  // Fast path: a finite non-zero block amax in a fast row, and every |x * out| of the block
+  // below 7 (one product: the block max's), which also excludes SF 0 (out = inf) and needs
+  // no cap on the codes. Anything else (a subnormal SF, a tiny or huge s, 4over6) takes the
+  // general path below, which recomputes the block from the start (the same bytes).
+  if (rq.fast && am - 1u < 0x7F7FFFFFu) {
+    sfb = nvf_e4m3(__fmul_rn(__uint_as_float(am), rq.t));
+    const float out = nvf_rcp_in_range(__fmul_rn(__uint_as_float(sfb << 20), rq.s120));
+    if (__fmul_rn(__uint_as_float(am), out) < 7.0f) {
+      q[0] = nvf_e2m1_pack8<F16, false>(w, out);
+      q[1] = nvf_e2m1_pack8<F16, false>(w + 4, out);
+      *(uint2*)qp = make_uint2(q[0], q[1]);
+      *sfp = (u8)sfb;
       return;
     }
   }
-  sfb = mode == 2 ? 0x7Fu : 0u;
-  if (mode == 0) {
+  sfb = rq.mode == 2 ? 0x7Fu : 0u;
+  if (rq.mode == 0) {
     if (am >= 0x7F800000u) sfb = 0x7Fu; // given scale: a non-finite block is faulted on its own
-    else sfb = nvf_block_quantize<F16>(w, am, s, t, fo6, q);
+    else sfb = nvf_block_quantize<F16>(w, am, rq.s, rq.t, fo6, q);
   }
-  *(uint2*)(qrow + b * 8) = make_uint2(q[0], q[1]);
-  sfr[lin ? b : nvf_sf_offset_128x4(0, b, kc4)] = (u8)sfb;
+  *(uint2*)qp = make_uint2(q[0], q[1]);
+  *sfp = (u8)sfb;
 }
 
 // Team-wide max of u32 (team threads, a power of two, aligned in the CTA). Teams wider
@@ -288,6 +314,8 @@ NVF_DEV void nvf_item_row(const NvfQuantParams& p, i64 item, bool dense, const i
       if (prefix[mid] <= item) lo = mid; else hi = mid;
     }
     g = lo; r = (int)(item - prefix[lo]);
+  } else if (p.groups == 1) { // plain [M, K] input: no division
+    g = 0; r = (int)item;
   } else {
     g = (int)(item / rows_pad); r = (int)(item % rows_pad);
   }
@@ -414,8 +442,9 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
         bmax[i] = nvf_block_amax_bits<KF16>(v[i]);
         rmax = bmax[i] > rmax ? bmax[i] : rmax;
       }
-    float s;
-    int mode; // 0 quantize, 1 zero row, 2 faulted row (SF 0x7F, codes 0)
+    NvfRowQ rq;
+    float& s = rq.s;
+    int& mode = rq.mode;
     if (p.per_token) {
       if (!ST) // (the staged kernels get rows that fit the register blocks: no second read)
       for (int b = tl + team * NB; b < nblk; b += team) {
@@ -437,18 +466,22 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
       else if (!(s >= NVF_FLT_MIN) || nvf_is_nonfinite(s)) mode = 2;
       else mode = 0;
     }
-    const float t = mode == 0 ? __fmul_rn(__fdiv_rn(1.0f, s), nvf_f32(NVF_RCP6_BITS)) : 0.0f;
+    rq.t = mode == 0 ? __fmul_rn(__fdiv_rn(1.0f, s), nvf_f32(NVF_RCP6_BITS)) : 0.0f;
+    rq.fast = mode == 0 && p.fo6 == 0 && s >= nvf_f32(0x0D800000u) && s < 256.0f; // 2^-100 <= s < 2^8
+    rq.s120 = __fmul_rn(s, nvf_f32(0x7B800000u));                                  // s * 2^120
 
     // Pass 2: quantize and store; the register blocks unrolled (no copies of their words),
-    // blocks past them read again. The row's part of the SF offset is computed once.
-    u8* qrow = p.q + ((i64)g * p.rows + r) * (p.k / 2);
-    u8* sfr = sfg + (p.sf_linear ? (i64)r * nblk : nvf_sf_offset_128x4(r, 0, kc4));
-    const int lin = p.sf_linear;
+    // blocks past them read again. This thread's block i is b = tl + team * i: its codes at
+    // qt + i * team * 8, its SF byte at st + i * sstep (128x4: the host's teams are multiples
+    // of 4, so b % 4 = tl % 4 and b / 4 = tl / 4 + i * team / 4).
+    u8* qt = p.q + ((i64)g * p.rows + r) * (p.k / 2) + tl * 8;
+    u8* st = sfg + (p.sf_linear ? (i64)r * nblk + tl : nvf_sf_offset_128x4(r, tl, kc4));
+    const int sstep = p.sf_linear ? team : team * 128;
     #pragma unroll
     for (int i = 0; i < NB; ++i) {
       const int b = tl + team * i;
       if (ST && b < nblk) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]); // again, from the slot
-      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], mode, s, t, p.fo6, qrow, sfr, b, lin, kc4);
+      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], rq, p.fo6, qt + i * team * 8, st + i * sstep);
     }
     if (ST) { // every thread of the team is done with the slot's words: refill it
       nvf_team_sync(team);
@@ -458,13 +491,13 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
       slot = slot == nslot - 1 ? 0 : slot + 1;
     }
     if (!ST)
-    for (int b = tl + team * NB; b < nblk; b += team) {
+    for (int b = tl + team * NB, i = NB; b < nblk; b += team, ++i) {
       u32 tw[8], am = 0;
       if (mode == 0) {
         nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);
         am = nvf_block_amax_bits<KF16>(tw);
       }
-      nvf_quantize_store<KF16>(tw, am, mode, s, t, p.fo6, qrow, sfr, b, lin, kc4);
+      nvf_quantize_store<KF16>(tw, am, rq, p.fo6, qt + (i64)i * team * 8, st + (i64)i * sstep);
     }
     if (!p.sf_linear)
       for (int c = nblk + tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
