@@ -41,6 +41,9 @@
                              /usr/local/cuda/lib64 (a pip wheel's NVRTC needs this variable)
        NVFP4MOE_BACKEND      portable | sm90 | sm100 (after desc.backend)
        NVFP4MOE_NO_JIT=1     fail with NVFP4MOE_ERROR_CACHE_MISS instead of compiling
+       NVFP4MOE_PDL          programmatic dependent launch (sm_90+): unset = the quantization
+                             kernels, 0 = none, 1 = every kernel (each waits for the kernel
+                             ahead of it on the stream before touching memory, README)
        NVFP4MOE_GEMM_CONFIG, NVFP4MOE_TUNE_DEFINE   benchmarks and tuning only (README)
 
    CONVENTIONS
@@ -957,6 +960,27 @@ typedef struct nvfp4moe__driver_api {
                                                int, int, int);
 } nvfp4moe__driver_api;
 
+/* CUDA 12 launch configuration (cuda.h CUlaunchConfig / CUlaunchAttribute), for the one
+   attribute used: programmatic stream serialization (programmatic dependent launch, sm_90+). */
+typedef struct nvfp4moe__CUlaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int programmatic_stream_serialization_allowed;
+  } value;
+} nvfp4moe__CUlaunchAttribute;
+typedef struct nvfp4moe__CUlaunchConfig {
+  unsigned grid_x, grid_y, grid_z, block_x, block_y, block_z, smem;
+  void* stream;
+  nvfp4moe__CUlaunchAttribute* attrs;
+  unsigned num_attrs;
+} nvfp4moe__CUlaunchConfig;
+#define NVFP4MOE__CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION 6
+typedef nvfp4moe__CUresult (*nvfp4moe__launch_ex_t)(const nvfp4moe__CUlaunchConfig*, nvfp4moe__CUfunction, void**,
+                                                    void**);
+static nvfp4moe__launch_ex_t nvfp4moe__cu_launch_ex; /* optional: null where the driver lacks it */
+
 typedef struct nvfp4moe__nvrtc_api {
   int (*nvrtcVersion)(int*, int*);
   int (*nvrtcGetNumSupportedArchs)(int*);
@@ -1058,6 +1082,10 @@ NVFP4MOE__PRIVATE int nvfp4moe__load_driver_locked(void) {
     }
     NVFP4MOE_ASSERT(sizeof ptrs == sizeof nvfp4moe__cu);
     memcpy(&nvfp4moe__cu, ptrs, sizeof ptrs);
+  }
+  {
+    void* ex = nvfp4moe__driver_proc("cuLaunchKernelEx");
+    if (ex) memcpy(&nvfp4moe__cu_launch_ex, &ex, sizeof ex);
   }
   nvfp4moe__driver_state = 1;
   return 1;
@@ -1368,6 +1396,19 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "  return nvf_bf16_to_f32(nvf_f32_to_bf16(__fmul_rn(sg, u)));\n"
   "}\n"
   "\n"
+  "// Programmatic dependent launch (sm_90+; the host launches with it unless $NVFP4MOE_PDL=0):\n"
+  "// a kernel can be scheduled while the kernel ahead of it on the stream is still running.\n"
+  "// griddepcontrol.wait blocks until that kernel has completed and its writes are visible, so\n"
+  "// every kernel calls this first, before any global memory access; then it lets the kernel\n"
+  "// after it be scheduled (which waits the same way). Both are no-ops in a kernel launched\n"
+  "// without the attribute.\n"
+  "NVF_DEV void nvf_pdl_enter() {\n"
+  "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+  "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
+  "  asm volatile(\"griddepcontrol.launch_dependents;\" ::: \"memory\");\n"
+  "#endif\n"
+  "}\n"
+  "\n"
   "// masked_m as the contract reads it: clamped to [0, rows] so nothing past M_max is touched.\n"
   "NVF_DEV int nvf_valid_rows(const int* masked_m, int g, int rows) {\n"
   "  if (!masked_m) return rows;\n"
@@ -1537,14 +1578,17 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "#if defined(NVF_WTILED) && NVF_WTILED\n"
   "#define NVF_GEMM_ENTRY_POINTS(NAME, BODY, THREADS, MINB)                                         \\\n"
   "  extern \"C\" __global__ void __launch_bounds__(THREADS, MINB) NAME##_tiled(const NvfGemmParams p) { \\\n"
+  "    nvf_pdl_enter();                                                                              \\\n"
   "    BODY<false>(p);                                                                               \\\n"
   "  }\n"
   "#else\n"
   "#define NVF_GEMM_ENTRY_POINTS(NAME, BODY, THREADS, MINB)                                         \\\n"
   "  extern \"C\" __global__ void __launch_bounds__(THREADS, MINB) NAME(const NvfGemmParams p) {        \\\n"
+  "    nvf_pdl_enter();                                                                              \\\n"
   "    BODY<false>(p);                                                                               \\\n"
   "  }                                                                                               \\\n"
   "  extern \"C\" __global__ void __launch_bounds__(THREADS, MINB) NAME##_l2(const NvfGemmParams p) {   \\\n"
+  "    nvf_pdl_enter();                                                                              \\\n"
   "    BODY<true>(p);                                                                                \\\n"
   "  }\n"
   "#endif\n"
@@ -1672,6 +1716,7 @@ static const char* const nvfp4moe__src_gemm_portable_cu[] = {
   "\n"
   "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS)\n"
   "nvf_gemm_portable(const NvfGemmParams p) {\n"
+  "  nvf_pdl_enter();\n"
   "  extern __shared__ __align__(128) u8 smem[];\n"
   "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n"
   "  const int wm = warp / NVF_WARPS_N, wn = warp % NVF_WARPS_N;\n"
@@ -1813,9 +1858,10 @@ static const char* const nvfp4moe__src_gemm_sm100_cu[] = {
   "\n"
   "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, 1)\n"
   "nvf_gemm_sm100(const __grid_constant__ NvfSm100Params p) {\n"
+  "  nvf_pdl_enter();\n"
   "  extern __shared__ u8 smem_raw[];\n"
-  "  __shared__ NvfSm100Shared sh;\n"
-  "  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n",
+  "  __shared__ NvfSm100Shared sh;\n",
+  "  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;\n"
   "  // the 128-byte swizzle pattern is anchored to 1024-byte boundaries\n"
   "  const u32 smem_base = (nvf_smem_u32(smem_raw) + 1023u) & ~1023u;\n"
   "  const int kt_count = (p.k + NVF_BK - 1) / NVF_BK, kc4 = (p.k / 16 + 3) / 4;\n"
@@ -2814,7 +2860,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  // below 7 (one product: the block max's), which also excludes SF 0 (out = inf) and needs\n"
   "  // no cap on the codes. Anything else (a subnormal SF, a tiny or huge s, 4over6) takes the\n"
   "  // general path below, which recomputes the block from the start (the same bytes).\n"
-  "  if (rq.fast && am - 1u < 0x7F7FFFFFu) {\n"
+  "  if (rq.fast) { // (a zero, infinite or NaN amax fails the product test below)\n"
   "    sfb = nvf_e4m3(__fmul_rn(__uint_as_float(am), rq.t));\n"
   "    const float out = nvf_rcp_in_range(__fmul_rn(__uint_as_float(sfb << 20), rq.s120));\n"
   "    if (__fmul_rn(__uint_as_float(am), out) < 7.0f) {\n"
@@ -2839,12 +2885,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// by the caller's parity so one barrier per call suffices.\n"
   "NVF_DEV u32 nvf_team_max(u32 v, int team, u32 (*red)[NVF_QT / 32], int parity) {\n"
   "  const int lane = threadIdx.x & 31;\n"
-  "  if (team >= 32) { // the common case unrolled with a constant mask: 1-5 % faster (bench/NOTES.md)\n"
-  "    #pragma unroll\n"
-  "    for (int o = 16; o > 0; o >>= 1) {\n"
-  "      const u32 t = __shfl_xor_sync(0xFFFFFFFFu, v, o);\n"
-  "      v = t > v \? t : v;\n"
-  "    }\n"
+  "  if (team >= 32) { // the common case: one warp reduction instruction (sm_80+)\n"
+  "    asm(\"redux.sync.max.u32 %0, %0, 0xffffffff;\" : \"+r\"(v));\n"
   "  } else { // a team inside one warp\n"
   "    const u32 mask = ((1u << team) - 1u) << (lane & ~(team - 1));\n"
   "    for (int o = team >> 1; o > 0; o >>= 1) {\n"
@@ -2857,9 +2899,18 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  if (lane == 0) red[parity][warp] = v;\n"
   "  const int id = 1 + ((int)threadIdx.x >> (__ffs(team) - 1)); // team is a power of two: no division\n"
   "  asm volatile(\"bar.sync %0, %1;\" : : \"r\"(id), \"r\"(team) : \"memory\");\n"
-  "  for (int i = 0; i < wpt; ++i) {\n"
-  "    const u32 t = red[parity][first + i];\n"
-  "    v = t > v \? t : v;\n"
+  "  // the team's 2, 4 or 8 warp maxima in one or two vector loads (first is a multiple of wpt)\n"
+  "  const u32* rr = red[parity] + first;\n"
+  "  if (wpt == 2) {\n"
+  "    const uint2 a = *(const uint2*)rr;\n"
+  "    v = max(a.x, a.y);\n"
+  "  } else {\n"
+  "    const uint4 a = *(const uint4*)rr;\n"
+  "    v = max(max(a.x, a.y), max(a.z, a.w));\n"
+  "    if (wpt == 8) {\n"
+  "      const uint4 b = *(const uint4*)(rr + 4);\n"
+  "      v = max(v, max(max(b.x, b.y), max(b.z, b.w)));\n"
+  "    }\n"
   "  }\n"
   "  return v;\n"
   "}\n"
@@ -2871,7 +2922,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  __syncthreads();\n"
   "  if (threadIdx.x < 32) {\n"
   "    const int lane = threadIdx.x, per = (G + 31) / 32, lo = lane * per, hi = min(G, lo + per);\n"
-  "    int sum = 0;\n"
+  "    int sum = 0;\n",
   "    for (int g = lo; g < hi; ++g) sum += prefix[g + 1];\n"
   "    int incl = sum;\n"
   "    #pragma unroll\n"
@@ -2879,7 +2930,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      const int t = __shfl_up_sync(0xFFFFFFFFu, incl, o);\n"
   "      if (lane >= o) incl += t;\n"
   "    }\n"
-  "    int run = incl - sum;\n",
+  "    int run = incl - sum;\n"
   "    for (int g = lo; g < hi; ++g) { run += prefix[g + 1]; prefix[g + 1] = run; }\n"
   "    if (lane == 0) prefix[0] = 0;\n"
   "  }\n"
@@ -2947,18 +2998,19 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// per team bulk-copies the team's next rows into shared memory, each slot completing on\n"
   "// its mbarrier, so the next rows' bytes are in flight while this one is quantized at no\n"
   "// cost in registers or issue slots; pass 2 reads the words from the slot again instead of\n"
-  "// keeping them in registers (80 registers, 3 CTAs per SM instead of 2), and the slot is\n"
+  "// keeping them in registers (80 registers, 3 CTAs per SM instead of 2), and the slot is\n",
   "// refilled once the team has met after pass 2 (bench/NOTES.md, sixth session).\n"
   "template <bool I32> struct NvfIndex { typedef i64 T; };\n"
   "template <> struct NvfIndex<true> { typedef int T; };\n"
   "\n"
-  "template <bool SILU, bool F16, bool STAGED, int NB>\n",
+  "template <bool SILU, bool F16, bool STAGED, int NB>\n"
   "NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32]) {\n"
   "  constexpr bool KF16 = SILU \? false : F16; // dtype of the words kept: SiLU's y is bf16\n"
   "  constexpr bool ST = STAGED && !SILU && NVF_QSTAGE_ARCH;\n"
   "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
   "  const int team = p.team, tl = threadIdx.x & (team - 1), tpc = NVF_QT / team;\n"
   "  const int sf_pad_cols = p.sf_linear \? nblk : kc4 * 4;\n"
+  "  const int tq = tl * 8, tsf = p.sf_linear \? tl : (tl >> 2) * 512 + (tl & 3); // this thread's first block's bytes\n"
   "  const i64 sf_gbytes = p.sf_linear \? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
   "  const int rows_pad = p.pad_rows \? (p.rows + 127) / 128 * 128 : p.rows;\n"
   "  const bool dense = p.masked_m != nullptr && p.groups <= NVF_QMAXG && (i64)p.groups * p.rows < 0x7FFFFFFF;\n"
@@ -3007,17 +3059,16 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    // Pass 1: this thread's first NB blocks into registers, their amax; the row amax.\n"
   "    u32 v[NB][8], bmax[NB];\n"
   "    u32 rmax = 0;\n"
-  "    if (ST) nvf_mbar_wait(slot_bar + 8u * slot, phase); // the row's bytes are in the slot\n"
+  "    if (ST) nvf_mbar_wait(slot_bar + 8u * slot, phase); // the row's bytes are in the slot\n",
   "    #pragma unroll\n"
   "    for (int i = 0; i < NB; ++i) {\n"
   "      const int b = tl + team * i;\n"
   "      bmax[i] = 0;\n"
-  "      if (b < nblk) {\n"
-  "        if (ST) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]);\n"
-  "        else nvf_load_block<SILU, F16>(p, xrow, b, gs, us, v[i]);\n"
-  "      } else if (ST) {\n",
-  "        for (int j = 0; j < 8; ++j) v[i][j] = 0u; // defined on every path: no words live across rows\n"
-  "      }\n"
+  "      // staged: a block past the row reads the row's last one instead (inside the slot, never\n"
+  "      // used), so the words are defined on every path without zeroing them (no words live\n"
+  "      // across rows)\n"
+  "      if (ST) nvf_load_block<false, F16>(p, srow, min(b, nblk - 1), gs, us, v[i]);\n"
+  "      else if (b < nblk) nvf_load_block<SILU, F16>(p, xrow, b, gs, us, v[i]);\n"
   "    }\n"
   "    #pragma unroll\n"
   "    for (int i = 0; i < NB; ++i)\n"
@@ -3049,16 +3100,19 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      else if (!(s >= NVF_FLT_MIN) || nvf_is_nonfinite(s)) mode = 2;\n"
   "      else mode = 0;\n"
   "    }\n"
-  "    rq.t = mode == 0 \? __fmul_rn(__fdiv_rn(1.0f, s), nvf_f32(NVF_RCP6_BITS)) : 0.0f;\n"
-  "    rq.fast = mode == 0 && p.fo6 == 0 && s >= nvf_f32(0x0D800000u) && s < 256.0f; // 2^-100 <= s < 2^8\n"
+  "    const bool in_range = s >= nvf_f32(0x0D800000u) && s < 256.0f; // 2^-100 <= s < 2^8 (so mode 0)\n"
+  "    rq.fast = in_range && p.fo6 == 0;\n"
+  "    // 1/s: rcp.rn, which is 1.0f/s correctly rounded, the in-range way where it can be\n"
+  "    rq.t = in_range \? __fmul_rn(nvf_rcp_in_range(s), nvf_f32(NVF_RCP6_BITS))\n"
+  "           : mode == 0 \? __fmul_rn(__fdiv_rn(1.0f, s), nvf_f32(NVF_RCP6_BITS)) : 0.0f;\n"
   "    rq.s120 = __fmul_rn(s, nvf_f32(0x7B800000u));                                  // s * 2^120\n"
   "\n"
   "    // Pass 2: quantize and store; the register blocks unrolled (no copies of their words),\n"
   "    // blocks past them read again. This thread's block i is b = tl + team * i: its codes at\n"
   "    // qt + i * team * 8, its SF byte at st + i * sstep (128x4: the host's teams are multiples\n"
   "    // of 4, so b % 4 = tl % 4 and b / 4 = tl / 4 + i * team / 4).\n"
-  "    u8* qt = p.q + ((i64)g * p.rows + r) * (p.k / 2) + tl * 8;\n"
-  "    u8* st = sfg + (p.sf_linear \? (i64)r * nblk + tl : nvf_sf_offset_128x4(r, tl, kc4));\n"
+  "    u8* qt = p.q + ((i64)g * p.rows + r) * (p.k / 2) + tq;\n"
+  "    u8* st = sfg + (p.sf_linear \? (i64)r * nblk : nvf_sf_offset_128x4(r, 0, kc4)) + tsf;\n"
   "    const int sstep = p.sf_linear \? team : team * 128;\n"
   "    #pragma unroll\n"
   "    for (int i = 0; i < NB; ++i) {\n"
@@ -3075,7 +3129,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    }\n"
   "    if (!ST)\n"
   "    for (int b = tl + team * NB, i = NB; b < nblk; b += team, ++i) {\n"
-  "      u32 tw[8], am = 0;\n"
+  "      u32 tw[8], am = 0;\n",
   "      if (mode == 0) {\n"
   "        nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);\n"
   "        am = nvf_block_amax_bits<KF16>(tw);\n"
@@ -3088,14 +3142,15 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "}\n"
   "\n"
   "// Specialisations of this file: -DNVF_SILU builds only the fused SiLU kernel (its exp and\n"
-  "// twice-wide loads make it the slow one to compile), the default the rest.\n",
+  "// twice-wide loads make it the slow one to compile), the default the rest.\n"
   "// One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from\n"
   "// unrolling the second instantiation's register blocks). The staged kernels compile for\n"
   "// every architecture; below sm_90 they are the plain ones, never launched.\n"
   "#define NVF_QUANT_KERNEL(name, silu, f16, staged, nb, minb)                              \\\n"
   "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p) { \\\n"
+  "    nvf_pdl_enter();                                                                      \\\n"
   "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
-  "    __shared__ u32 red[2][NVF_QT / 32];                                                   \\\n"
+  "    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \\\n"
   "    nvf_quantize_rows<silu, f16, staged, nb>(p, prefix, red);                             \\\n"
   "  }\n"
   "// (The SiLU build with -DNVF_QSILU2 is the \"wide\" SiLU specialisation of the host: rows\n"
@@ -3117,6 +3172,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// block later), as f32 bits into amax[E] (zeroed by the host first).\n"
   "extern \"C\" __global__ void nvf_weight_amax(const u8* w, int fp16, i64 elems_per_expert, int blocks_per_expert,\n"
   "                                           u32* amax) {\n"
+  "  nvf_pdl_enter();\n"
   "  const int e = blockIdx.x / blocks_per_expert, bx = blockIdx.x % blocks_per_expert;\n"
   "  const u8* base = w + (i64)e * elems_per_expert * 2;\n"
   "  u32 m = 0;\n"
@@ -3138,10 +3194,11 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  }\n"
   "  if ((threadIdx.x & 31) == 0 && m) atomicMax(amax + e, m);\n"
   "}\n"
-  "\n"
+  "\n",
   "// In place: amax bits -> decode scale amax / 2688 (as ModelOpt's weight_scale_2); a\n"
   "// scale that is 0 or underflows to a subnormal marks an all-zero expert (scale 0).\n"
   "extern \"C\" __global__ void nvf_amax_to_scale(u32* amax_then_scale, int n) {\n"
+  "  nvf_pdl_enter();\n"
   "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
   "  if (i >= n) return;\n"
   "  float s = __fdiv_rn(__uint_as_float(amax_then_scale[i]), 2688.0f);\n"
@@ -3150,7 +3207,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "}\n"
   "\n"
   "// out[i] = a[i] * b[i] (b null: a[i]); the expert layer's GEMM alphas.\n"
-  "extern \"C\" __global__ void nvf_scale_product(const float* a, const float* b, float* out, int n) {\n",
+  "extern \"C\" __global__ void nvf_scale_product(const float* a, const float* b, float* out, int n) {\n"
+  "  nvf_pdl_enter();\n"
   "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
   "  if (i < n) out[i] = b \? __fmul_rn(a[i], b[i]) : a[i];\n"
   "}\n"
@@ -3158,6 +3216,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// ---- scale-factor layout conversion (every destination byte written, padding 0) -------\n"
   "extern \"C\" __global__ void nvf_sf_convert(const u8* src, u8* dst, int groups, int rows, int k,\n"
   "                                          int to_128x4) {\n"
+  "  nvf_pdl_enter();\n"
   "  const int nblk = k / 16, kc4 = (nblk + 3) / 4;\n"
   "  const i64 lin = (i64)rows * nblk, sw = nvf_sf_group_bytes_128x4(rows, k);\n"
   "  const i64 per_group = to_128x4 \? sw : lin;\n"
@@ -3183,6 +3242,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// Row-major <-> tiled (gemm_common.cuh) over rows = G N rows of K/2 bytes; N % 16 == 0, so a\n"
   "// 16-row tile never spans two groups, and K % 128 == 0.\n"
   "extern \"C\" __global__ void nvf_weights_relayout(const u8* src, u8* dst, i64 rows, int k, int to_tiled) {\n"
+  "  nvf_pdl_enter();\n"
   "  const int pieces = k / 32; // 16-byte pieces per row\n"
   "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < rows * pieces; i += (i64)gridDim.x * blockDim.x) {\n"
   "    const i64 r = i / pieces;\n"
@@ -3198,10 +3258,11 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  int groups, rows, k, sf_linear, scale_per_row, out_bf16;\n"
   "};\n"
   "extern \"C\" __global__ void nvf_dequantize(const NvfDequantParams p) {\n"
+  "  nvf_pdl_enter();\n"
   "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
   "  const i64 sf_gbytes = p.sf_linear \? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
   "  const i64 total = (i64)p.groups * p.rows * nblk;\n"
-  "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (i64)gridDim.x * blockDim.x) {\n"
+  "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (i64)gridDim.x * blockDim.x) {\n",
   "    const int b = (int)(i % nblk);\n"
   "    const i64 gr = i / nblk;\n"
   "    const int g = (int)(gr / p.rows), r = (int)(gr % p.rows);\n"
@@ -3214,7 +3275,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    #pragma unroll\n"
   "    for (int j = 0; j < 16; ++j) {\n"
   "      const u32 c = ((j < 8 \? qq.x : qq.y) >> (4 * (j & 7))) & 0xFu;\n"
-  "      // a faulted block (SF 0x7F) is NaN with fixed bits, so every backend writes the same\n",
+  "      // a faulted block (SF 0x7F) is NaN with fixed bits, so every backend writes the same\n"
   "      o[j] = sfb == 0x7F \? nvf_f32(0x7FC00000u) : __fmul_rn(__fmul_rn(nvf_e2m1_to_f32(c), sff), s);\n"
   "    }\n"
   "    const i64 base = gr * p.k + (i64)b * 16;\n"
@@ -3440,6 +3501,7 @@ struct nvfp4moe_context {
   int desc_backend_forced; /* desc->backend or $NVFP4MOE_BACKEND named a backend */
   int forced_gemm_spec; /* $NVFP4MOE_GEMM_CONFIG (tests, benchmarks), -1 = heuristic */
   char tune_define[64];  /* $NVFP4MOE_TUNE_DEFINE at creation (tuning runs), "" = none */
+  int pdl;               /* programmatic dependent launch (sm_90+): 0 off, 1 quantization kernels, 2 every kernel */
   int sm100_self_test;
   nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
   unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
@@ -4065,6 +4127,16 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   if ((v = nvfp4moe__getenv("NVFP4MOE_TUNE_DEFINE")) != 0 && strncmp(v, "-D", 2) == 0 && strlen(v) < sizeof ctx->tune_define &&
       strncmp(v, "-DNVF_WTILED", 12) != 0) /* the layout define belongs to the _tiled twins only */
     strcpy(ctx->tune_define, v); /* read once: the kernels and the launches must agree */
+  /* Programmatic dependent launch: a kernel may be scheduled while the one ahead of it on the
+     stream finishes; every kernel waits for that one (griddepcontrol.wait, common.cuh) before
+     it touches global memory. By default the quantization kernels are launched so (their
+     persistent grids fill every SM anyway): 1.5-4 % faster alone, and the Qwen3 layer 1.4 %;
+     the GEMMs are not (with them too the DeepSeek-V3 layer was 1 % slower, bench/NOTES.md,
+     ninth session). $NVFP4MOE_PDL=0 turns it off, =1 puts it on every launch. */
+  v = nvfp4moe__getenv("NVFP4MOE_PDL");
+  ctx->pdl = ctx->offline || ctx->cc_major < 9 || nvfp4moe__cu_launch_ex == 0 || (v && strcmp(v, "0") == 0) ? 0
+             : v && strcmp(v, "1") == 0                                                                  ? 2
+                                                                                                         : 1;
   nvfp4moe__resolve_cache_dir(ctx);
   nvfp4moe__source_digest(ctx->source_digest);
   ctx->desc.cache_dir = ctx->cache_dir;
@@ -4179,15 +4251,34 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch(nvfp4moe_context* ctx, const 
                                                    unsigned block, unsigned smem, nvfp4moe_stream stream, void** args) {
   nvfp4moe__CUresult cr;
   nvfp4moe_result r;
+  int pdl;
   if (grid == 0) return NVFP4MOE_SUCCESS;
   r = nvfp4moe__prepare(ctx, s);
   if (r != NVFP4MOE_SUCCESS) return r;
   r = nvfp4moe__set_smem(ctx, s, k, smem);
   if (r != NVFP4MOE_SUCCESS) return r;
-  cr = nvfp4moe__cu.cuLaunchKernel(ctx->modules[s].fn[k], grid, 1, 1, block, 1, 1, smem, stream, args, 0);
+  pdl = ctx->pdl == 2 || (ctx->pdl == 1 && strncmp(nvfp4moe__specs[s].name, "gemm_", 5) != 0);
+  if (pdl) {
+    nvfp4moe__CUlaunchAttribute at;
+    nvfp4moe__CUlaunchConfig cfg;
+    memset(&at, 0, sizeof at);
+    memset(&cfg, 0, sizeof cfg);
+    at.id = NVFP4MOE__CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    at.value.programmatic_stream_serialization_allowed = 1;
+    cfg.grid_x = grid; cfg.grid_y = cfg.grid_z = 1;
+    cfg.block_x = block; cfg.block_y = cfg.block_z = 1;
+    cfg.smem = smem;
+    cfg.stream = stream;
+    cfg.attrs = &at;
+    cfg.num_attrs = 1;
+    cr = nvfp4moe__cu_launch_ex(&cfg, ctx->modules[s].fn[k], args, 0);
+  } else {
+    cr = nvfp4moe__cu.cuLaunchKernel(ctx->modules[s].fn[k], grid, 1, 1, block, 1, 1, smem, stream, args, 0);
+  }
   if (cr != 0) {
     char what[160];
-    snprintf(what, sizeof what, "%s: cuLaunchKernel(%s)", op, nvfp4moe__specs[s].kernels[k]);
+    snprintf(what, sizeof what, "%s: %s(%s)", op, pdl ? "cuLaunchKernelEx" : "cuLaunchKernel",
+             nvfp4moe__specs[s].kernels[k]);
     return nvfp4moe__cuda_fail(&ctx->desc.logger, cr, what);
   }
   return NVFP4MOE_SUCCESS;
@@ -4646,7 +4737,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
      the registers' blocks, teams of at least a warp, and at least 4 rows per resident team:
      18 % faster on [16384, 7168], slower where a team has 1-2 rows (the decode shapes: the
      bulk copies of all rows queue at the start) and for the SiLU kernel (bench/NOTES.md,
-     sixth session). NVF_QSTAGE=0 / 3 (tune define) turn it off or use 3 slots. The kernels
+     sixth session; for masked decode input 10.2 -> 11.8 us again in the ninth). NVF_QSTAGE=0 / 3
+     (tune define) turn it off or use 3 slots. The kernels
      rely on these conditions (no second read of a row, fewer than 2^30 work items). Their
      specialisation is compiled when first picked. */
   if (!silu && !p->masked_m && ctx->cc_major >= 9 && team >= 32 && p->k / 16 <= team * nb &&

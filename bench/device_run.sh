@@ -35,7 +35,9 @@
 # timing-only NVF_WTILED, now the _tiled twins' define); L8: the quick GPU suite, memcheck on the
 # TILED GEMM and relayout tests, the register-race check, then (BENCH=0 stops before) B8: the full benchmark.
 # Ninth session: Q9: the quantizer's tests in full, the layer tests, the torchao check, memcheck on the
-# quick quantizer tests, an A/B of the defines $DEFS on the quantizer.
+# quick quantizer tests, an A/B of the defines $DEFS on the quantizer. N9: the quick GPU suite, the quantizer's
+# tests in full, memcheck on the quick quantizer tests, A/Bs of run-time switches $ENVS (quantizer and layers)
+# and of defines $DEFS (quantizer). F9: the full benchmark, then an A/B of $ENVS on the layers.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -381,6 +383,28 @@ Q9)
   echo "memcheck quantizer exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.q.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.q.log") PASS"
   [ -n "${DEFS:-}" ] && PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --defines "$DEFS" --only quant \
     --out "$OUT/ab.json" 2>&1 | grep -E "tune|TB/s|quantize" | cut -c1-170
+  ;;
+N9)
+  # ninth session: the quick GPU suite (launches with programmatic dependent launch), the
+  # quantizer's tests in full, memcheck on the quick quantizer and layer tests, then the A/Bs:
+  # $ENVS (run-time switches, --envs) on the quantizer and the layers, $DEFS on the quantizer
+  TEST_QUICK=1 timeout 200 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
+  echo "quick suite rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -8
+  TEST_ONLY=quant timeout 150 ./build/test_gpu > "$OUT/test_q.log" 2>&1
+  echo "quantizer tests rc $?: $(grep -c ^PASS "$OUT/test_q.log") PASS $(grep -c ^FAIL "$OUT/test_q.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_q.log" | head -8
+  TEST_QUICK=1 TEST_ONLY=quant timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.q.log" 2>&1
+  echo "memcheck quantizer exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.q.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.q.log") PASS"
+  [ -n "${ENVS:-}" ] && PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --envs "$ENVS" --only quant,layer \
+    --out "$OUT/ab_envs.json" 2>&1 | grep -E "tune|TB/s|quantize|layer" | cut -c1-170
+  [ -n "${DEFS:-}" ] && PYTHONUNBUFFERED=1 timeout ${ABT2:-100} python3 tools/bench.py --defines "$DEFS" --only quant \
+    --out "$OUT/ab_defs.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  ;;
+F9)
+  # ninth session, final: the full benchmark (as B8), then an A/B of the run-time switches $ENVS on the layers
+  PYTHONUNBUFFERED=1 timeout ${BT:-430} python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -44 | cut -c1-170
+  cp bench/results/h200.json "$OUT/"
+  [ -n "${ENVS:-}" ] && PYTHONUNBUFFERED=1 timeout ${ABT:-120} python3 tools/bench.py --envs "$ENVS" --only layer \
+    --out "$OUT/ab_envs_layers.json" 2>&1 | grep -E "tune=" | cut -c1-170
   ;;
 P)
   # Nsight Compute source counters (instructions executed per SASS line) and the stall

@@ -189,6 +189,19 @@ __device__ __noinline__ float nvf_silu_mul(float g, float u) {
   return nvf_bf16_to_f32(nvf_f32_to_bf16(__fmul_rn(sg, u)));
 }
 
+// Programmatic dependent launch (sm_90+; the host launches with it unless $NVFP4MOE_PDL=0):
+// a kernel can be scheduled while the kernel ahead of it on the stream is still running.
+// griddepcontrol.wait blocks until that kernel has completed and its writes are visible, so
+// every kernel calls this first, before any global memory access; then it lets the kernel
+// after it be scheduled (which waits the same way). Both are no-ops in a kernel launched
+// without the attribute.
+NVF_DEV void nvf_pdl_enter() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 // masked_m as the contract reads it: clamped to [0, rows] so nothing past M_max is touched.
 NVF_DEV int nvf_valid_rows(const int* masked_m, int g, int rows) {
   if (!masked_m) return rows;

@@ -77,14 +77,17 @@ NVF_DEV const u8* nvf_wbyte(const NvfGemmParams& p, int g, i64 r, int o) {
 #if defined(NVF_WTILED) && NVF_WTILED
 #define NVF_GEMM_ENTRY_POINTS(NAME, BODY, THREADS, MINB)                                         \
   extern "C" __global__ void __launch_bounds__(THREADS, MINB) NAME##_tiled(const NvfGemmParams p) { \
+    nvf_pdl_enter();                                                                              \
     BODY<false>(p);                                                                               \
   }
 #else
 #define NVF_GEMM_ENTRY_POINTS(NAME, BODY, THREADS, MINB)                                         \
   extern "C" __global__ void __launch_bounds__(THREADS, MINB) NAME(const NvfGemmParams p) {        \
+    nvf_pdl_enter();                                                                              \
     BODY<false>(p);                                                                               \
   }                                                                                               \
   extern "C" __global__ void __launch_bounds__(THREADS, MINB) NAME##_l2(const NvfGemmParams p) {   \
+    nvf_pdl_enter();                                                                              \
     BODY<true>(p);                                                                                \
   }
 #endif

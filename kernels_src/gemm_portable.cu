@@ -109,6 +109,7 @@ NVF_DEV void nvf_store_tile(u8* stage, const NvfRawTile& raw) {
 
 extern "C" __global__ void __launch_bounds__(NVF_THREADS)
 nvf_gemm_portable(const NvfGemmParams p) {
+  nvf_pdl_enter();
   extern __shared__ __align__(128) u8 smem[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int wm = warp / NVF_WARPS_N, wn = warp % NVF_WARPS_N;

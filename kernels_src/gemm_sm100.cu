@@ -65,6 +65,7 @@ struct NvfSm100Shared {
 
 extern "C" __global__ void __launch_bounds__(NVF_THREADS, 1)
 nvf_gemm_sm100(const __grid_constant__ NvfSm100Params p) {
+  nvf_pdl_enter();
   extern __shared__ u8 smem_raw[];
   __shared__ NvfSm100Shared sh;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;

@@ -231,7 +231,7 @@ NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6
   // below 7 (one product: the block max's), which also excludes SF 0 (out = inf) and needs
   // no cap on the codes. Anything else (a subnormal SF, a tiny or huge s, 4over6) takes the
   // general path below, which recomputes the block from the start (the same bytes).
-  if (rq.fast && am - 1u < 0x7F7FFFFFu) {
+  if (rq.fast) { // (a zero, infinite or NaN amax fails the product test below)
     sfb = nvf_e4m3(__fmul_rn(__uint_as_float(am), rq.t));
     const float out = nvf_rcp_in_range(__fmul_rn(__uint_as_float(sfb << 20), rq.s120));
     if (__fmul_rn(__uint_as_float(am), out) < 7.0f) {
@@ -256,12 +256,8 @@ NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6
 // by the caller's parity so one barrier per call suffices.
 NVF_DEV u32 nvf_team_max(u32 v, int team, u32 (*red)[NVF_QT / 32], int parity) {
   const int lane = threadIdx.x & 31;
-  if (team >= 32) { // the common case unrolled with a constant mask: 1-5 % faster (bench/NOTES.md)
-    #pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-      const u32 t = __shfl_xor_sync(0xFFFFFFFFu, v, o);
-      v = t > v ? t : v;
-    }
+  if (team >= 32) { // the common case: one warp reduction instruction (sm_80+)
+    asm("redux.sync.max.u32 %0, %0, 0xffffffff;" : "+r"(v));
   } else { // a team inside one warp
     const u32 mask = ((1u << team) - 1u) << (lane & ~(team - 1));
     for (int o = team >> 1; o > 0; o >>= 1) {
@@ -274,9 +270,18 @@ NVF_DEV u32 nvf_team_max(u32 v, int team, u32 (*red)[NVF_QT / 32], int parity) {
   if (lane == 0) red[parity][warp] = v;
   const int id = 1 + ((int)threadIdx.x >> (__ffs(team) - 1)); // team is a power of two: no division
   asm volatile("bar.sync %0, %1;" : : "r"(id), "r"(team) : "memory");
-  for (int i = 0; i < wpt; ++i) {
-    const u32 t = red[parity][first + i];
-    v = t > v ? t : v;
+  // the team's 2, 4 or 8 warp maxima in one or two vector loads (first is a multiple of wpt)
+  const u32* rr = red[parity] + first;
+  if (wpt == 2) {
+    const uint2 a = *(const uint2*)rr;
+    v = max(a.x, a.y);
+  } else {
+    const uint4 a = *(const uint4*)rr;
+    v = max(max(a.x, a.y), max(a.z, a.w));
+    if (wpt == 8) {
+      const uint4 b = *(const uint4*)(rr + 4);
+      v = max(v, max(max(b.x, b.y), max(b.z, b.w)));
+    }
   }
   return v;
 }
@@ -376,6 +381,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
   const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;
   const int team = p.team, tl = threadIdx.x & (team - 1), tpc = NVF_QT / team;
   const int sf_pad_cols = p.sf_linear ? nblk : kc4 * 4;
+  const int tq = tl * 8, tsf = p.sf_linear ? tl : (tl >> 2) * 512 + (tl & 3); // this thread's first block's bytes
   const i64 sf_gbytes = p.sf_linear ? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);
   const int rows_pad = p.pad_rows ? (p.rows + 127) / 128 * 128 : p.rows;
   const bool dense = p.masked_m != nullptr && p.groups <= NVF_QMAXG && (i64)p.groups * p.rows < 0x7FFFFFFF;
@@ -429,12 +435,11 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     for (int i = 0; i < NB; ++i) {
       const int b = tl + team * i;
       bmax[i] = 0;
-      if (b < nblk) {
-        if (ST) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]);
-        else nvf_load_block<SILU, F16>(p, xrow, b, gs, us, v[i]);
-      } else if (ST) {
-        for (int j = 0; j < 8; ++j) v[i][j] = 0u; // defined on every path: no words live across rows
-      }
+      // staged: a block past the row reads the row's last one instead (inside the slot, never
+      // used), so the words are defined on every path without zeroing them (no words live
+      // across rows)
+      if (ST) nvf_load_block<false, F16>(p, srow, min(b, nblk - 1), gs, us, v[i]);
+      else if (b < nblk) nvf_load_block<SILU, F16>(p, xrow, b, gs, us, v[i]);
     }
     #pragma unroll
     for (int i = 0; i < NB; ++i)
@@ -466,16 +471,19 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
       else if (!(s >= NVF_FLT_MIN) || nvf_is_nonfinite(s)) mode = 2;
       else mode = 0;
     }
-    rq.t = mode == 0 ? __fmul_rn(__fdiv_rn(1.0f, s), nvf_f32(NVF_RCP6_BITS)) : 0.0f;
-    rq.fast = mode == 0 && p.fo6 == 0 && s >= nvf_f32(0x0D800000u) && s < 256.0f; // 2^-100 <= s < 2^8
+    const bool in_range = s >= nvf_f32(0x0D800000u) && s < 256.0f; // 2^-100 <= s < 2^8 (so mode 0)
+    rq.fast = in_range && p.fo6 == 0;
+    // 1/s: rcp.rn, which is 1.0f/s correctly rounded, the in-range way where it can be
+    rq.t = in_range ? __fmul_rn(nvf_rcp_in_range(s), nvf_f32(NVF_RCP6_BITS))
+           : mode == 0 ? __fmul_rn(__fdiv_rn(1.0f, s), nvf_f32(NVF_RCP6_BITS)) : 0.0f;
     rq.s120 = __fmul_rn(s, nvf_f32(0x7B800000u));                                  // s * 2^120
 
     // Pass 2: quantize and store; the register blocks unrolled (no copies of their words),
     // blocks past them read again. This thread's block i is b = tl + team * i: its codes at
     // qt + i * team * 8, its SF byte at st + i * sstep (128x4: the host's teams are multiples
     // of 4, so b % 4 = tl % 4 and b / 4 = tl / 4 + i * team / 4).
-    u8* qt = p.q + ((i64)g * p.rows + r) * (p.k / 2) + tl * 8;
-    u8* st = sfg + (p.sf_linear ? (i64)r * nblk + tl : nvf_sf_offset_128x4(r, tl, kc4));
+    u8* qt = p.q + ((i64)g * p.rows + r) * (p.k / 2) + tq;
+    u8* st = sfg + (p.sf_linear ? (i64)r * nblk : nvf_sf_offset_128x4(r, 0, kc4)) + tsf;
     const int sstep = p.sf_linear ? team : team * 128;
     #pragma unroll
     for (int i = 0; i < NB; ++i) {
@@ -511,8 +519,9 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
 // every architecture; below sm_90 they are the plain ones, never launched.
 #define NVF_QUANT_KERNEL(name, silu, f16, staged, nb, minb)                              \
   extern "C" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p) { \
+    nvf_pdl_enter();                                                                      \
     __shared__ int prefix[NVF_QMAXG + 1];                                                 \
-    __shared__ u32 red[2][NVF_QT / 32];                                                   \
+    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \
     nvf_quantize_rows<silu, f16, staged, nb>(p, prefix, red);                             \
   }
 // (The SiLU build with -DNVF_QSILU2 is the "wide" SiLU specialisation of the host: rows
@@ -534,6 +543,7 @@ NVF_QUANT_KERNEL(nvf_quantize_f16, false, true, false, NVF_QNB, NVF_QMINB)
 // block later), as f32 bits into amax[E] (zeroed by the host first).
 extern "C" __global__ void nvf_weight_amax(const u8* w, int fp16, i64 elems_per_expert, int blocks_per_expert,
                                            u32* amax) {
+  nvf_pdl_enter();
   const int e = blockIdx.x / blocks_per_expert, bx = blockIdx.x % blocks_per_expert;
   const u8* base = w + (i64)e * elems_per_expert * 2;
   u32 m = 0;
@@ -559,6 +569,7 @@ extern "C" __global__ void nvf_weight_amax(const u8* w, int fp16, i64 elems_per_
 // In place: amax bits -> decode scale amax / 2688 (as ModelOpt's weight_scale_2); a
 // scale that is 0 or underflows to a subnormal marks an all-zero expert (scale 0).
 extern "C" __global__ void nvf_amax_to_scale(u32* amax_then_scale, int n) {
+  nvf_pdl_enter();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   float s = __fdiv_rn(__uint_as_float(amax_then_scale[i]), 2688.0f);
@@ -568,6 +579,7 @@ extern "C" __global__ void nvf_amax_to_scale(u32* amax_then_scale, int n) {
 
 // out[i] = a[i] * b[i] (b null: a[i]); the expert layer's GEMM alphas.
 extern "C" __global__ void nvf_scale_product(const float* a, const float* b, float* out, int n) {
+  nvf_pdl_enter();
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = b ? __fmul_rn(a[i], b[i]) : a[i];
 }
@@ -575,6 +587,7 @@ extern "C" __global__ void nvf_scale_product(const float* a, const float* b, flo
 // ---- scale-factor layout conversion (every destination byte written, padding 0) -------
 extern "C" __global__ void nvf_sf_convert(const u8* src, u8* dst, int groups, int rows, int k,
                                           int to_128x4) {
+  nvf_pdl_enter();
   const int nblk = k / 16, kc4 = (nblk + 3) / 4;
   const i64 lin = (i64)rows * nblk, sw = nvf_sf_group_bytes_128x4(rows, k);
   const i64 per_group = to_128x4 ? sw : lin;
@@ -600,6 +613,7 @@ extern "C" __global__ void nvf_sf_convert(const u8* src, u8* dst, int groups, in
 // Row-major <-> tiled (gemm_common.cuh) over rows = G N rows of K/2 bytes; N % 16 == 0, so a
 // 16-row tile never spans two groups, and K % 128 == 0.
 extern "C" __global__ void nvf_weights_relayout(const u8* src, u8* dst, i64 rows, int k, int to_tiled) {
+  nvf_pdl_enter();
   const int pieces = k / 32; // 16-byte pieces per row
   for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < rows * pieces; i += (i64)gridDim.x * blockDim.x) {
     const i64 r = i / pieces;
@@ -615,6 +629,7 @@ struct NvfDequantParams {
   int groups, rows, k, sf_linear, scale_per_row, out_bf16;
 };
 extern "C" __global__ void nvf_dequantize(const NvfDequantParams p) {
+  nvf_pdl_enter();
   const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;
   const i64 sf_gbytes = p.sf_linear ? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);
   const i64 total = (i64)p.groups * p.rows * nblk;

@@ -22,6 +22,8 @@ Writes bench/results/<gpu>.json (a JSON array of records) and prints a table.
         --ms 128 --only gemm --out PATH            (any defines, one context each)
     python3 tools/bench.py --variants gemm_sm90_t32@-DNVF_WTUNE=121,gemm_swapab_t32 --ms 32 --only gemm,layer
                                                    (forced configurations, each with an optional define)
+    python3 tools/bench.py --envs "NVFP4MOE_PDL=0,NVFP4MOE_PDL=1" --only quant,layer --out PATH
+                                                   (contexts under run-time environment switches)
 """
 import ctypes
 import datetime
@@ -107,6 +109,10 @@ def main():
     defines = sys.argv[sys.argv.index("--defines") + 1].split(",") if "--defines" in sys.argv else None
     # --variants CONFIG@DEFINE,...: a forced tile configuration built with a tuning define
     pairs = [v.split("@") for v in sys.argv[sys.argv.index("--variants") + 1].split(",")] if "--variants" in sys.argv else None
+    # --envs A=1;B=2,A=0,...: contexts created under these environment variables (run-time switches
+    # such as NVFP4MOE_PDL, which change no kernel)
+    envsets = ([dict(kv.split("=", 1) for kv in v.split(";")) for v in sys.argv[sys.argv.index("--envs") + 1].split(",")]
+               if "--envs" in sys.argv else None)
     tune_ms = [int(v) for v in sys.argv[sys.argv.index("--ms") + 1].split(",")] if "--ms" in sys.argv else [1, 8, 32]
     # --layout row_major|tiled|preferred (default): the weights' byte layout (nvfp4moe_weight_layout).
     # The weights are random bytes, so one buffer serves either layout.
@@ -238,10 +244,10 @@ def main():
                 if tunes is not None else [{"NVFP4MOE_TUNE_DEFINE": d} for d in defines] if defines is not None
                 else [{"NVFP4MOE_GEMM_CONFIG": c} for c in configs] if configs is not None
                 else [dict(zip(("NVFP4MOE_GEMM_CONFIG", "NVFP4MOE_TUNE_DEFINE"), pr)) for pr in pairs]
-                if pairs is not None else None)
+                if pairs is not None else envsets)
     if variants is not None:
         for envs in variants:
-            define = "@".join(envs.values())
+            define = "@".join(envs.values()) if envsets is None else ";".join(f"{k}={v}" for k, v in envs.items())
             os.environ.update(envs)
             tctx = ctypes.c_void_p()
             check(lib.nvfp4moe_create(ctypes.byref(Desc()), ctypes.byref(tctx)), "nvfp4moe_create")
