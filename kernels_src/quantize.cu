@@ -386,7 +386,22 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
   const int rows_pad = p.pad_rows ? (p.rows + 127) / 128 * 128 : p.rows;
   const bool dense = p.masked_m != nullptr && p.groups <= NVF_QMAXG && (i64)p.groups * p.rows < 0x7FFFFFFF;
   typedef typename NvfIndex<ST>::T idx; // work-item numbers (the staged kernels get fewer than 2^30)
-  const idx total = dense ? (idx)nvf_masked_prefix(p, prefix) : (idx)((i64)p.groups * rows_pad);
+  // Up to 32 groups and teams of whole warps (the decode shapes): each warp scans masked_m in
+  // its registers (lane g: valid rows of groups 0..g) and finds a row's group by a ballot, with
+  // no barrier and no shared-memory search (every lane of a warp has the same work item).
+  const bool wdense = dense && !ST && p.groups <= 32 && team >= 32;
+  int wincl = 0;
+  if (wdense) {
+    const int lane = threadIdx.x & 31;
+    wincl = lane < p.groups ? nvf_valid_rows(p.masked_m, lane, p.rows) : 0;
+    #pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const int t = __shfl_up_sync(0xFFFFFFFFu, wincl, o);
+      if (lane >= o) wincl += t;
+    }
+  }
+  const idx total = wdense ? (idx)__shfl_sync(0xFFFFFFFFu, wincl, 31)
+                    : dense ? (idx)nvf_masked_prefix(p, prefix) : (idx)((i64)p.groups * rows_pad);
   const idx step = (idx)gridDim.x * tpc;
   int parity = 0;
   // staging state: this team's slots and their mbarriers, the slot of the current item and its phase
@@ -410,7 +425,13 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
 
   for (idx item = (idx)blockIdx.x * tpc + threadIdx.x / team; item < total; item += step) {
     int g, r;
-    nvf_item_row(p, item, dense, prefix, rows_pad, g, r);
+    if (wdense) { // lanes past the groups hold the total, which no item reaches
+      g = __popc(__ballot_sync(0xFFFFFFFFu, wincl <= item));
+      const int before = __shfl_sync(0xFFFFFFFFu, wincl, (g + 31) & 31);
+      r = (int)item - (g ? before : 0);
+    } else {
+      nvf_item_row(p, item, dense, prefix, rows_pad, g, r);
+    }
     u8* sfg = p.sf + (i64)g * sf_gbytes;
     if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {
       if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on
