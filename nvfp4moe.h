@@ -967,6 +967,7 @@ typedef struct nvfp4moe__CUlaunchAttribute {
   char pad[4];
   union {
     char bytes[64];
+    unsigned long long align8; /* cuda.h's union holds pointers: 8-byte alignment */
     int programmatic_stream_serialization_allowed;
   } value;
 } nvfp4moe__CUlaunchAttribute;
@@ -2858,8 +2859,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  u32 q[2] = {0u, 0u}, sfb;\n"
   "  // Fast path: a finite non-zero block amax in a fast row, and every |x * out| of the block\n"
   "  // below 7 (one product: the block max's), which also excludes SF 0 (out = inf) and needs\n"
-  "  // no cap on the codes. Anything else (a subnormal SF, a tiny or huge s, 4over6) takes the\n"
-  "  // general path below, which recomputes the block from the start (the same bytes).\n"
+  "  // no cap on the codes. Anything else (a block whose max product reaches 7, as with some\n"
+  "  // subnormal SFs or saturated given scales; a tiny or huge s; 4over6) takes the general path\n"
+  "  // below, which recomputes the block from the start (the same bytes).\n"
   "  if (rq.fast) { // (a zero, infinite or NaN amax fails the product test below)\n"
   "    sfb = nvf_e4m3(__fmul_rn(__uint_as_float(am), rq.t));\n"
   "    const float out = nvf_rcp_in_range(__fmul_rn(__uint_as_float(sfb << 20), rq.s120));\n"
@@ -2920,9 +2922,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  const int G = p.groups;\n"
   "  for (int g = threadIdx.x; g < G; g += NVF_QT) prefix[g + 1] = nvf_valid_rows(p.masked_m, g, p.rows);\n"
   "  __syncthreads();\n"
-  "  if (threadIdx.x < 32) {\n"
+  "  if (threadIdx.x < 32) {\n",
   "    const int lane = threadIdx.x, per = (G + 31) / 32, lo = lane * per, hi = min(G, lo + per);\n"
-  "    int sum = 0;\n",
+  "    int sum = 0;\n"
   "    for (int g = lo; g < hi; ++g) sum += prefix[g + 1];\n"
   "    int incl = sum;\n"
   "    #pragma unroll\n"
@@ -2997,8 +2999,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// STAGED (sm_90+, plain input, p.stage slots per team, chosen by the host): one thread\n"
   "// per team bulk-copies the team's next rows into shared memory, each slot completing on\n"
   "// its mbarrier, so the next rows' bytes are in flight while this one is quantized at no\n"
-  "// cost in registers or issue slots; pass 2 reads the words from the slot again instead of\n"
-  "// keeping them in registers (80 registers, 3 CTAs per SM instead of 2), and the slot is\n",
+  "// cost in registers or issue slots; pass 2 reads the words from the slot again instead of\n",
+  "// keeping them in registers (80 registers, 3 CTAs per SM instead of 2), and the slot is\n"
   "// refilled once the team has met after pass 2 (bench/NOTES.md, sixth session).\n"
   "template <bool I32> struct NvfIndex { typedef i64 T; };\n"
   "template <> struct NvfIndex<true> { typedef int T; };\n"
@@ -3061,8 +3063,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    } else {\n"
   "      nvf_item_row(p, item, dense, prefix, rows_pad, g, r);\n"
   "    }\n"
-  "    u8* sfg = p.sf + (i64)g * sf_gbytes;\n"
-  "    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {\n",
+  "    u8* sfg = p.sf + (i64)g * sf_gbytes;\n",
+  "    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {\n"
   "      if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on\n"
   "        if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes,\n"
   "                                   slots + slot * rowbytes, slot_bar + 8u * slot);\n"
@@ -4155,6 +4157,8 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
      the GEMMs are not (with them too the DeepSeek-V3 layer was 1 % slower, bench/NOTES.md,
      ninth session). $NVFP4MOE_PDL=0 turns it off, =1 puts it on every launch. */
   v = nvfp4moe__getenv("NVFP4MOE_PDL");
+  if (v && strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+    nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_PDL=%s is neither 0 nor 1: the default (the quantization kernels)", v);
   ctx->pdl = ctx->offline || ctx->cc_major < 9 || nvfp4moe__cu_launch_ex == 0 || (v && strcmp(v, "0") == 0) ? 0
              : v && strcmp(v, "1") == 0                                                                  ? 2
                                                                                                          : 1;
@@ -4293,6 +4297,13 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch(nvfp4moe_context* ctx, const 
     cfg.attrs = &at;
     cfg.num_attrs = 1;
     cr = nvfp4moe__cu_launch_ex(&cfg, ctx->modules[s].fn[k], args, 0);
+    if (cr != 0) { /* a driver or capture that refuses the attribute: the plain launch */
+      nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_WARN,
+                    "%s: cuLaunchKernelEx with programmatic dependent launch failed (%d); launching without it", op,
+                    (int)cr);
+      cr = nvfp4moe__cu.cuLaunchKernel(ctx->modules[s].fn[k], grid, 1, 1, block, 1, 1, smem, stream, args, 0);
+      pdl = 0;
+    }
   } else {
     cr = nvfp4moe__cu.cuLaunchKernel(ctx->modules[s].fn[k], grid, 1, 1, block, 1, 1, smem, stream, args, 0);
   }

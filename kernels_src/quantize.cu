@@ -229,8 +229,9 @@ NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6
   u32 q[2] = {0u, 0u}, sfb;
   // Fast path: a finite non-zero block amax in a fast row, and every |x * out| of the block
   // below 7 (one product: the block max's), which also excludes SF 0 (out = inf) and needs
-  // no cap on the codes. Anything else (a subnormal SF, a tiny or huge s, 4over6) takes the
-  // general path below, which recomputes the block from the start (the same bytes).
+  // no cap on the codes. Anything else (a block whose max product reaches 7, as with some
+  // subnormal SFs or saturated given scales; a tiny or huge s; 4over6) takes the general path
+  // below, which recomputes the block from the start (the same bytes).
   if (rq.fast) { // (a zero, infinite or NaN amax fails the product test below)
     sfb = nvf_e4m3(__fmul_rn(__uint_as_float(am), rq.t));
     const float out = nvf_rcp_in_range(__fmul_rn(__uint_as_float(sfb << 20), rq.s120));
