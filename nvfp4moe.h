@@ -977,6 +977,9 @@ typedef struct nvfp4moe__CUlaunchConfig {
   nvfp4moe__CUlaunchAttribute* attrs;
   unsigned num_attrs;
 } nvfp4moe__CUlaunchConfig;
+/* The sizes of cuda.h's structs on 64-bit hosts (the only ones CUDA supports): a mismatch fails to compile. */
+typedef char nvfp4moe__check_launch_attribute_size[sizeof(nvfp4moe__CUlaunchAttribute) == 72 ? 1 : -1];
+typedef char nvfp4moe__check_launch_config_size[sizeof(void*) != 8 || sizeof(nvfp4moe__CUlaunchConfig) == 56 ? 1 : -1];
 #define NVFP4MOE__CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION 6
 typedef nvfp4moe__CUresult (*nvfp4moe__launch_ex_t)(const nvfp4moe__CUlaunchConfig*, nvfp4moe__CUfunction, void**,
                                                     void**);
