@@ -3015,7 +3015,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
   "  const int team = p.team, tl = threadIdx.x & (team - 1), tpc = NVF_QT / team;\n"
   "  const int sf_pad_cols = p.sf_linear \? nblk : kc4 * 4;\n"
-  "  const int tq = tl * 8, tsf = p.sf_linear \? tl : (tl >> 2) * 512 + (tl & 3); // this thread's first block's bytes\n"
+  "  // this thread's first block's bytes (128x4: nvf_sf_offset_128x4(0, tl, kc4), spelled out: the\n"
+  "  // helper's form compiles to other SASS than the kernels measured and tested)\n"
+  "  const int tq = tl * 8, tsf = p.sf_linear \? tl : (tl >> 2) * 512 + (tl & 3);\n"
   "  const i64 sf_gbytes = p.sf_linear \? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
   "  const int rows_pad = p.pad_rows \? (p.rows + 127) / 128 * 128 : p.rows;\n"
   "  const bool dense = p.masked_m != nullptr && p.groups <= NVF_QMAXG && (i64)p.groups * p.rows < 0x7FFFFFFF;\n"
@@ -3063,10 +3065,10 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      g = __popc(__ballot_sync(0xFFFFFFFFu, wincl <= item));\n"
   "      const int before = __shfl_sync(0xFFFFFFFFu, wincl, (g + 31) & 31);\n"
   "      r = (int)item - (g \? before : 0);\n"
-  "    } else {\n"
+  "    } else {\n",
   "      nvf_item_row(p, item, dense, prefix, rows_pad, g, r);\n"
   "    }\n"
-  "    u8* sfg = p.sf + (i64)g * sf_gbytes;\n",
+  "    u8* sfg = p.sf + (i64)g * sf_gbytes;\n"
   "    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {\n"
   "      if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on\n"
   "        if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes,\n"
@@ -3132,9 +3134,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    rq.t = in_range \? __fmul_rn(nvf_rcp_in_range(s), nvf_f32(NVF_RCP6_BITS))\n"
   "           : mode == 0 \? __fmul_rn(__fdiv_rn(1.0f, s), nvf_f32(NVF_RCP6_BITS)) : 0.0f;\n"
   "    rq.s120 = __fmul_rn(s, nvf_f32(0x7B800000u));                                  // s * 2^120\n"
-  "\n"
+  "\n",
   "    // Pass 2: quantize and store; the register blocks unrolled (no copies of their words),\n"
-  "    // blocks past them read again. This thread's block i is b = tl + team * i: its codes at\n",
+  "    // blocks past them read again. This thread's block i is b = tl + team * i: its codes at\n"
   "    // qt + i * team * 8, its SF byte at st + i * sstep (128x4: the host's teams are multiples\n"
   "    // of 4, so b % 4 = tl % 4 and b / 4 = tl / 4 + i * team / 4).\n"
   "    u8* qt = p.q + ((i64)g * p.rows + r) * (p.k / 2) + tq;\n"
@@ -3190,10 +3192,10 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
   "NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
   "#else\n"
-  "NVF_QUANT_KERNEL(nvf_quantize, false, false, false, NVF_QNB, NVF_QMINB)\n"
+  "NVF_QUANT_KERNEL(nvf_quantize, false, false, false, NVF_QNB, NVF_QMINB)\n",
   "NVF_QUANT_KERNEL(nvf_quantize_f16, false, true, false, NVF_QNB, NVF_QMINB)\n"
   "\n"
-  "// ---- weight quantization helpers ---------------------------------------------------\n",
+  "// ---- weight quantization helpers ---------------------------------------------------\n"
   "// Per-expert max |w| over finite values (a non-finite weight faults only its own\n"
   "// block later), as f32 bits into amax[E] (zeroed by the host first).\n"
   "extern \"C\" __global__ void nvf_weight_amax(const u8* w, int fp16, i64 elems_per_expert, int blocks_per_expert,\n"
@@ -3264,9 +3266,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  }\n"
   "}\n"
   "\n"
-  "// ---- weight byte layout conversion (nvfp4moe_weights_relayout), 16 bytes a thread -------\n"
+  "// ---- weight byte layout conversion (nvfp4moe_weights_relayout), 16 bytes a thread -------\n",
   "// Row-major <-> tiled (gemm_common.cuh) over rows = G N rows of K/2 bytes; N % 16 == 0, so a\n"
-  "// 16-row tile never spans two groups, and K % 128 == 0.\n",
+  "// 16-row tile never spans two groups, and K % 128 == 0.\n"
   "extern \"C\" __global__ void nvf_weights_relayout(const u8* src, u8* dst, i64 rows, int k, int to_tiled) {\n"
   "  nvf_pdl_enter();\n"
   "  const int pieces = k / 32; // 16-byte pieces per row\n"
@@ -4156,9 +4158,9 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   /* Programmatic dependent launch: a kernel may be scheduled while the one ahead of it on the
      stream finishes; every kernel waits for that one (griddepcontrol.wait, common.cuh) before
      it touches global memory. By default the quantization kernels are launched so (their
-     persistent grids fill every SM anyway): 1.5-4 % faster alone, and the Qwen3 layer 1.4 %;
-     the GEMMs are not (with them too the DeepSeek-V3 layer was 1 % slower, bench/NOTES.md,
-     ninth session). $NVFP4MOE_PDL=0 turns it off, =1 puts it on every launch. */
+     persistent grids fill every SM anyway): 1.5-4 % faster alone, the Qwen3 layer 0.7 %
+     faster, the DeepSeek-V3 layer about 1 % slower (also with the GEMMs launched so;
+     bench/NOTES.md, ninth session). $NVFP4MOE_PDL=0 turns it off, =1 puts it on every launch. */
   v = nvfp4moe__getenv("NVFP4MOE_PDL");
   if (v && strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
     nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_PDL=%s is neither 0 nor 1: the default (the quantization kernels)", v);
@@ -4300,16 +4302,14 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch(nvfp4moe_context* ctx, const 
     cfg.attrs = &at;
     cfg.num_attrs = 1;
     cr = nvfp4moe__cu_launch_ex(&cfg, ctx->modules[s].fn[k], args, 0);
-    if (cr != 0) { /* a driver or capture that refuses the attribute: the plain launch */
+    if (cr != 0) { /* a driver or capture that refuses the attribute: the plain launch below */
       nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_WARN,
                     "%s: cuLaunchKernelEx with programmatic dependent launch failed (%d); launching without it", op,
                     (int)cr);
-      cr = nvfp4moe__cu.cuLaunchKernel(ctx->modules[s].fn[k], grid, 1, 1, block, 1, 1, smem, stream, args, 0);
       pdl = 0;
     }
-  } else {
-    cr = nvfp4moe__cu.cuLaunchKernel(ctx->modules[s].fn[k], grid, 1, 1, block, 1, 1, smem, stream, args, 0);
   }
+  if (!pdl) cr = nvfp4moe__cu.cuLaunchKernel(ctx->modules[s].fn[k], grid, 1, 1, block, 1, 1, smem, stream, args, 0);
   if (cr != 0) {
     char what[160];
     snprintf(what, sizeof what, "%s: %s(%s)", op, pdl ? "cuLaunchKernelEx" : "cuLaunchKernel",
