@@ -38,6 +38,10 @@
 # quick quantizer tests, an A/B of the defines $DEFS on the quantizer. N9: the quick GPU suite, the quantizer's
 # tests in full, memcheck on the quick quantizer tests, A/Bs of run-time switches $ENVS (quantizer and layers)
 # and of defines $DEFS (quantizer). F9: the full benchmark, then an A/B of $ENVS on the layers.
+# Tenth session: R10: quick GEMM and layer tests under the weight-ring defines, quick quantizer tests
+# under NVF_QSTAGE=7, A/Bs of $GDEFS (32 tokens, layers) and $QDEFS (quantizer), memcheck on the ring.
+# H10: quick quantizer tests under NVF_QHINT=3, the A/B of $QDEFS, Nsight Compute on the quantizer (P).
+# S10: the A/B of $QDEFS, the quantizer's tests in full, the layer tests, memcheck on the quick quantizer tests.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -405,6 +409,46 @@ F9)
   cp bench/results/h200.json "$OUT/"
   [ -n "${ENVS:-}" ] && PYTHONUNBUFFERED=1 timeout ${ABT:-120} python3 tools/bench.py --envs "$ENVS" --only layer \
     --out "$OUT/ab_envs_layers.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  ;;
+R10)
+  # tenth session: the GEMM weight ring (tuning define NVF_WRING, TILED weights) and the
+  # quantizer's 64-thread staged teams (NVF_QSTAGE=7): quick tests under each define, then
+  # their A/Bs ($GDEFS at 32 tokens with the layers, $QDEFS on the quantizer), then memcheck
+  for d in -DNVF_WRING=16 -DNVF_WRING=14; do
+    NVFP4MOE_TUNE_DEFINE=$d TEST_QUICK=1 TEST_ONLY=gemm timeout 150 ./build/test_gpu > "$OUT/test_gemm$d.log" 2>&1
+    echo "gemm tests $d rc $?: $(grep -c ^PASS "$OUT/test_gemm$d.log") PASS $(grep -c ^FAIL "$OUT/test_gemm$d.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gemm$d.log" | head -6
+    NVFP4MOE_TUNE_DEFINE=$d TEST_QUICK=1 TEST_ONLY=moe_layer timeout 60 ./build/test_gpu > "$OUT/test_layer$d.log" 2>&1
+    echo "layer tests $d rc $?: $(grep -c ^PASS "$OUT/test_layer$d.log") PASS $(grep -c ^FAIL "$OUT/test_layer$d.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_layer$d.log" | head -4
+  done
+  NVFP4MOE_TUNE_DEFINE=-DNVF_QSTAGE=7 TEST_QUICK=1 TEST_ONLY=quant timeout 90 ./build/test_gpu > "$OUT/test_q7.log" 2>&1
+  echo "quant tests QSTAGE=7 rc $?: $(grep -c ^PASS "$OUT/test_q7.log") PASS $(grep -c ^FAIL "$OUT/test_q7.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_q7.log" | head -6
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --defines "$GDEFS" --ms 32 --only gemm,layer \
+    --out "$OUT/ab_gemm.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  PYTHONUNBUFFERED=1 timeout ${ABT2:-100} python3 tools/bench.py --defines "$QDEFS" --only quant \
+    --out "$OUT/ab_quant.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  NVFP4MOE_TUNE_DEFINE=-DNVF_WRING=16 TEST_QUICK=1 TEST_ONLY=tiled timeout 100 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.ring.log" 2>&1
+  echo "memcheck ring exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.ring.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.ring.log") PASS"
+  ;;
+H10)
+  # tenth session: quick quantizer tests under NVF_QHINT=3, the A/B of $QDEFS on the quantizer,
+  # then Nsight Compute on the default quantizer (mode P's sections, no variants)
+  NVFP4MOE_TUNE_DEFINE=-DNVF_QHINT=3 TEST_QUICK=1 TEST_ONLY=quant timeout 90 ./build/test_gpu > "$OUT/test_qh3.log" 2>&1
+  echo "quant tests QHINT=3 rc $?: $(grep -c ^PASS "$OUT/test_qh3.log") PASS $(grep -c ^FAIL "$OUT/test_qh3.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_qh3.log" | head -6
+  PYTHONUNBUFFERED=1 timeout ${ABT2:-170} python3 tools/bench.py --defines "$QDEFS" --only quant \
+    --out "$OUT/ab_quant.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  VARIANTS= bash "$0" P
+  ;;
+S10)
+  # tenth session: the A/B of $QDEFS on the quantizer, then every quantizer test in full, the layer
+  # tests, memcheck on the quick quantizer tests
+  PYTHONUNBUFFERED=1 timeout ${ABT2:-120} python3 tools/bench.py --defines "$QDEFS" --only quant \
+    --out "$OUT/ab_quant.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  TEST_ONLY=quant timeout 240 ./build/test_gpu > "$OUT/test_q.log" 2>&1
+  echo "quantizer tests rc $?: $(grep -c ^PASS "$OUT/test_q.log") PASS $(grep -c ^FAIL "$OUT/test_q.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_q.log" | head -8
+  TEST_ONLY=moe_layer timeout 90 ./build/test_gpu > "$OUT/test_layer.log" 2>&1
+  echo "layer tests rc $?: $(grep -c ^PASS "$OUT/test_layer.log") PASS $(grep -c ^FAIL "$OUT/test_layer.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_layer.log" | head -4
+  TEST_QUICK=1 TEST_ONLY=quant timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.q.log" 2>&1
+  echo "memcheck quantizer exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.q.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.q.log") PASS"
   ;;
 P)
   # Nsight Compute source counters (instructions executed per SASS line) and the stall
