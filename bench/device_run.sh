@@ -42,6 +42,8 @@
 # under NVF_QSTAGE=7, A/Bs of $GDEFS (32 tokens, layers) and $QDEFS (quantizer), memcheck on the ring.
 # H10: quick quantizer tests under NVF_QHINT=3, the A/B of $QDEFS, Nsight Compute on the quantizer (P).
 # S10: the A/B of $QDEFS, the quantizer's tests in full, the layer tests, memcheck on the quick quantizer tests.
+# Z10: the A/B of $QDEFS, then the quick GPU suite. (Of the defines these modes ran, only the probes
+# NVF_QPROBE=1/2/3 remain in the kernels; the others are in commit 79ee2c0 and bench/NOTES.md.)
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -449,6 +451,13 @@ S10)
   echo "layer tests rc $?: $(grep -c ^PASS "$OUT/test_layer.log") PASS $(grep -c ^FAIL "$OUT/test_layer.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_layer.log" | head -4
   TEST_QUICK=1 TEST_ONLY=quant timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.q.log" 2>&1
   echo "memcheck quantizer exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.q.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.q.log") PASS"
+  ;;
+Z10)
+  # tenth session, last call: the A/B of $QDEFS (store probes) on the quantizer, then the quick GPU suite
+  PYTHONUNBUFFERED=1 timeout ${ABT2:-120} python3 tools/bench.py --defines "$QDEFS" --only quant \
+    --out "$OUT/ab_quant.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  TEST_QUICK=1 timeout 240 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
+  echo "quick suite rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -8
   ;;
 P)
   # Nsight Compute source counters (instructions executed per SASS line) and the stall

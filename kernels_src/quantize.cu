@@ -222,17 +222,12 @@ NVF_DEV float nvf_rcp_in_range(float y) {
   return __fmaf_rn(r, __fmaf_rn(-y, r, 1.0f), r);
 }
 
-// Tuning runs: -DNVF_QHINT=1 reads the staged rows with an L2 evict-first policy, =2 writes the
-// codes as streaming stores (st.global.cs), =3 both, =4 reads with evict-last. Probes
-// (wrong bytes, timing only): -DNVF_QPROBE=1 stores no SFs, =2 no codes.
+// Probes for tuning runs (wrong bytes, timing only; bench/NOTES.md, tenth session): -DNVF_QPROBE=1
+// stores no SFs, =2 no codes, =3 writes each row's SFs contiguously (the linear layout's
+// addresses) whatever the layout.
 #if defined(NVF_QPROBE)
 #define nvf_store_q(qp, q0, q1) (NVF_QPROBE == 2 ? (void)0 : (void)(*(uint2*)(qp) = make_uint2(q0, q1)))
 #define nvf_store_sf(sfp, b) (NVF_QPROBE == 1 ? (void)0 : (void)(*(sfp) = (u8)(b)))
-#elif defined(NVF_QHINT) && (NVF_QHINT & 2)
-NVF_DEV void nvf_store_q(u8* qp, u32 q0, u32 q1) {
-  asm volatile("st.global.cs.v2.u32 [%0], {%1, %2};" ::"l"(qp), "r"(q0), "r"(q1) : "memory");
-}
-#define nvf_store_sf(sfp, b) (*(sfp) = (u8)(b)) // (the staged kernels' SFs go to shared memory)
 #else
 #define nvf_store_q(qp, q0, q1) (*(uint2*)(qp) = make_uint2(q0, q1))
 #define nvf_store_sf(sfp, b) (*(sfp) = (u8)(b))
@@ -351,19 +346,6 @@ NVF_DEV void nvf_item_row(const NvfQuantParams& p, i64 item, bool dense, const i
 #define NVF_QSTAGE_MAX 4    // slots per team at most
 #define NVF_QSTAGE_MINB 3   // CTAs per SM of the staged kernels (no words held across the barrier)
 extern __shared__ __align__(128) u8 nvf_qstage[]; // staged kernels: p.stage slots of one row per team
-// Staged kernels, 128x4 SFs: the SF bytes of the CTA's rows of a round (2 KB: teams of at least
-// 32 threads and rows that fit the register blocks), double-buffered by round, written out
-// together after the round's barrier so the rows that share a 16-byte unit's sector go out in one
-// request. A row alone writes 4 bytes into each 512-byte block of its row block: a row of K 7168
-// is 112 writes of 4 bytes to 112 sectors, and the probe without SF stores measured 9 % faster
-// (bench/NOTES.md, tenth session). Tuning runs: -DNVF_QSFPAIR=0 writes them row by row.
-#if !defined(NVF_QSFPAIR) || NVF_QSFPAIR
-#define NVF_QSFBUF 1
-#else
-#define NVF_QSFBUF 0
-#endif
-#define NVF_QSFBUF_BYTES 2048
-__shared__ __align__(16) u8 nvf_qsfbuf[2][NVF_QSFBUF_BYTES];
 __shared__ __align__(8) u64 nvf_qbars[NVF_QT / 32 * NVF_QSTAGE_MAX];
 
 // The team's threads (a power of two >= 32, aligned in the CTA) meet, so a slot can be refilled.
@@ -383,17 +365,8 @@ NVF_DEV void nvf_stage_row(const NvfQuantParams& p, i64 item, i64 total, bool de
     nvf_item_row(p, item, dense, prefix, rows_pad, g, r);
     if (r < p.rows && (dense || r < nvf_valid_rows(p.masked_m, g, p.rows))) {
       nvf_mbar_expect_tx(bar, rowbytes);
-#if defined(NVF_QHINT) && (NVF_QHINT & 5)
-      u64 pol;
-      if (NVF_QHINT & 4) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
-      else asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
-      asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;"
-                   ::"r"(nvf_smem_u32(dst)), "l"((const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2),
-                   "r"(rowbytes), "r"(bar), "l"(pol) : "memory");
-#else
       nvf_bulk_load(nvf_smem_u32(dst), (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2,
                     rowbytes, bar);
-#endif
       return;
     }
   }
@@ -417,7 +390,6 @@ template <bool SILU, bool F16, bool STAGED, int NB>
 NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32]) {
   constexpr bool KF16 = SILU ? false : F16; // dtype of the words kept: SiLU's y is bf16
   constexpr bool ST = STAGED && !SILU && NVF_QSTAGE_ARCH;
-  constexpr bool SB = ST && NVF_QSFBUF; // rounds end at a CTA barrier, 128x4 SFs through nvf_qsfbuf
   const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;
   const int team = p.team, tl = threadIdx.x & (team - 1), tpc = NVF_QT / team;
   const int sf_pad_cols = p.sf_linear ? nblk : kc4 * 4;
@@ -426,9 +398,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
   const int tq = tl * 8, tsf = p.sf_linear ? tl : (tl >> 2) * 512 + (tl & 3);
   const i64 sf_gbytes = p.sf_linear ? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);
   const int rows_pad = p.pad_rows ? (p.rows + 127) / 128 * 128 : p.rows;
-  // (the staged kernels have no prefix array: masked input, which the host never gives them,
-  // would take the per-row test below)
-  const bool dense = !ST && p.masked_m != nullptr && p.groups <= NVF_QMAXG && (i64)p.groups * p.rows < 0x7FFFFFFF;
+  const bool dense = p.masked_m != nullptr && p.groups <= NVF_QMAXG && (i64)p.groups * p.rows < 0x7FFFFFFF;
   typedef typename NvfIndex<ST>::T idx; // work-item numbers (the staged kernels get fewer than 2^30)
   // Up to 32 groups and teams of whole warps (the decode shapes): each warp scans masked_m in
   // its registers (lane g: valid rows of groups 0..g) and finds a row's group by a ballot, with
@@ -467,18 +437,9 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
                       slots + i * rowbytes, slot_bar + 8u * i);
   }
 
-  const bool sfb_on = SB && !p.sf_linear; // (linear SFs: a row's bytes are contiguous already)
-  const int sfrow = kc4 * 4;              // bytes of a row in nvf_qsfbuf
-  int sfpar = 0;
-  // SB: every team of the CTA runs every round (a barrier ends each), with or without a row
-  for (idx item = (idx)blockIdx.x * tpc + threadIdx.x / team; SB ? item - (idx)(threadIdx.x / team) < total : item < total;
-       item += step) {
-    const bool have = !SB || item < total;
-    bool refill = false; // SB: this team's slot is refilled after the round's barrier
-    u8* brow = nvf_qsfbuf[sfpar] + (threadIdx.x / team) * sfrow;
-    int g = 0, r = 0;
-    if (!have) {
-    } else if (wdense) { // lanes past the groups hold the total, which no item reaches
+  for (idx item = (idx)blockIdx.x * tpc + threadIdx.x / team; item < total; item += step) {
+    int g, r;
+    if (wdense) { // lanes past the groups hold the total, which no item reaches
       g = __popc(__ballot_sync(0xFFFFFFFFu, wincl <= item));
       const int before = __shfl_sync(0xFFFFFFFFu, wincl, (g + 31) & 31);
       r = (int)item - (g ? before : 0);
@@ -486,20 +447,17 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
       nvf_item_row(p, item, dense, prefix, rows_pad, g, r);
     }
     u8* sfg = p.sf + (i64)g * sf_gbytes;
-    if (!have) {
-    } else if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {
+    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {
       if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on
         if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes,
                                    slots + slot * rowbytes, slot_bar + 8u * slot);
         phase ^= slot == nslot - 1;
         slot = slot == nslot - 1 ? 0 : slot + 1;
       }
-      if (r >= p.rows) { // zero SF padding row of the 128x4 layout
-        if (sfb_on) for (int c = tl; c < sfrow; c += team) brow[c] = 0;
-        else for (int c = tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
-      }
-      if (!SB) continue; // a row past masked_m: neither read nor written
-    } else {
+      if (r >= p.rows) // zero SF padding row of the 128x4 layout
+        for (int c = tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
+      continue; // a row past masked_m: neither read nor written
+    }
     const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;
     const u8* srow = slots + slot * rowbytes;
     const float gs = p.gate_scale ? p.gate_scale[g] : 1.0f, us = p.up_scale ? p.up_scale[g] : 1.0f;
@@ -560,17 +518,20 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     // qt + i * team * 8, its SF byte at st + i * sstep (128x4: the host's teams are multiples
     // of 4, so b % 4 = tl % 4 and b / 4 = tl / 4 + i * team / 4).
     u8* qt = p.q + ((i64)g * p.rows + r) * (p.k / 2) + tq;
-    u8* st = sfb_on ? brow + tl : sfg + (p.sf_linear ? (i64)r * nblk : nvf_sf_offset_128x4(r, 0, kc4)) + tsf;
-    const int sstep = sfb_on || p.sf_linear ? team : team * 128;
+#if defined(NVF_QPROBE) && NVF_QPROBE == 3
+    u8* st = sfg + (i64)r * nblk + tl;
+    const int sstep = team;
+#else
+    u8* st = sfg + (p.sf_linear ? (i64)r * nblk : nvf_sf_offset_128x4(r, 0, kc4)) + tsf;
+    const int sstep = p.sf_linear ? team : team * 128;
+#endif
     #pragma unroll
     for (int i = 0; i < NB; ++i) {
       const int b = tl + team * i;
       if (ST && b < nblk) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]); // again, from the slot
       if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], rq, p.fo6, qt + i * team * 8, st + i * sstep);
     }
-    if (SB) {
-      refill = true; // after the round's barrier
-    } else if (ST) { // every thread of the team is done with the slot's words: refill it
+    if (ST) { // every thread of the team is done with the slot's words: refill it
       nvf_team_sync(team);
       if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes, slots + slot * rowbytes,
                                  slot_bar + 8u * slot);
@@ -586,38 +547,8 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
       }
       nvf_quantize_store<KF16>(tw, am, rq, p.fo6, qt + (i64)i * team * 8, st + (i64)i * sstep);
     }
-    if (sfb_on)
-      for (int c = nblk + tl; c < sfrow; c += team) brow[c] = 0;
-    else if (!p.sf_linear)
+    if (!p.sf_linear)
       for (int c = nblk + tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
-    } // a row to quantize
-    if (SB) {
-      __syncthreads(); // every team is done with its slot's words and has its SFs in nvf_qsfbuf
-      if (refill) {
-        if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes,
-                                   slots + slot * rowbytes, slot_bar + 8u * slot);
-        phase ^= slot == nslot - 1;
-        slot = slot == nslot - 1 ? 0 : slot + 1;
-      }
-      if (sfb_on) { // piece (row t of the round, column group c): consecutive threads, consecutive rows
-        const idx base = item - (idx)(threadIdx.x / team);
-        const int lt = __ffs(tpc) - 1;
-        const bool al4 = ((u64)p.sf & 3u) == 0;
-        for (int pi = threadIdx.x; pi < tpc * kc4; pi += NVF_QT) {
-          const int t = pi & (tpc - 1), c = pi >> lt;
-          if (base + t < total) {
-            int g2, r2;
-            nvf_item_row(p, base + t, false, prefix, rows_pad, g2, r2);
-            if (p.masked_m && r2 >= nvf_valid_rows(p.masked_m, g2, p.rows)) continue; // (never from the host)
-            const u32 w = *(const u32*)(nvf_qsfbuf[sfpar] + t * sfrow + 4 * c);
-            u8* d = p.sf + (i64)g2 * sf_gbytes + nvf_sf_offset_128x4(r2, 4 * c, kc4);
-            if (al4) *(u32*)d = w;
-            else for (int j = 0; j < 4; ++j) d[j] = (u8)(w >> (8 * j));
-          }
-        }
-      }
-      sfpar ^= 1;
-    }
   }
 }
 
@@ -629,7 +560,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
 #define NVF_QUANT_KERNEL(name, silu, f16, staged, nb, minb)                              \
   extern "C" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p) { \
     nvf_pdl_enter();                                                                      \
-    __shared__ int prefix[(staged) ? 1 : NVF_QMAXG + 1];                                  \
+    __shared__ int prefix[NVF_QMAXG + 1];                                                 \
     __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \
     nvf_quantize_rows<silu, f16, staged, nb>(p, prefix, red);                             \
   }
@@ -641,18 +572,8 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
 NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QNB, NVF_QMINB)
 NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QNB, NVF_QMINB)
 #elif defined(NVF_QSTAGED_ONLY)
-// Tuning runs: -DNVF_QSTAGE=7 gives the staged kernels 7 register blocks and 2 CTAs per SM, so
-// K 7168 takes teams of 64 threads (448 blocks, 7 each: no thread short of a block) and 16 row
-// slots per SM instead of 12 (the host mirrors it).
-#if defined(NVF_QSTAGE) && NVF_QSTAGE == 7
-#define NVF_QSNB 7
-#undef NVF_QSTAGE_MINB
-#define NVF_QSTAGE_MINB 2
-#else
-#define NVF_QSNB NVF_QNB
-#endif
-NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QSNB, NVF_QSTAGE_MINB)
-NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QSNB, NVF_QSTAGE_MINB)
+NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)
+NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)
 #else
 NVF_QUANT_KERNEL(nvf_quantize, false, false, false, NVF_QNB, NVF_QMINB)
 NVF_QUANT_KERNEL(nvf_quantize_f16, false, true, false, NVF_QNB, NVF_QMINB)
