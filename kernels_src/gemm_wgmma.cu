@@ -22,7 +22,6 @@
 #include "gemm_common.cuh"
 #include "dequant_bf16.cuh"
 #include "ptx_wgmma.cuh"
-#include "ptx_tcgen05.cuh" // mbarriers and the 1-D bulk copy (the NVF_WRING tuning ring)
 
 #ifndef NVF_TOK
 #define NVF_TOK 64 // tokens per pass: the wgmma N (8, 16, 32, 48, 64 or 128)
@@ -44,17 +43,6 @@ static_assert(NVF_WTUNE >= 111 && NVF_WTUNE <= 999 && NVF_WMINB >= 1 && NVF_WDEP
 #endif
 #ifndef NVF_WMINB
 #define NVF_WMINB 1
-#endif
-// Tuning runs, TILED weights only: $NVFP4MOE_TUNE_DEFINE=-DNVF_WRING=<v> gives each warp a ring of
-// v % 10 shared-memory slots, each one 128-K step of its 16-row weight tile (1 KB, one bulk copy)
-// and the two 256-byte SF windows holding its rows' SFs (two more), completing on the slot's
-// mbarrier; K chunk 256 (v / 10). The weights and SFs are then v % 10 - 1 steps in flight at no
-// register cost (two in registers otherwise). Mirrored by the host (shared-memory size); a ring
-// that does not fit the tile's shared memory is left out on both sides.
-#if defined(NVF_WRING) && defined(NVF_WTILED) && NVF_WTILED
-#define NVF_WKC (256 * (NVF_WRING / 10))
-#define NVF_RING_D (NVF_WRING % 10)
-static_assert(NVF_WRING >= 11 && NVF_WRING <= 99 && NVF_RING_D >= 1, "NVF_WRING: two digits 1-9");
 #endif
 // K per token chunk (64 KiB or less); tuning runs may set a smaller one with NVF_WKC (the
 // host sizes shared memory for the default, so a larger one is refused)
@@ -83,12 +71,6 @@ static_assert(NVF_KC <= NVF_KC_DEFAULT && NVF_KC % 256 == 0, "NVF_WKC: a multipl
 #define NVF_UNITS (NVF_TOK * NVF_SPC)      // token staging units (one token, one step) per chunk
 #define NVF_UPT ((NVF_UNITS + NVF_THREADS - 1) / NVF_THREADS)
 #define NVF_SMEM_BYTES (NVF_NBUF * NVF_BUF_BYTES + NVF_UNITS * 72) // chunk buffers, raw staging
-#define NVF_RSLOT 1536 // ring slot: 1 KB of weights, two 256-byte SF windows
-#if defined(NVF_RING_D) && NVF_SMEM_BYTES + 4 * NVF_WG * NVF_RING_D * (NVF_RSLOT + 8) <= 232448
-#define NVF_RING 1 // the ring after the staging area, then its mbarriers (8 bytes a slot)
-#else
-#define NVF_RING 0
-#endif
 
 static_assert(NVF_SPC >= 2, "a chunk has at least two steps (buffer reuse argument below)");
 static_assert(NVF_SPC % NVF_DEPTH == 0, "a chunk is a whole number of rounds of the weight slots");
@@ -194,19 +176,6 @@ NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf, int c,
   }
 }
 
-#if NVF_RING
-// Fills ring slot `slot` (mbarrier `bar`) with step s of this warp's weight tile and its two SF
-// windows; lane 0 only. The warp's reads of the slot's previous step are complete (their values
-// were consumed before the __syncwarp that precedes this), so the async-proxy writes may follow.
-NVF_DEV void nvf_ring_fill(u32 slot, u32 bar, const u8* wtile, const u8* sfwin, int s) {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-  nvf_mbar_expect_tx(bar, NVF_RSLOT);
-  nvf_bulk_load(slot, wtile + (i64)s * 1024, 1024, bar);
-  nvf_bulk_load(slot + 1024, sfwin + (i64)s * 1024, 256, bar);
-  nvf_bulk_load(slot + 1280, sfwin + (i64)s * 1024 + 512, 256, bar);
-}
-#endif
-
 template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
   extern __shared__ __align__(128) u8 smem[]; // NVF_NBUF chunk buffers, then the raw staging area
   const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;
@@ -219,14 +188,12 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
   const int nchunks = (p.k + NVF_KC - 1) / NVF_KC;
   const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);
   const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8
-#if !NVF_RING
   const bool ok0 = r0 < p.n, ok1 = r0 + 8 < p.n;
   const u8* w0 = nvf_wpiece(p, g, r0, t);
   const u8* w1 = w0 + NVF_WROW8(p);
   // SF pair of row r0 for step s at wsf + 1024 s (128x4: columns 8s + 2t, 8s + 2t + 1); row
   // r0 + 8 is 128 bytes on (same 32-row group: r0 % 32 < 24)
   const u8* wsf = p.b_sf + g * sfb_g + nvf_sf_offset_128x4(r0, 2 * t, kc4);
-#endif
   const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);
   const u8* asf_g = p.a_sf + g * sfa_g;
   const u32 sbase = (u32)__cvta_generic_to_shared(smem);
@@ -234,37 +201,12 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
   const u8* stage_p = smem + NVF_NBUF * NVF_BUF_BYTES;
   const u32* stage_sf_p = (const u32*)(stage_p + NVF_UNITS * 64);
   const float alpha = p.alpha ? p.alpha[g] : 1.0f;
-#if NVF_RING
-  // This warp's ring: its 16-row tile (TILED: N % 16 == 0, so the tile is wholly in N or wholly
-  // past it, and K % 128 == 0, so there is no K tail); the two SF windows of a step hold 16
-  // rows x 4 bytes of the tile's 4 row groups of 32 (the 128x4 layout), 4x what the warp reads.
-  const int rf = r0 & ~15, gwarp = threadIdx.x >> 5;
-  const bool wok = rf < p.n;
-  const u32 ring = sbase + NVF_SMEM_BYTES + gwarp * NVF_RING_D * NVF_RSLOT;
-  const u32 rbar = sbase + NVF_SMEM_BYTES + 4 * NVF_WG * NVF_RING_D * NVF_RSLOT + gwarp * NVF_RING_D * 8;
-  const u8* wtile = p.b + ((i64)g * p.n + rf) * (p.k / 2);
-  const u8* sfwin = p.b_sf + g * sfb_g + (i64)(rf >> 7) * kc4 * 512 + (rf & 31) * 16;
-  // a lane's bytes in a slot: weight row r0 % 16 (and + 8) piece t, SF pair (2t, 2t + 1) of its row
-  const u32 wlane = (lane >> 2) * 64 + 16 * t;
-  const u32 slane = 1024 + (t >> 1) * 256 + (lane >> 2) * 16 + ((rf >> 5) & 3) * 4 + 2 * (t & 1);
-  if (lane == 0) {
-    for (int d = 0; d < NVF_RING_D; ++d) nvf_mbar_init(rbar + 8 * d, 1);
-    nvf_fence_mbar_init();
-  }
-  __syncwarp();
-  u32 ph = 0; // parity of each slot's next phase, bit d
-#endif
 
   for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {
     float acc[NVF_TOK / 2];
     #pragma unroll
     for (int e = 0; e < NVF_TOK / 2; ++e) acc[e] = 0.0f;
 
-#if NVF_RING
-    int rs = 0; // slot of the next step (every step of the previous tile was consumed)
-    if (wok && lane == 0)
-      for (int d = 0; d < NVF_RING_D && d < nsteps; ++d) nvf_ring_fill(ring + d * NVF_RSLOT, rbar + 8 * d, wtile, sfwin, d);
-#else
     uint4 wq[NVF_DEPTH][2];
     u32 ws[NVF_DEPTH][2];
     #pragma unroll
@@ -276,7 +218,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
       ws[d][0] = (in && ok0) ? *(const u16*)(wsf + d * 1024) : 0u;
       ws[d][1] = (in && ok1) ? *(const u16*)(wsf + d * 1024 + 128) : 0u;
     }
-#endif
     NvfTokUnit units[NVF_UPT];
     nvf_tok_units(p, a_g, asf_g, valid, tok0, kc4, units);
     __syncthreads(); // the previous token tile's MMAs are done in every warpgroup (wait<0>)
@@ -301,26 +242,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
           // rounds), a compile-time index: the slot is refilled in place. Moving the loads in
           // flight down one place instead compiled to register moves that waited for the
           // loads just issued (1-3 % slower, bench/NOTES.md, seventh session).
-#if NVF_RING
-          uint4 q0 = make_uint4(0, 0, 0, 0), q1 = q0;
-          u32 sf0 = 0, sf1 = 0;
-          if (wok) { // step s in slot rs: read this lane's pieces and SF pairs before the wait
-            nvf_mbar_wait(rbar + 8 * rs, (ph >> rs) & 1u);
-            const u8* sl = smem + (ring - sbase) + rs * NVF_RSLOT;
-            q0 = *(const uint4*)(sl + wlane);
-            q1 = *(const uint4*)(sl + wlane + 512);
-            sf0 = *(const u16*)(sl + slane);
-            sf1 = *(const u16*)(sl + slane + 128);
-          }
-          ph ^= 1u << rs;
-          nvf_wgmma_wait<0>(); // step s-1, the last reader of a[], is done
-          nvf_dequant_piece(q0, sf0, a);
-          nvf_dequant_piece(q1, sf1, a + 16);
-          __syncwarp(); // every lane has used its bytes of the slot: refill it with step s + D
-          if (wok && lane == 0 && s + NVF_RING_D < nsteps)
-            nvf_ring_fill(ring + rs * NVF_RSLOT, rbar + 8 * rs, wtile, sfwin, s + NVF_RING_D);
-          rs = rs + 1 == NVF_RING_D ? 0 : rs + 1;
-#else
           const int d = ss % NVF_DEPTH;
           nvf_wgmma_wait<0>(); // step s-1, the last reader of a[], is done
           nvf_dequant_piece(wq[d][0], ws[d][0], a);
@@ -333,7 +254,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
             ws[d][0] = (in && ok0) ? *(const u16*)(wsf + (i64)sn * 1024) : 0u;
             ws[d][1] = (in && ok1) ? *(const u16*)(wsf + (i64)sn * 1024 + 128) : 0u;
           }
-#endif
           nvf_wgmma_fence();
           #pragma unroll
           for (int i = 0; i < 8; ++i) {

@@ -222,17 +222,12 @@ NVF_DEV float nvf_rcp_in_range(float y) {
   return __fmaf_rn(r, __fmaf_rn(-y, r, 1.0f), r);
 }
 
-// Tuning runs: -DNVF_QHINT=1 reads the staged rows with an L2 evict-first policy, =2 writes the
-// codes as streaming stores (st.global.cs), =3 both, =4 reads with evict-last. Probes
-// (wrong bytes, timing only): -DNVF_QPROBE=1 stores no SFs, =2 no codes.
+// Probes for tuning runs (wrong bytes, timing only; bench/NOTES.md, tenth session): -DNVF_QPROBE=1
+// stores no SFs, =2 no codes, =3 writes each row's SFs contiguously (the linear layout's
+// addresses) whatever the layout.
 #if defined(NVF_QPROBE)
 #define nvf_store_q(qp, q0, q1) (NVF_QPROBE == 2 ? (void)0 : (void)(*(uint2*)(qp) = make_uint2(q0, q1)))
 #define nvf_store_sf(sfp, b) (NVF_QPROBE == 1 ? (void)0 : (void)(*(sfp) = (u8)(b)))
-#elif defined(NVF_QHINT) && (NVF_QHINT & 2)
-NVF_DEV void nvf_store_q(u8* qp, u32 q0, u32 q1) {
-  asm volatile("st.global.cs.v2.u32 [%0], {%1, %2};" ::"l"(qp), "r"(q0), "r"(q1) : "memory");
-}
-#define nvf_store_sf(sfp, b) (*(sfp) = (u8)(b)) // (the staged kernels' SFs go to shared memory)
 #else
 #define nvf_store_q(qp, q0, q1) (*(uint2*)(qp) = make_uint2(q0, q1))
 #define nvf_store_sf(sfp, b) (*(sfp) = (u8)(b))
@@ -351,46 +346,6 @@ NVF_DEV void nvf_item_row(const NvfQuantParams& p, i64 item, bool dense, const i
 #define NVF_QSTAGE_MAX 4    // slots per team at most
 #define NVF_QSTAGE_MINB 3   // CTAs per SM of the staged kernels (no words held across the barrier)
 extern __shared__ __align__(128) u8 nvf_qstage[]; // staged kernels: p.stage slots of one row per team
-// Staged kernels, 128x4 SFs, sector groups: a row alone writes 4 bytes into each 512-byte SF
-// block of its row block (K 7168: 112 writes of 4 bytes, each into a 32-byte sector shared with 7
-// other rows), and a probe without SF stores was 9 % faster (bench/NOTES.md, tenth session). A
-// sector (16-byte units rr, rr + 1 of a block: rows rr, rr + 1 of each 32-row group) is whole only
-// when 8 rows are: so the rounds go in macro-rounds of 8 / tpc, in which a CTA's teams quantize
-// one sector group {0, 1, 32, 33, 64, 65, 96, 97} + base, their SFs collected in shared memory
-// (double-buffered by macro-round) and written after the macro-round's barrier as whole sectors.
-// Work items past the last full macro-round of every CTA (the tail) go row by row as before.
-// Tuning runs: -DNVF_QSG=0 writes every row's SFs directly.
-#if !defined(NVF_QSG) || NVF_QSG
-#define NVF_QSGON 1
-#else
-#define NVF_QSGON 0
-#endif
-#define NVF_QSFBUF_BYTES 4096 // 8 rows of at most 512 SFs (teams of at most 128 threads)
-__shared__ __align__(16) u8 nvf_qsfbuf[2][NVF_QSFBUF_BYTES];
-
-// Work-item order of the sector groups (items below `items`, every CTA's first F macro-rounds):
-// item = k * step + b * tpc + t (round k, CTA b, team t) is row j = (k % R) * tpc + t of sector
-// group (k / R) * grid + b; tail item `items` + i is row i % 8 of sector group F * grid + i / 8.
-// Row j of sector group sg: (sg / 16) * 128 + (j / 2) * 32 + (sg % 16) * 2 + j % 2 (of all groups'
-// padded rows: a sector group never spans two groups, rows_pad being a multiple of 128).
-struct NvfSgMap {
-  bool on;
-  int step, grid, tpc_log, r_log, items;
-};
-NVF_DEV int nvf_sg_row(int item, const NvfSgMap& m) {
-  if (!m.on) return item;
-  int sg, j;
-  if (item < m.items) {
-    const int k = item / m.step, rem = item - k * m.step;
-    sg = (k >> m.r_log) * m.grid + (rem >> m.tpc_log);
-    j = ((k & ((1 << m.r_log) - 1)) << m.tpc_log) + (rem & ((1 << m.tpc_log) - 1));
-  } else {
-    const int i = item - m.items;
-    sg = m.items / 8 + (i >> 3);
-    j = i & 7;
-  }
-  return (sg >> 4) * 128 + (j >> 1) * 32 + (sg & 15) * 2 + (j & 1);
-}
 __shared__ __align__(8) u64 nvf_qbars[NVF_QT / 32 * NVF_QSTAGE_MAX];
 
 // The team's threads (a power of two >= 32, aligned in the CTA) meet, so a slot can be refilled.
@@ -403,24 +358,15 @@ NVF_DEV void nvf_team_sync(int team) {
 // padding row or a row past masked_m, completes the slot's phase with no bytes (the team
 // reads nothing from it then), so every item takes one phase of its slot's mbarrier.
 NVF_DEV void nvf_stage_row(const NvfQuantParams& p, i64 item, i64 total, bool dense, const int* prefix, int rows_pad,
-                           u32 rowbytes, u8* dst, u32 bar, const NvfSgMap& sm) {
+                           u32 rowbytes, u8* dst, u32 bar) {
 #if NVF_QSTAGE_ARCH
   if (item < total) {
     int g, r;
-    nvf_item_row(p, nvf_sg_row((int)item, sm), dense, prefix, rows_pad, g, r);
+    nvf_item_row(p, item, dense, prefix, rows_pad, g, r);
     if (r < p.rows && (dense || r < nvf_valid_rows(p.masked_m, g, p.rows))) {
       nvf_mbar_expect_tx(bar, rowbytes);
-#if defined(NVF_QHINT) && (NVF_QHINT & 5)
-      u64 pol;
-      if (NVF_QHINT & 4) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
-      else asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
-      asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;"
-                   ::"r"(nvf_smem_u32(dst)), "l"((const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2),
-                   "r"(rowbytes), "r"(bar), "l"(pol) : "memory");
-#else
       nvf_bulk_load(nvf_smem_u32(dst), (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2,
                     rowbytes, bar);
-#endif
       return;
     }
   }
@@ -444,7 +390,6 @@ template <bool SILU, bool F16, bool STAGED, int NB>
 NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32]) {
   constexpr bool KF16 = SILU ? false : F16; // dtype of the words kept: SiLU's y is bf16
   constexpr bool ST = STAGED && !SILU && NVF_QSTAGE_ARCH;
-  constexpr bool SG = ST && NVF_QSGON; // sector groups (above), when the run-time conditions hold
   const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;
   const int team = p.team, tl = threadIdx.x & (team - 1), tpc = NVF_QT / team;
   const int sf_pad_cols = p.sf_linear ? nblk : kc4 * 4;
@@ -453,9 +398,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
   const int tq = tl * 8, tsf = p.sf_linear ? tl : (tl >> 2) * 512 + (tl & 3);
   const i64 sf_gbytes = p.sf_linear ? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);
   const int rows_pad = p.pad_rows ? (p.rows + 127) / 128 * 128 : p.rows;
-  // (the staged kernels have no prefix array: masked input, which the host never gives them,
-  // would take the per-row test below)
-  const bool dense = !ST && p.masked_m != nullptr && p.groups <= NVF_QMAXG && (i64)p.groups * p.rows < 0x7FFFFFFF;
+  const bool dense = p.masked_m != nullptr && p.groups <= NVF_QMAXG && (i64)p.groups * p.rows < 0x7FFFFFFF;
   typedef typename NvfIndex<ST>::T idx; // work-item numbers (the staged kernels get fewer than 2^30)
   // Up to 32 groups and teams of whole warps (the decode shapes): each warp scans masked_m in
   // its registers (lane g: valid rows of groups 0..g) and finds a row's group by a ballot, with
@@ -482,14 +425,6 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
   const u32 slot_bar = nvf_smem_u32(nvf_qbars) + 8u * (threadIdx.x / team) * nslot;
   int slot = 0;
   u32 phase = 0;
-  // sector groups: 128x4 SFs in padded rows (so no masked input), 2 to 8 teams a CTA, and at least
-  // one full macro-round a CTA (the staged kernels' work-item numbers are below 2^30)
-  NvfSgMap sm = {false, (int)step, (int)gridDim.x, __ffs(tpc) - 1, 0, 0};
-  if (SG && !p.sf_linear && p.pad_rows && tpc >= 2 && 8 * kc4 * 4 <= NVF_QSFBUF_BYTES && (i64)total / 8 >= gridDim.x) {
-    sm.on = true;
-    sm.r_log = 3 - sm.tpc_log; // R = 8 / tpc rounds a macro-round
-    sm.items = (int)((i64)total / 8 / gridDim.x) * (int)gridDim.x * 8;
-  }
   if (ST) {
     if (threadIdx.x == 0) {
       for (int i = 0; i < tpc * nslot; ++i) nvf_mbar_init(nvf_smem_u32(nvf_qbars) + 8u * i, 1);
@@ -499,45 +434,30 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     if (tl == 0)
       for (int i = 0; i < nslot; ++i)
         nvf_stage_row(p, (i64)blockIdx.x * tpc + threadIdx.x / team + step * i, total, dense, prefix, rows_pad, rowbytes,
-                      slots + i * rowbytes, slot_bar + 8u * i, sm);
+                      slots + i * rowbytes, slot_bar + 8u * i);
   }
 
-  const int sfrow = kc4 * 4; // bytes of a row in nvf_qsfbuf
-  // (every team of a CTA has an item in each round of the full macro-rounds: their barriers match)
   for (idx item = (idx)blockIdx.x * tpc + threadIdx.x / team; item < total; item += step) {
-    // grouped: this item is row j of the CTA's sector group in macro-round km; kend: its last round
-    const bool grouped = SG && sm.on && (int)item < sm.items;
-    int km = 0, j = 0;
-    bool kend = false;
-    if (grouped) {
-      const int k = (int)item / sm.step;
-      km = k >> sm.r_log;
-      j = ((k & ((1 << sm.r_log) - 1)) << sm.tpc_log) + (int)(threadIdx.x / team);
-      kend = (k & ((1 << sm.r_log) - 1)) == (1 << sm.r_log) - 1;
-    }
-    u8* brow = nvf_qsfbuf[km & 1] + j * sfrow;
-    int g = 0, r = 0;
+    int g, r;
     if (wdense) { // lanes past the groups hold the total, which no item reaches
       g = __popc(__ballot_sync(0xFFFFFFFFu, wincl <= item));
       const int before = __shfl_sync(0xFFFFFFFFu, wincl, (g + 31) & 31);
       r = (int)item - (g ? before : 0);
     } else {
-      nvf_item_row(p, ST ? (idx)nvf_sg_row((int)item, sm) : item, dense, prefix, rows_pad, g, r);
+      nvf_item_row(p, item, dense, prefix, rows_pad, g, r);
     }
     u8* sfg = p.sf + (i64)g * sf_gbytes;
     if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {
       if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on
         if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes,
-                                   slots + slot * rowbytes, slot_bar + 8u * slot, sm);
+                                   slots + slot * rowbytes, slot_bar + 8u * slot);
         phase ^= slot == nslot - 1;
         slot = slot == nslot - 1 ? 0 : slot + 1;
       }
-      if (r >= p.rows) { // zero SF padding row of the 128x4 layout
-        if (grouped) for (int c = tl; c < sfrow; c += team) brow[c] = 0;
-        else for (int c = tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
-      }
-      if (!SG) continue; // a row past masked_m: neither read nor written
-    } else {
+      if (r >= p.rows) // zero SF padding row of the 128x4 layout
+        for (int c = tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
+      continue; // a row past masked_m: neither read nor written
+    }
     const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;
     const u8* srow = slots + slot * rowbytes;
     const float gs = p.gate_scale ? p.gate_scale[g] : 1.0f, us = p.up_scale ? p.up_scale[g] : 1.0f;
@@ -598,8 +518,13 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     // qt + i * team * 8, its SF byte at st + i * sstep (128x4: the host's teams are multiples
     // of 4, so b % 4 = tl % 4 and b / 4 = tl / 4 + i * team / 4).
     u8* qt = p.q + ((i64)g * p.rows + r) * (p.k / 2) + tq;
-    u8* st = grouped ? brow + tl : sfg + (p.sf_linear ? (i64)r * nblk : nvf_sf_offset_128x4(r, 0, kc4)) + tsf;
-    const int sstep = grouped || p.sf_linear ? team : team * 128;
+#if defined(NVF_QPROBE) && NVF_QPROBE == 3
+    u8* st = sfg + (i64)r * nblk + tl;
+    const int sstep = team;
+#else
+    u8* st = sfg + (p.sf_linear ? (i64)r * nblk : nvf_sf_offset_128x4(r, 0, kc4)) + tsf;
+    const int sstep = p.sf_linear ? team : team * 128;
+#endif
     #pragma unroll
     for (int i = 0; i < NB; ++i) {
       const int b = tl + team * i;
@@ -609,7 +534,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     if (ST) { // every thread of the team is done with the slot's words: refill it
       nvf_team_sync(team);
       if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes, slots + slot * rowbytes,
-                                 slot_bar + 8u * slot, sm);
+                                 slot_bar + 8u * slot);
       phase ^= slot == nslot - 1;
       slot = slot == nslot - 1 ? 0 : slot + 1;
     }
@@ -622,29 +547,8 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
       }
       nvf_quantize_store<KF16>(tw, am, rq, p.fo6, qt + (i64)i * team * 8, st + (i64)i * sstep);
     }
-    if (grouped)
-      for (int c = nblk + tl; c < sfrow; c += team) brow[c] = 0;
-    else if (!p.sf_linear)
+    if (!p.sf_linear)
       for (int c = nblk + tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
-    } // a row to quantize
-    if (grouped && kend) { // the sector group's 8 rows have their SFs in nvf_qsfbuf[km & 1]
-      __syncthreads();
-      const int rg0 = (((int)blockIdx.x + km * sm.grid) >> 4) * 128 + (((int)blockIdx.x + km * sm.grid) & 15) * 2;
-      const int g2 = p.groups == 1 ? 0 : rg0 / rows_pad, r2 = rg0 - g2 * rows_pad; // r2 % 128 < 32
-      const u8* buf = nvf_qsfbuf[km & 1];
-      const u64 al = (u64)p.sf & 15u;
-      // unit u (row r2 + u of each 32-row group) of column group c: thread 2c + u, so each pair of
-      // threads writes one whole 32-byte sector
-      for (int x = threadIdx.x; x < 2 * kc4; x += NVF_QT) {
-        const int c = x >> 1, u = x & 1;
-        u32 w[4];
-        #pragma unroll
-        for (int q = 0; q < 4; ++q) w[q] = *(const u32*)(buf + (2 * q + u) * sfrow + 4 * c);
-        u8* d = p.sf + (i64)g2 * sf_gbytes + nvf_sf_offset_128x4(r2 + u, 4 * c, kc4);
-        if (al == 0) *(uint4*)d = make_uint4(w[0], w[1], w[2], w[3]);
-        else for (int q = 0; q < 16; ++q) d[q] = (u8)(w[q >> 2] >> (8 * (q & 3)));
-      }
-    }
   }
 }
 
@@ -656,7 +560,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
 #define NVF_QUANT_KERNEL(name, silu, f16, staged, nb, minb)                              \
   extern "C" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p) { \
     nvf_pdl_enter();                                                                      \
-    __shared__ int prefix[(staged) ? 1 : NVF_QMAXG + 1];                                  \
+    __shared__ int prefix[NVF_QMAXG + 1];                                                 \
     __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \
     nvf_quantize_rows<silu, f16, staged, nb>(p, prefix, red);                             \
   }
@@ -668,18 +572,8 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
 NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QNB, NVF_QMINB)
 NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QNB, NVF_QMINB)
 #elif defined(NVF_QSTAGED_ONLY)
-// Tuning runs: -DNVF_QSTAGE=7 gives the staged kernels 7 register blocks and 2 CTAs per SM, so
-// K 7168 takes teams of 64 threads (448 blocks, 7 each: no thread short of a block) and 16 row
-// slots per SM instead of 12 (the host mirrors it).
-#if defined(NVF_QSTAGE) && NVF_QSTAGE == 7
-#define NVF_QSNB 7
-#undef NVF_QSTAGE_MINB
-#define NVF_QSTAGE_MINB 2
-#else
-#define NVF_QSNB NVF_QNB
-#endif
-NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QSNB, NVF_QSTAGE_MINB)
-NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QSNB, NVF_QSTAGE_MINB)
+NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)
+NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)
 #else
 NVF_QUANT_KERNEL(nvf_quantize, false, false, false, NVF_QNB, NVF_QMINB)
 NVF_QUANT_KERNEL(nvf_quantize_f16, false, true, false, NVF_QNB, NVF_QMINB)
