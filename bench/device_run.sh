@@ -43,7 +43,7 @@
 # H10: quick quantizer tests under NVF_QHINT=3, the A/B of $QDEFS, Nsight Compute on the quantizer (P).
 # S10: the A/B of $QDEFS, the quantizer's tests in full, the layer tests, memcheck on the quick quantizer tests.
 # Z10: the A/B of $QDEFS, then the quick GPU suite. (Of the defines these modes ran, only the probes
-# NVF_QPROBE=1/2/3 remain in the kernels; the others are in commit 79ee2c0 and bench/NOTES.md.)
+# NVF_QPROBE=1/2/3 remain in the kernels; the others are in commits 79ee2c0 and f42c0ed, and in bench/NOTES.md.)
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
