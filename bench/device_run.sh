@@ -44,6 +44,9 @@
 # S10: the A/B of $QDEFS, the quantizer's tests in full, the layer tests, memcheck on the quick quantizer tests.
 # Z10: the A/B of $QDEFS, then the quick GPU suite. (Of the defines these modes ran, only the probes
 # NVF_QPROBE=1/2/3 remain in the kernels; the others are in commits 79ee2c0 and f42c0ed, and in bench/NOTES.md.)
+# Eleventh session: P11: the quantizer's many-rows tests (the pair teams), the A/B of $QDEFS on the quantizer,
+# the quantizer's tests in full, the layer tests, memcheck and racecheck on the many-rows tests, Nsight
+# Compute (memory tables and L2/DRAM counters) on the [16384, 7168] quantizer with pairs and with NVF_QPAIR=0.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -458,6 +461,30 @@ Z10)
     --out "$OUT/ab_quant.json" 2>&1 | grep -E "tune=" | cut -c1-170
   TEST_QUICK=1 timeout 240 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
   echo "quick suite rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -8
+  ;;
+P11)
+  TEST_ONLY=many_rows timeout 120 ./build/test_gpu > "$OUT/test_many.log" 2>&1
+  echo "many-rows tests rc $?: $(grep -c ^PASS "$OUT/test_many.log") PASS $(grep -c ^FAIL "$OUT/test_many.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_many.log" | head -8
+  PYTHONUNBUFFERED=1 timeout ${ABT2:-200} python3 tools/bench.py --defines "$QDEFS" --only quant \
+    --out "$OUT/ab_quant.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  TEST_ONLY=quant timeout 200 ./build/test_gpu > "$OUT/test_q.log" 2>&1
+  echo "quantizer tests rc $?: $(grep -c ^PASS "$OUT/test_q.log") PASS $(grep -c ^FAIL "$OUT/test_q.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_q.log" | head -8
+  TEST_ONLY=moe_layer timeout 60 ./build/test_gpu > "$OUT/test_layer.log" 2>&1
+  echo "layer tests rc $?: $(grep -c ^PASS "$OUT/test_layer.log") PASS $(grep -c ^FAIL "$OUT/test_layer.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_layer.log" | head -4
+  TEST_QUICK=1 TEST_ONLY=many_rows timeout 100 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.q.log" 2>&1
+  echo "memcheck many-rows exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.q.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.q.log") PASS"
+  TEST_QUICK=1 TEST_ONLY=many_rows timeout ${RACET:-100} compute-sanitizer --tool racecheck --error-exitcode 9 ./build/test_gpu > "$OUT/racecheck.q.log" 2>&1
+  echo "racecheck many-rows exit $?: $(grep -hE "RACECHECK SUMMARY|ERROR SUMMARY" "$OUT/racecheck.q.log" | head -1) $(grep -c ^PASS "$OUT/racecheck.q.log") PASS"
+  for v in none -DNVF_QPAIR=0; do
+    if [ "$v" = none ]; then unset NVFP4MOE_TUNE_DEFINE; else export NVFP4MOE_TUNE_DEFINE=$v; fi
+    tag=$(echo "$v" | tr -c 'A-Za-z0-9_\n' _)
+    timeout 90 ncu --clock-control none -k regex:nvf_quantize_staged --launch-skip 3 --launch-count 1 \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis_Tables --section MemoryWorkloadAnalysis \
+      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_write.sum,lts__t_requests_op_write.sum,lts__t_sectors_op_read.sum,lts__t_requests_op_read.sum \
+      --print-details all ./build/profile_kernels > "$OUT/ncu_mem_$tag.txt" 2>&1
+    echo "ncu $v exit $?"; grep -E "gpu__time_duration|dram__bytes|lts__t_sectors_op|lts__t_requests_op|L2 Cache Throughput|DRAM Throughput" "$OUT/ncu_mem_$tag.txt" | head -12
+  done
+  unset NVFP4MOE_TUNE_DEFINE
   ;;
 P)
   # Nsight Compute source counters (instructions executed per SASS line) and the stall

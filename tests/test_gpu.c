@@ -312,9 +312,18 @@ static void test_quantize_long_rows_and_fp16_silu(void) {
    kernels on sm_90+ (each team's rows pass through its shared-memory slots, every slot
    refilled many times): teams of 32, 64, 128 and 256 threads, 128x4 padding rows at the end
    of each group, the given-scale path (one value, and per-group device scales), 4over6, a
-   strided input. Masked input stays on the plain kernels: 1100
+   strided input. Teams of up to 128 threads work in pairs on rows 2i and 2i + 1: odd row
+   counts give a pair of a last row and a padding row (128x4) or of a last row and nothing
+   (linear); groups of an odd row count in the linear layout take the unpaired kernels. Masked
+   input stays on the plain kernels: 1100
    groups (rows past masked_m skipped in the walk), the dense list of valid rows; and SiLU.
    Run in TEST_QUICK too: the other quick shapes give each team at most two rows. */
+static char g_launched[256]; /* the last "launched" debug message of a context logging them */
+static void launch_logger(int level, const char* msg, void* user) {
+  (void)user;
+  if (level == NVFP4MOE_LOG_DEBUG && strstr(msg, ": launched ")) snprintf(g_launched, sizeof g_launched, "%s", msg);
+}
+
 static void test_quantize_many_rows_per_team(void) {
   static const qcase cases[] = {
       /* groups, rows, k, fp16, linear, flags, per_token, silu, mm_pattern, stride_extra, dev_scale, gate_up */
@@ -326,9 +335,42 @@ static void test_quantize_many_rows_per_team(void) {
       {40, 260, 2880, 0, 1, 0, 1, 0, 6, 0, 0, 0},
       {8, 2048, 768, 0, 0, 0, 1, 1, 0, 0, 0, 1},
       {1, 1700, 9216, 0, 0, 0, 1, 0, -1, 0, 0, 0},
-      {3, 1100, 7168, 0, 0, 0, 0, 0, -1, 0, 1, 0}};
+      {3, 1100, 7168, 0, 0, 0, 0, 0, -1, 0, 1, 0},
+      {1, 3301, 7168, 0, 0, 0, 1, 0, -1, 0, 0, 0},
+      {1, 3301, 7168, 1, 1, 0, 1, 0, -1, 0, 0, 0},
+      {2, 1651, 7168, 0, 1, 0, 1, 0, -1, 0, 0, 0}};
+  nvfp4moe_desc d;
+  nvfp4moe_context* ctx = 0;
+  nvfp4moe_info info;
+  int i, paired = 0, unpaired = 0;
   NEED_GPU();
-  run_qcase_table(cases, (int)(sizeof cases / sizeof cases[0]));
+  /* on a context that logs its launches: which kernel each case took */
+  memset(&d, 0, sizeof d);
+  d.logger.func = launch_logger;
+  d.logger.level = NVFP4MOE_LOG_DEBUG;
+  CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+  if (!ctx) return;
+  nvfp4moe_query_info(ctx, &info);
+  g_qctx = ctx;
+  for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); ++i) {
+    const qcase* c = &cases[i];
+    g_launched[0] = 0;
+    run_qcase(c);
+    if (strstr(g_launched, "nvf_quantize_staged_pair")) {
+      ++paired; /* pairs must not straddle two groups */
+      CHECK(c->groups == 1 || (c->linear ? c->rows : (c->rows + 127) / 128 * 128) % 2 == 0,
+            "G%d M%d K%d: pair teams across groups (%s)", c->groups, c->rows, c->k, g_launched);
+    } else if (strstr(g_launched, "nvf_quantize_staged")) {
+      ++unpaired;
+    }
+  }
+  g_qctx = g_ctx;
+  nvfp4moe_destroy(ctx);
+  /* on sm_90+ the table reaches the paired kernels and the unpaired ones (teams of 256 threads,
+     groups of an odd row count in the linear layout) */
+  if (info.cc_major >= 9 && !getenv("NVFP4MOE_TUNE_DEFINE"))
+    CHECK(paired >= 6 && unpaired >= 2, "staged kernels taken: %d paired, %d unpaired (last: %s)", paired, unpaired,
+          g_launched);
 }
 
 /* Every E2M1 cut point exactly, and its neighbours one bf16/fp16 step away, through the fast
