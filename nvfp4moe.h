@@ -181,7 +181,9 @@ typedef struct nvfp4moe_allocator {
 /* Log callback; func null = messages at `level` or below go to stderr. level 0 means
    NVFP4MOE_LOG_WARN; a negative level silences the context's messages (errors are still
    returned, and nvfp4moe_last_error() keeps the text). The host reference functions take
-   no description: their messages follow the default (WARN to stderr). The callback may be
+   no description: their messages follow the default (WARN to stderr). At NVFP4MOE_LOG_DEBUG
+   every kernel launch is logged ("<function>: launched <kernel>, <n> CTAs of <t> threads, <b>
+   bytes of dynamic shared memory"), to see which kernel a call took. The callback may be
    called from any thread that uses the context. */
 typedef struct nvfp4moe_logger {
   void (*func)(int level, const char* message, void* user_data);
@@ -2724,16 +2726,6 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  }\n"
   "}\n"
   "\n"
-  "// Block b of a row in shared memory (the staged kernels), 8 words. swp = 1 (lane bit 2): the\n"
-  "// block's second 16 bytes first, so the 8 lanes of a quarter warp, 4 reading the first halves\n"
-  "// of their blocks and 4 the second, hit 8 different bank groups (a 2-way conflict otherwise:\n"
-  "// 8 blocks of 32 bytes span 256 bytes).\n"
-  "NVF_DEV void nvf_load_block_slot(const u8* srow, int b, int swp, u32* w) {\n"
-  "  const u8* a = srow + b * 32;\n"
-  "  const uint4 a0 = *(const uint4*)(a + 16 * swp), a1 = *(const uint4*)(a + 16 - 16 * swp);\n"
-  "  w[0] = a0.x; w[1] = a0.y; w[2] = a0.z; w[3] = a0.w; w[4] = a1.x; w[5] = a1.y; w[6] = a1.z; w[7] = a1.w;\n"
-  "}\n"
-  "\n"
   "// max |x| of a block as f32 bits (exact; +-Inf -> 0x7F800000, NaN -> above it), from\n"
   "// packed max of the magnitudes (NaN-propagating) and one integer max of the two halves.\n"
   "template <bool F16>\n"
@@ -2772,7 +2764,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "\n"
   "// The 8 codes of w[0..3] from their magnitude bits c[j] (low byte nn <= 7, high bits the\n"
   "// magic's): nibble pairs by a multiply-add each (no carry out of the low byte, as nn <= 7),\n"
-  "// the 4 pair bytes gathered by two more and a byte permute; the signs (bits 15 and 31 of each\n",
+  "// the 4 pair bytes gathered by two more and a byte permute; the signs (bits 15 and 31 of each\n"
   "// word) as sign-replicated bytes, even elements to bit 3 and odd ones to bit 7 of their byte.\n"
   "// 13 operations, 6 of them on the FMA pipe (the byte-per-code form before took 15 on the ALU pipe).\n"
   "NVF_DEV u32 nvf_e2m1_pack_codes(const u32* c, const u32* w) {\n"
@@ -2781,7 +2773,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  for (int i = 0; i < 4; ++i) pr[i] = c[2 * i + 1] * 16u + c[2 * i];\n"
   "  const u32 mag = nvf_prmt(pr[1] * 256u + pr[0], pr[3] * 256u + pr[2], 0x5410u);\n"
   "  const u32 x01 = nvf_prmt(w[0], w[1], 0xFBD9u), x23 = nvf_prmt(w[2], w[3], 0xFBD9u); // S0 S2 S1 S3, S4 S6 S5 S7\n"
-  "  const u32 ev = nvf_prmt(x01, x23, 0x5410u), od = nvf_prmt(x01, x23, 0x7632u);\n"
+  "  const u32 ev = nvf_prmt(x01, x23, 0x5410u), od = nvf_prmt(x01, x23, 0x7632u);\n",
   "  return mag | (ev & 0x08080808u) | (od & 0x80808080u);\n"
   "}\n"
   "\n"
@@ -2846,7 +2838,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  q[0] = r.x; q[1] = r.y;\n"
   "  return sfs;\n"
   "}\n"
-  "\n",
+  "\n"
   "// What a row's blocks share: its decode scale s, t = (1/s) * (1/6), the mode (0 quantize,\n"
   "// 1 zero row, 2 faulted row: SF 0x7F, codes 0), and for the fast path s * 2^120.\n"
   "// fast: mode 0, no 4over6 and 2^-100 <= s < 2^8, so every y = e4m3(sf) * s of the row is a\n"
@@ -2860,7 +2852,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "};\n"
   "\n"
   "NVF_DEV float nvf_rcp_in_range(float y) {\n"
-  "  float r;\n"
+  "  float r;\n",
   "  asm(\"rcp.approx.ftz.f32 %0, %1;\" : \"=f\"(r) : \"f\"(y));\n"
   "  return __fmaf_rn(r, __fmaf_rn(-y, r, 1.0f), r);\n"
   "}\n"
@@ -2878,10 +2870,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "\n"
   "// Quantize one block of a row (its 8 words and amax bits) and store its 8 code bytes at qp\n"
   "// and its SF byte at sfp; mode 1 (zero row) and 2 (faulted row) store the fixed bytes.\n"
-  "// swp: the words come as elements 8-15 then 0-7 (nvf_load_block_slot), so the fast path's\n"
-  "// two code words are stored the other way round and the general path puts them back first.\n"
   "template <bool F16>\n"
-  "NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6, u8* qp, u8* sfp, int swp = 0) {\n"
+  "NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6, u8* qp, u8* sfp) {\n"
   "  u32 q[2] = {0u, 0u}, sfb;\n"
   "  // Fast path: a finite non-zero block amax in a fast row, and every |x * out| of the block\n"
   "  // below 7 (one product: the block max's), which also excludes SF 0 (out = inf) and needs\n"
@@ -2894,18 +2884,15 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    if (__fmul_rn(__uint_as_float(am), out) < 7.0f) {\n"
   "      q[0] = nvf_e2m1_pack8<F16, false>(w, out);\n"
   "      q[1] = nvf_e2m1_pack8<F16, false>(w + 4, out);\n"
-  "      nvf_store_q(qp, swp \? q[1] : q[0], swp \? q[0] : q[1]);\n"
+  "      nvf_store_q(qp, q[0], q[1]);\n"
   "      nvf_store_sf(sfp, sfb);\n"
   "      return;\n"
   "    }\n"
   "  }\n"
   "  sfb = rq.mode == 2 \? 0x7Fu : 0u;\n"
   "  if (rq.mode == 0) {\n"
-  "    u32 wo[8]; // the words in element order (4over6 sums the block's errors in that order)\n"
-  "    #pragma unroll\n"
-  "    for (int j = 0; j < 8; ++j) wo[j] = swp \? w[j ^ 4] : w[j];\n"
   "    if (am >= 0x7F800000u) sfb = 0x7Fu; // given scale: a non-finite block is faulted on its own\n"
-  "    else sfb = nvf_block_quantize<F16>(wo, am, rq.s, rq.t, fo6, q);\n"
+  "    else sfb = nvf_block_quantize<F16>(w, am, rq.s, rq.t, fo6, q);\n"
   "  }\n"
   "  nvf_store_q(qp, q[0], q[1]);\n"
   "  nvf_store_sf(sfp, sfb);\n"
@@ -2913,7 +2900,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "\n"
   "// Team-wide max of u32 (team threads, a power of two, aligned in the CTA). Teams wider\n"
   "// than a warp meet at their own named barrier (ids 1..NVF_QT/64); red is double-buffered\n"
-  "// by the caller's parity so one barrier per call suffices.\n",
+  "// by the caller's parity so one barrier per call suffices.\n"
   "NVF_DEV u32 nvf_team_max(u32 v, int team, u32 (*red)[NVF_QT / 32], int parity) {\n"
   "  const int lane = threadIdx.x & 31;\n"
   "  if (team >= 32) { // the common case: one warp reduction instruction (sm_80+)\n"
@@ -2935,7 +2922,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  if (wpt == 2) {\n"
   "    const uint2 a = *(const uint2*)rr;\n"
   "    v = max(a.x, a.y);\n"
-  "  } else {\n"
+  "  } else {\n",
   "    const uint4 a = *(const uint4*)rr;\n"
   "    v = max(max(a.x, a.y), max(a.z, a.w));\n"
   "    if (wpt == 8) {\n"
@@ -2998,7 +2985,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "\n"
   "// The team's threads (a power of two >= 32, aligned in the CTA) meet, so a slot can be refilled.\n"
   "NVF_DEV void nvf_team_sync(int team) {\n"
-  "  if (team == 32) __syncwarp();\n",
+  "  if (team == 32) __syncwarp();\n"
   "  else asm volatile(\"bar.sync %0, %1;\" : : \"r\"(1 + ((int)threadIdx.x >> (__ffs(team) - 1))), \"r\"(team) : \"memory\");\n"
   "}\n"
   "\n"
@@ -3022,67 +3009,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "#endif\n"
   "}\n"
   "\n"
-  "// Pair teams (the staged kernels' default, bench/NOTES.md, eleventh session): 2 x team threads\n"
-  "// quantize the two rows of a pair item, rows 2i and 2i + 1, which share every 32-byte sector of\n"
-  "// the 128x4 layout (r % 32 = 2j, 2j + 1). Lane bits 0-2 and 4 number the thread in its row\n"
-  "// (tl), bit 3 picks the row (half), so each SF store instruction writes 8 bytes into a sector\n"
-  "// instead of 4: half the SF sectors. Row `half` of a slot is at half * rowbytes rounded up to\n"
-  "// 128 bytes (a bulk copy into a destination 16 bytes off that alignment read 25 % more L2\n"
-  "// sectors, eleventh session).\n"
-  "NVF_DEV void nvf_stage_pair(const NvfQuantParams& p, i64 item, i64 rows_total, int rows_pad, u32 rowbytes, u8* dst,\n"
-  "                            u32 bar) {\n"
-  "#if NVF_QSTAGE_ARCH\n"
-  "  u32 bytes = 0;\n"
-  "  const u8* src[2] = {nullptr, nullptr};\n"
-  "  #pragma unroll\n"
-  "  for (int h = 0; h < 2; ++h) {\n"
-  "    const i64 R = 2 * item + h;\n"
-  "    int g, r;\n"
-  "    nvf_item_row(p, R, false, nullptr, rows_pad, g, r);\n"
-  "    if (R < rows_total && r < p.rows) {\n"
-  "      src[h] = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;\n"
-  "      bytes += rowbytes;\n"
-  "    }\n"
-  "  }\n"
-  "  if (bytes == 0u) { nvf_mbar_arrive(bar); return; }\n"
-  "  nvf_mbar_expect_tx(bar, bytes);\n"
-  "  #pragma unroll\n"
-  "  for (int h = 0; h < 2; ++h)\n"
-  "    if (src[h]) nvf_bulk_load(nvf_smem_u32(dst + h * ((rowbytes + 127u) & ~127u)), src[h], rowbytes, bar);\n"
-  "#endif\n"
-  "}\n"
-  "\n"
-  "// Max of u32 over the threads of this thread's row in a pair team of pteam (64, 128 or 256)\n"
-  "// threads: the 16 lanes of a warp with the same lane bit 3, then the team's warps through\n"
-  "// red[parity][half] and the team's named barrier (as nvf_team_max).\n"
-  "NVF_DEV u32 nvf_pair_max(u32 v, int pteam, u32 (*red)[2][NVF_QT / 32], int parity) {\n"
-  "  const int lane = threadIdx.x & 31, half = (lane >> 3) & 1;\n"
-  "  #pragma unroll\n"
-  "  for (int o = 1; o < 32; o <<= 1) {\n"
-  "    if (o == 8) continue;\n"
-  "    const u32 t = __shfl_xor_sync(0xFFFFFFFFu, v, o);\n"
-  "    v = t > v \? t : v;\n"
-  "  }\n"
-  "  const int warp = threadIdx.x >> 5, wpt = pteam >> 5, first = warp & ~(wpt - 1);\n"
-  "  if ((lane & ~8) == 0) red[parity][half][warp] = v;\n"
-  "  const int id = 1 + ((int)threadIdx.x >> (__ffs(pteam) - 1));\n"
-  "  asm volatile(\"bar.sync %0, %1;\" : : \"r\"(id), \"r\"(pteam) : \"memory\");\n"
-  "  const u32* rr = red[parity][half] + first;\n"
-  "  if (wpt == 2) {\n"
-  "    const uint2 a = *(const uint2*)rr;\n"
-  "    v = max(a.x, a.y);\n"
-  "  } else {\n"
-  "    const uint4 a = *(const uint4*)rr;\n"
-  "    v = max(max(a.x, a.y), max(a.z, a.w));\n"
-  "    if (wpt == 8) {\n",
-  "      const uint4 b = *(const uint4*)(rr + 4);\n"
-  "      v = max(v, max(max(b.x, b.y), max(b.z, b.w)));\n"
-  "    }\n"
-  "  }\n"
-  "  return v;\n"
-  "}\n"
-  "\n"
-  "// Teams of p.team threads quantize one row at a time. Thread l of a team holds the\n"
+  "// Teams of p.team threads quantize one row at a time. Thread l of a team holds the\n",
   "// blocks l, l + team, ... (NB of them) in registers between the row-amax pass and the\n"
   "// quantization; blocks past NB * team (K > 256 * 16 * NB) are read again.\n"
   "// STAGED (sm_90+, plain input, p.stage slots per team, chosen by the host): one thread\n"
@@ -3094,29 +3021,18 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "template <bool I32> struct NvfIndex { typedef i64 T; };\n"
   "template <> struct NvfIndex<true> { typedef int T; };\n"
   "\n"
-  "// PAIR (staged kernels only): pair teams of 2 x p.team threads take work items of two rows\n"
-  "// (nvf_stage_pair); a thread's row is `half`, its number in the row tl, as in a plain team.\n"
-  "template <bool SILU, bool F16, bool STAGED, int NB, bool PAIR = false>\n"
-  "NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32],\n"
-  "                               u32 (*pred)[2][NVF_QT / 32]) { // PR: nvf_pair_max's warp maxima\n"
+  "template <bool SILU, bool F16, bool STAGED, int NB>\n"
+  "NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32]) {\n"
   "  constexpr bool KF16 = SILU \? false : F16; // dtype of the words kept: SiLU's y is bf16\n"
   "  constexpr bool ST = STAGED && !SILU && NVF_QSTAGE_ARCH;\n"
-  "  constexpr bool PR = PAIR && ST;\n"
   "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
-  "  const int team = p.team, pteam = PR \? 2 * team : team, pu = threadIdx.x & (pteam - 1), half = PR \? (pu >> 3) & 1 : 0;\n"
-  "  const int tl = PR \? ((pu >> 4) << 3) | (pu & 7) : threadIdx.x & (team - 1), tpc = NVF_QT / pteam;\n"
-  "#if defined(NVF_QBASE) // tuning runs: the slot words in order (bank conflicts), and no pair teams (host)\n"
-  "  const int swp = 0;\n"
-  "#else\n"
-  "  const int swp = ST \? (threadIdx.x >> 2) & 1 : 0; // nvf_load_block_slot\n"
-  "#endif\n"
+  "  const int team = p.team, tl = threadIdx.x & (team - 1), tpc = NVF_QT / team;\n"
   "  const int sf_pad_cols = p.sf_linear \? nblk : kc4 * 4;\n"
   "  // this thread's first block's bytes (128x4: nvf_sf_offset_128x4(0, tl, kc4), spelled out: the\n"
   "  // helper's form compiles to other SASS than the kernels measured and tested)\n"
   "  const int tq = tl * 8, tsf = p.sf_linear \? tl : (tl >> 2) * 512 + (tl & 3);\n"
   "  const i64 sf_gbytes = p.sf_linear \? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
   "  const int rows_pad = p.pad_rows \? (p.rows + 127) / 128 * 128 : p.rows;\n"
-  "  const i64 rows_total = (i64)p.groups * rows_pad; // PR: the host keeps pairs inside a group\n"
   "  const bool dense = p.masked_m != nullptr && p.groups <= NVF_QMAXG && (i64)p.groups * p.rows < 0x7FFFFFFF;\n"
   "  typedef typename NvfIndex<ST>::T idx; // work-item numbers (the staged kernels get fewer than 2^30)\n"
   "  // Up to 32 groups and teams of whole warps (the decode shapes): each warp scans masked_m in\n"
@@ -3128,21 +3044,20 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    const int lane = threadIdx.x & 31;\n"
   "    wincl = lane < p.groups \? nvf_valid_rows(p.masked_m, lane, p.rows) : 0;\n"
   "    #pragma unroll\n"
-  "    for (int o = 1; o < 32; o <<= 1) {\n",
+  "    for (int o = 1; o < 32; o <<= 1) {\n"
   "      const int t = __shfl_up_sync(0xFFFFFFFFu, wincl, o);\n"
   "      if (lane >= o) wincl += t;\n"
   "    }\n"
   "  }\n"
   "  const idx total = wdense \? (idx)__shfl_sync(0xFFFFFFFFu, wincl, 31)\n"
-  "                    : dense \? (idx)nvf_masked_prefix(p, prefix) : (idx)(PR \? (rows_total + 1) / 2 : rows_total);\n"
+  "                    : dense \? (idx)nvf_masked_prefix(p, prefix) : (idx)((i64)p.groups * rows_pad);\n"
   "  const idx step = (idx)gridDim.x * tpc;\n"
   "  int parity = 0;\n"
   "  // staging state: this team's slots and their mbarriers, the slot of the current item and its phase\n"
   "  const int nslot = ST \? p.stage : 0;\n"
-  "  const u32 rowbytes = (u32)p.k * 2u, rowbytes128 = (rowbytes + 127u) & ~127u, sbytes = PR \? 2u * rowbytes128 : rowbytes;\n"
-  "  u8* slots = nvf_qstage + (threadIdx.x / pteam) * nslot * sbytes;\n"
-  "  const u32 slot_bar = nvf_smem_u32(nvf_qbars) + 8u * (threadIdx.x / pteam) * nslot;\n"
-  "  const bool leader = pu == 0; // the team's thread that refills its slots\n"
+  "  const u32 rowbytes = (u32)p.k * 2u;\n"
+  "  u8* slots = nvf_qstage + (threadIdx.x / team) * nslot * rowbytes;\n"
+  "  const u32 slot_bar = nvf_smem_u32(nvf_qbars) + 8u * (threadIdx.x / team) * nslot;\n"
   "  int slot = 0;\n"
   "  u32 phase = 0;\n"
   "  if (ST) {\n"
@@ -3151,19 +3066,15 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      nvf_fence_mbar_init();\n"
   "    }\n"
   "    __syncthreads();\n"
-  "    if (leader)\n"
-  "      for (int i = 0; i < nslot; ++i) {\n"
-  "        const i64 it = (i64)blockIdx.x * tpc + threadIdx.x / pteam + step * i;\n"
-  "        if (PR) nvf_stage_pair(p, it, rows_total, rows_pad, rowbytes, slots + i * sbytes, slot_bar + 8u * i);\n"
-  "        else nvf_stage_row(p, it, total, dense, prefix, rows_pad, rowbytes, slots + i * rowbytes, slot_bar + 8u * i);\n"
-  "      }\n"
+  "    if (tl == 0)\n"
+  "      for (int i = 0; i < nslot; ++i)\n",
+  "        nvf_stage_row(p, (i64)blockIdx.x * tpc + threadIdx.x / team + step * i, total, dense, prefix, rows_pad, rowbytes,\n"
+  "                      slots + i * rowbytes, slot_bar + 8u * i);\n"
   "  }\n"
   "\n"
-  "  for (idx item = (idx)blockIdx.x * tpc + threadIdx.x / pteam; item < total; item += step) {\n"
+  "  for (idx item = (idx)blockIdx.x * tpc + threadIdx.x / team; item < total; item += step) {\n"
   "    int g, r;\n"
-  "    if (PR) {\n"
-  "      nvf_item_row(p, 2 * (i64)item + half, false, prefix, rows_pad, g, r);\n"
-  "    } else if (wdense) { // lanes past the groups hold the total, which no item reaches\n"
+  "    if (wdense) { // lanes past the groups hold the total, which no item reaches\n"
   "      g = __popc(__ballot_sync(0xFFFFFFFFu, wincl <= item));\n"
   "      const int before = __shfl_sync(0xFFFFFFFFu, wincl, (g + 31) & 31);\n"
   "      r = (int)item - (g \? before : 0);\n"
@@ -3171,10 +3082,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      nvf_item_row(p, item, dense, prefix, rows_pad, g, r);\n"
   "    }\n"
   "    u8* sfg = p.sf + (i64)g * sf_gbytes;\n"
-  "    // PR: the pair's threads meet whatever their rows, so a row that is not quantized (a padding\n"
-  "    // row, or the row past an odd last one: have false) only skips its loads and stores\n"
-  "    const bool have = !PR || 2 * (i64)item + half < rows_total, valid = !PR || (have && r < p.rows);\n"
-  "    if (!PR && (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows)))) {\n"
+  "    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {\n"
   "      if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on\n"
   "        if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes,\n"
   "                                   slots + slot * rowbytes, slot_bar + 8u * slot);\n"
@@ -3186,13 +3094,13 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      continue; // a row past masked_m: neither read nor written\n"
   "    }\n"
   "    const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;\n"
-  "    const u8* srow = slots + slot * sbytes + half * rowbytes128;\n"
+  "    const u8* srow = slots + slot * rowbytes;\n"
   "    const float gs = p.gate_scale \? p.gate_scale[g] : 1.0f, us = p.up_scale \? p.up_scale[g] : 1.0f;\n"
   "\n"
   "    // Pass 1: this thread's first NB blocks into registers, their amax; the row amax.\n"
   "    u32 v[NB][8], bmax[NB];\n"
   "    u32 rmax = 0;\n"
-  "    if (ST) nvf_mbar_wait(slot_bar + 8u * slot, phase); // the row's bytes are in the slot\n",
+  "    if (ST) nvf_mbar_wait(slot_bar + 8u * slot, phase); // the row's bytes are in the slot\n"
   "    #pragma unroll\n"
   "    for (int i = 0; i < NB; ++i) {\n"
   "      const int b = tl + team * i;\n"
@@ -3200,12 +3108,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      // staged: a block past the row reads the row's last one instead (inside the slot, never\n"
   "      // used), so the words are defined on every path without zeroing them (no words live\n"
   "      // across rows)\n"
-  "      if (ST) nvf_load_block_slot(srow, min(b, nblk - 1), swp, v[i]);\n"
+  "      if (ST) nvf_load_block<false, F16>(p, srow, min(b, nblk - 1), gs, us, v[i]);\n"
   "      else if (b < nblk) nvf_load_block<SILU, F16>(p, xrow, b, gs, us, v[i]);\n"
   "    }\n"
   "    #pragma unroll\n"
   "    for (int i = 0; i < NB; ++i)\n"
-  "      if (valid && tl + team * i < nblk) {\n"
+  "      if (tl + team * i < nblk) {\n"
   "        bmax[i] = nvf_block_amax_bits<KF16>(v[i]);\n"
   "        rmax = bmax[i] > rmax \? bmax[i] : rmax;\n"
   "      }\n"
@@ -3220,19 +3128,19 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "        const u32 m = nvf_block_amax_bits<KF16>(tw);\n"
   "        rmax = m > rmax \? m : rmax;\n"
   "      }\n"
-  "      rmax = PR \? nvf_pair_max(rmax, pteam, pred, parity) : nvf_team_max(rmax, team, red, parity);\n"
+  "      rmax = nvf_team_max(rmax, team, red, parity);\n"
   "      parity ^= 1;\n"
   "      s = __fmul_rn(__uint_as_float(rmax), nvf_f32(NVF_RCP2688_BITS));\n"
   "      if (rmax >= 0x7F800000u) { s = nvf_f32(0x7FC00000u); mode = 2; }\n"
   "      else if (s < NVF_FLT_MIN) { s = 0.0f; mode = 1; } // zero row, or the product underflowed\n"
   "      else mode = 0;\n"
-  "      if (tl == 0 && valid) p.scale_out[(i64)g * p.rows + r] = s;\n"
+  "      if (tl == 0) p.scale_out[(i64)g * p.rows + r] = s;\n"
   "    } else {\n"
   "      s = p.scale_in \? p.scale_in[g] : p.scale_value;\n"
   "      if (s == 0.0f) mode = 1;\n"
   "      else if (!(s >= NVF_FLT_MIN) || nvf_is_nonfinite(s)) mode = 2;\n"
   "      else mode = 0;\n"
-  "    }\n"
+  "    }\n",
   "    const bool in_range = s >= nvf_f32(0x0D800000u) && s < 256.0f; // 2^-100 <= s < 2^8 (so mode 0)\n"
   "    rq.fast = in_range && p.fo6 == 0;\n"
   "    // 1/s: rcp.rn, which is 1.0f/s correctly rounded, the in-range way where it can be\n"
@@ -3255,18 +3163,13 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    #pragma unroll\n"
   "    for (int i = 0; i < NB; ++i) {\n"
   "      const int b = tl + team * i;\n"
-  "      if (ST && valid && b < nblk) nvf_load_block_slot(srow, b, swp, v[i]); // again, from the slot\n"
-  "      if (valid && b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], rq, p.fo6, qt + i * team * 8, st + i * sstep, swp);\n"
+  "      if (ST && b < nblk) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]); // again, from the slot\n"
+  "      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], rq, p.fo6, qt + i * team * 8, st + i * sstep);\n"
   "    }\n"
-  "    if (PR && have && !valid) // a zero SF padding row of the 128x4 layout\n"
-  "      for (int c = tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;\n"
   "    if (ST) { // every thread of the team is done with the slot's words: refill it\n"
-  "      nvf_team_sync(pteam);\n"
-  "      if (leader && PR)\n",
-  "        nvf_stage_pair(p, item + step * nslot, rows_total, rows_pad, rowbytes, slots + slot * sbytes, slot_bar + 8u * slot);\n"
-  "      else if (leader)\n"
-  "        nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes, slots + slot * rowbytes,\n"
-  "                      slot_bar + 8u * slot);\n"
+  "      nvf_team_sync(team);\n"
+  "      if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes, slots + slot * rowbytes,\n"
+  "                                 slot_bar + 8u * slot);\n"
   "      phase ^= slot == nslot - 1;\n"
   "      slot = slot == nslot - 1 \? 0 : slot + 1;\n"
   "    }\n"
@@ -3279,7 +3182,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      }\n"
   "      nvf_quantize_store<KF16>(tw, am, rq, p.fo6, qt + (i64)i * team * 8, st + (i64)i * sstep);\n"
   "    }\n"
-  "    if (valid && !p.sf_linear)\n"
+  "    if (!p.sf_linear)\n"
   "      for (int c = nblk + tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;\n"
   "  }\n"
   "}\n"
@@ -3294,16 +3197,10 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    nvf_pdl_enter();                                                                      \\\n"
   "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
   "    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \\\n"
-  "    nvf_quantize_rows<silu, f16, staged, nb>(p, prefix, red, nullptr);                    \\\n"
-  "  }\n"
-  "#define NVF_QUANT_PAIR_KERNEL(name, f16)                                                  \\\n"
-  "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, NVF_QSTAGE_MINB) name(const NvfQuantParams p) { \\\n"
-  "    nvf_pdl_enter();                                                                      \\\n"
-  "    __shared__ __align__(16) u32 red[2][2][NVF_QT / 32];                                  \\\n"
-  "    nvf_quantize_rows<false, f16, true, NVF_QNB, true>(p, nullptr, nullptr, red);         \\\n"
+  "    nvf_quantize_rows<silu, f16, staged, nb>(p, prefix, red);                             \\\n"
   "  }\n"
   "// (The SiLU build with -DNVF_QSILU2 is the \"wide\" SiLU specialisation of the host: rows\n"
-  "// past one register block per thread, K > 4096, get 2 blocks and 3 CTAs, so fewer blocks\n"
+  "// past one register block per thread, K > 4096, get 2 blocks and 3 CTAs, so fewer blocks\n",
   "// compute their SiLU twice. -DNVF_QSTAGED_ONLY builds only the staged kernels, compiled\n"
   "// when the host first picks them.)\n"
   "#if defined(NVF_SILU)\n"
@@ -3312,14 +3209,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "#elif defined(NVF_QSTAGED_ONLY)\n"
   "NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
   "NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
-  "NVF_QUANT_PAIR_KERNEL(nvf_quantize_staged_pair, false)\n"
-  "NVF_QUANT_PAIR_KERNEL(nvf_quantize_staged_pair_f16, true)\n"
   "#else\n"
   "NVF_QUANT_KERNEL(nvf_quantize, false, false, false, NVF_QNB, NVF_QMINB)\n"
   "NVF_QUANT_KERNEL(nvf_quantize_f16, false, true, false, NVF_QNB, NVF_QMINB)\n"
   "\n"
   "// ---- weight quantization helpers ---------------------------------------------------\n"
-  "// Per-expert max |w| over finite values (a non-finite weight faults only its own\n",
+  "// Per-expert max |w| over finite values (a non-finite weight faults only its own\n"
   "// block later), as f32 bits into amax[E] (zeroed by the host first).\n"
   "extern \"C\" __global__ void nvf_weight_amax(const u8* w, int fp16, i64 elems_per_expert, int blocks_per_expert,\n"
   "                                           u32* amax) {\n"
@@ -3375,7 +3270,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "       i += (i64)gridDim.x * blockDim.x) {\n"
   "    const i64 g = i / per_group, o = i % per_group;\n"
   "    if (to_128x4) {\n"
-  "      // invert the 128x4 offset: o = rb*kc4*512 + cb*512 + r32*16 + r4*4 + c4\n"
+  "      // invert the 128x4 offset: o = rb*kc4*512 + cb*512 + r32*16 + r4*4 + c4\n",
   "      const i64 rb = o / ((i64)kc4 * 512), rem = o % ((i64)kc4 * 512);\n"
   "      const int cb = (int)(rem / 512), inner = (int)(rem % 512);\n"
   "      const i64 r = rb * 128 + ((inner >> 2) & 3) * 32 + (inner >> 4);\n"
@@ -3393,7 +3288,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// Row-major <-> tiled (gemm_common.cuh) over rows = G N rows of K/2 bytes; N % 16 == 0, so a\n"
   "// 16-row tile never spans two groups, and K % 128 == 0.\n"
   "extern \"C\" __global__ void nvf_weights_relayout(const u8* src, u8* dst, i64 rows, int k, int to_tiled) {\n"
-  "  nvf_pdl_enter();\n",
+  "  nvf_pdl_enter();\n"
   "  const int pieces = k / 32; // 16-byte pieces per row\n"
   "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < rows * pieces; i += (i64)gridDim.x * blockDim.x) {\n"
   "    const i64 r = i / pieces;\n"
@@ -3557,10 +3452,7 @@ enum {
   NVFP4MOE__K_SF_CONVERT, NVFP4MOE__K_DEQUANTIZE, NVFP4MOE__K_QUANTIZE_F16, NVFP4MOE__K_WEIGHTS_RELAYOUT
 };
 /* kernels of the quantize_staged specialisation */
-enum {
-  NVFP4MOE__K_QUANTIZE_STAGED = 0, NVFP4MOE__K_QUANTIZE_STAGED_F16, NVFP4MOE__K_QUANTIZE_STAGED_PAIR,
-  NVFP4MOE__K_QUANTIZE_STAGED_PAIR_F16
-};
+enum { NVFP4MOE__K_QUANTIZE_STAGED = 0, NVFP4MOE__K_QUANTIZE_STAGED_F16 };
 /* kernels of the silu_quantize specialisation */
 /* kernels of the silu_quantize and silu_quantize_wide specialisations */
 enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
@@ -3607,7 +3499,7 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
       "nvf_dequantize", "nvf_quantize_f16", "nvf_weights_relayout", 0}},
     /* sm_90+, plain input with many rows per team: rows bulk-copied into shared memory */
     {"quantize_staged", "quantize.cu", {"-DNVF_QSTAGED_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1,
-     {"nvf_quantize_staged", "nvf_quantize_staged_f16", "nvf_quantize_staged_pair", "nvf_quantize_staged_pair_f16", 0}},
+     {"nvf_quantize_staged", "nvf_quantize_staged_f16", 0}},
     {"silu_quantize", "quantize.cu", {"-DNVF_SILU", 0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_silu_mul_quantize", "nvf_silu_mul_quantize_f16", 0}},
     /* SiLU rows with K > 4096: 2 register blocks per thread, 3 CTAs per SM */
@@ -4903,27 +4795,18 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
      sixth session; for masked decode input 10.2 -> 11.8 us again in the ninth). NVF_QSTAGE=0 / 3
      (tune define) turn it off or use 3 slots. The kernels
      rely on these conditions (no second read of a row, fewer than 2^30 work items). Their
-     specialisation is compiled when first picked.
-     Pair teams (the _pair kernels: 2 x team threads quantize rows 2i and 2i + 1 together, so
-     each 128x4 SF store fills 8 bytes of a sector instead of 4; bench/NOTES.md, eleventh
-     session) where a pair team fits the CTA and pairs stay inside a group; a slot then holds
-     both rows, each at a multiple of 128 bytes. NVF_QPAIR=0 (tune define) turns them off. */
+     specialisation is compiled when first picked. */
   if (!silu && !p->masked_m && ctx->cc_major >= 9 && team >= 32 && p->k / 16 <= team * nb &&
       items >= 4LL * 3 * ctx->sm_count * (256 / team) && items < (1LL << 30) &&
       strcmp(ctx->tune_define, "-DNVF_QSTAGE=0") != 0) {
     int occ, slots = strcmp(ctx->tune_define, "-DNVF_QSTAGE=3") == 0 ? 3 : 2;
-    int pair = team <= 128 && (rows_pad % 2 == 0 || p->groups == 1) && strcmp(ctx->tune_define, "-DNVF_QPAIR=0") != 0 &&
-               strcmp(ctx->tune_define, "-DNVF_QBASE=1") != 0;
-    int skern = pair ? (p->fp16 ? (int)NVFP4MOE__K_QUANTIZE_STAGED_PAIR_F16 : (int)NVFP4MOE__K_QUANTIZE_STAGED_PAIR)
-                     : (p->fp16 ? (int)NVFP4MOE__K_QUANTIZE_STAGED_F16 : (int)NVFP4MOE__K_QUANTIZE_STAGED);
-    long long slot_bytes = pair ? 2 * ((rowbytes + 127) / 128 * 128) : rowbytes, slot_teams = pair ? 128 / team : 256 / team;
     r = nvfp4moe__prepare(ctx, NVFP4MOE__SPEC_QUANTIZE_STAGED);
     if (r != NVFP4MOE_SUCCESS) return r;
-    occ = nvfp4moe__occupancy(ctx, NVFP4MOE__SPEC_QUANTIZE_STAGED, skern, 256, 0);
+    occ = nvfp4moe__occupancy(ctx, NVFP4MOE__SPEC_QUANTIZE_STAGED, NVFP4MOE__K_QUANTIZE_STAGED, 256, 0);
     /* the shared memory of an SM (opt-in limit + 1 KB) over the CTAs the registers allow,
        less the static shared memory and the 1 KB the driver keeps per CTA */
     budget = (ctx->smem_optin + 1024) / occ - 6 * 1024;
-    while (slots > 0 && slot_teams * slots * slot_bytes > budget) --slots;
+    while (slots > 0 && (256 / team) * slots * rowbytes > budget) --slots;
     /* 32-bit work-item numbers there: items < 2^30 and the refill's look-ahead, step * slots
        (step = CTAs * teams per CTA <= occ * SMs * 8), far below 2^30, keep item + step * slots
        below 2^31. One slot (GPUs with ~100 KB of shared memory per SM) was never measured:
@@ -4931,9 +4814,9 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
     if (slots >= 2 && items >= 4LL * occ * ctx->sm_count * (256 / team) &&
         3LL * occ * ctx->sm_count * (256 / team) < (1LL << 30)) {
       spec = NVFP4MOE__SPEC_QUANTIZE_STAGED;
-      kern = skern;
+      kern = p->fp16 ? (int)NVFP4MOE__K_QUANTIZE_STAGED_F16 : (int)NVFP4MOE__K_QUANTIZE_STAGED;
       q.stage = slots;
-      smem = (unsigned)(slot_teams * slots * slot_bytes);
+      smem = (unsigned)((256 / team) * slots * rowbytes);
     }
   }
   r = nvfp4moe__prepare(ctx, spec);

@@ -47,6 +47,8 @@
 # Eleventh session: P11: the quantizer's many-rows tests (the pair teams), the A/B of $QDEFS on the quantizer,
 # the quantizer's tests in full, the layer tests, memcheck and racecheck on the many-rows tests, Nsight
 # Compute (memory tables and L2/DRAM counters) on the [16384, 7168] quantizer with pairs and with NVF_QPAIR=0.
+# G11: the quick GPU suite, then Nsight Compute (pipe utilisation, tensor pipe, stalls) on the DeepSeek-V3
+# GEMM1 and GEMM2 at 32 tokens per expert (tools/profile_kernels).
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -485,6 +487,19 @@ P11)
     echo "ncu $v exit $?"; grep -E "gpu__time_duration|dram__bytes|lts__t_sectors_op|lts__t_requests_op|L2 Cache Throughput|DRAM Throughput" "$OUT/ncu_mem_$tag.txt" | head -12
   done
   unset NVFP4MOE_TUNE_DEFINE
+  ;;
+G11)
+  TEST_QUICK=1 timeout 240 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
+  echo "quick suite rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -8
+  M="gpu__time_duration.sum,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed"
+  for shape in "4096 7168" "7168 2048"; do
+    set -- $shape
+    tag=gemm_m32_n$1_k$2
+    PROFILE_GEMM_M=32 PROFILE_GEMM_N=$1 PROFILE_GEMM_K=$2 timeout 120 ncu --clock-control none -k regex:nvf_gemm --launch-skip 2 --launch-count 1 \
+      --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section LaunchStats --section Occupancy \
+      --metrics "$M" --print-details all ./build/profile_kernels > "$OUT/ncu_$tag.txt" 2>&1
+    echo "ncu $tag exit $?"; grep -E "gpu__time_duration|gmma|issue_active|pipe_alu|pipe_fma|pipe_lsu|dram__throughput|Function Name|Registers Per|Stall (Long|Wait|Barrier|GMMA|Math|Not Sel|Dispatch)|   Grid Size|Block Size" "$OUT/ncu_$tag.txt" | head -24
+  done
   ;;
 P)
   # Nsight Compute source counters (instructions executed per SASS line) and the stall

@@ -91,16 +91,6 @@ NVF_DEV void nvf_load_block(const NvfQuantParams& p, const u8* xrow, int b, floa
   }
 }
 
-// Block b of a row in shared memory (the staged kernels), 8 words. swp = 1 (lane bit 2): the
-// block's second 16 bytes first, so the 8 lanes of a quarter warp, 4 reading the first halves
-// of their blocks and 4 the second, hit 8 different bank groups (a 2-way conflict otherwise:
-// 8 blocks of 32 bytes span 256 bytes).
-NVF_DEV void nvf_load_block_slot(const u8* srow, int b, int swp, u32* w) {
-  const u8* a = srow + b * 32;
-  const uint4 a0 = *(const uint4*)(a + 16 * swp), a1 = *(const uint4*)(a + 16 - 16 * swp);
-  w[0] = a0.x; w[1] = a0.y; w[2] = a0.z; w[3] = a0.w; w[4] = a1.x; w[5] = a1.y; w[6] = a1.z; w[7] = a1.w;
-}
-
 // max |x| of a block as f32 bits (exact; +-Inf -> 0x7F800000, NaN -> above it), from
 // packed max of the magnitudes (NaN-propagating) and one integer max of the two halves.
 template <bool F16>
@@ -245,10 +235,8 @@ NVF_DEV float nvf_rcp_in_range(float y) {
 
 // Quantize one block of a row (its 8 words and amax bits) and store its 8 code bytes at qp
 // and its SF byte at sfp; mode 1 (zero row) and 2 (faulted row) store the fixed bytes.
-// swp: the words come as elements 8-15 then 0-7 (nvf_load_block_slot), so the fast path's
-// two code words are stored the other way round and the general path puts them back first.
 template <bool F16>
-NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6, u8* qp, u8* sfp, int swp = 0) {
+NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6, u8* qp, u8* sfp) {
   u32 q[2] = {0u, 0u}, sfb;
   // Fast path: a finite non-zero block amax in a fast row, and every |x * out| of the block
   // below 7 (one product: the block max's), which also excludes SF 0 (out = inf) and needs
@@ -261,18 +249,15 @@ NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6
     if (__fmul_rn(__uint_as_float(am), out) < 7.0f) {
       q[0] = nvf_e2m1_pack8<F16, false>(w, out);
       q[1] = nvf_e2m1_pack8<F16, false>(w + 4, out);
-      nvf_store_q(qp, swp ? q[1] : q[0], swp ? q[0] : q[1]);
+      nvf_store_q(qp, q[0], q[1]);
       nvf_store_sf(sfp, sfb);
       return;
     }
   }
   sfb = rq.mode == 2 ? 0x7Fu : 0u;
   if (rq.mode == 0) {
-    u32 wo[8]; // the words in element order (4over6 sums the block's errors in that order)
-    #pragma unroll
-    for (int j = 0; j < 8; ++j) wo[j] = swp ? w[j ^ 4] : w[j];
     if (am >= 0x7F800000u) sfb = 0x7Fu; // given scale: a non-finite block is faulted on its own
-    else sfb = nvf_block_quantize<F16>(wo, am, rq.s, rq.t, fo6, q);
+    else sfb = nvf_block_quantize<F16>(w, am, rq.s, rq.t, fo6, q);
   }
   nvf_store_q(qp, q[0], q[1]);
   nvf_store_sf(sfp, sfb);
@@ -389,66 +374,6 @@ NVF_DEV void nvf_stage_row(const NvfQuantParams& p, i64 item, i64 total, bool de
 #endif
 }
 
-// Pair teams (the staged kernels' default, bench/NOTES.md, eleventh session): 2 x team threads
-// quantize the two rows of a pair item, rows 2i and 2i + 1, which share every 32-byte sector of
-// the 128x4 layout (r % 32 = 2j, 2j + 1). Lane bits 0-2 and 4 number the thread in its row
-// (tl), bit 3 picks the row (half), so each SF store instruction writes 8 bytes into a sector
-// instead of 4: half the SF sectors. Row `half` of a slot is at half * rowbytes rounded up to
-// 128 bytes (a bulk copy into a destination 16 bytes off that alignment read 25 % more L2
-// sectors, eleventh session).
-NVF_DEV void nvf_stage_pair(const NvfQuantParams& p, i64 item, i64 rows_total, int rows_pad, u32 rowbytes, u8* dst,
-                            u32 bar) {
-#if NVF_QSTAGE_ARCH
-  u32 bytes = 0;
-  const u8* src[2] = {nullptr, nullptr};
-  #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const i64 R = 2 * item + h;
-    int g, r;
-    nvf_item_row(p, R, false, nullptr, rows_pad, g, r);
-    if (R < rows_total && r < p.rows) {
-      src[h] = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;
-      bytes += rowbytes;
-    }
-  }
-  if (bytes == 0u) { nvf_mbar_arrive(bar); return; }
-  nvf_mbar_expect_tx(bar, bytes);
-  #pragma unroll
-  for (int h = 0; h < 2; ++h)
-    if (src[h]) nvf_bulk_load(nvf_smem_u32(dst + h * ((rowbytes + 127u) & ~127u)), src[h], rowbytes, bar);
-#endif
-}
-
-// Max of u32 over the threads of this thread's row in a pair team of pteam (64, 128 or 256)
-// threads: the 16 lanes of a warp with the same lane bit 3, then the team's warps through
-// red[parity][half] and the team's named barrier (as nvf_team_max).
-NVF_DEV u32 nvf_pair_max(u32 v, int pteam, u32 (*red)[2][NVF_QT / 32], int parity) {
-  const int lane = threadIdx.x & 31, half = (lane >> 3) & 1;
-  #pragma unroll
-  for (int o = 1; o < 32; o <<= 1) {
-    if (o == 8) continue;
-    const u32 t = __shfl_xor_sync(0xFFFFFFFFu, v, o);
-    v = t > v ? t : v;
-  }
-  const int warp = threadIdx.x >> 5, wpt = pteam >> 5, first = warp & ~(wpt - 1);
-  if ((lane & ~8) == 0) red[parity][half][warp] = v;
-  const int id = 1 + ((int)threadIdx.x >> (__ffs(pteam) - 1));
-  asm volatile("bar.sync %0, %1;" : : "r"(id), "r"(pteam) : "memory");
-  const u32* rr = red[parity][half] + first;
-  if (wpt == 2) {
-    const uint2 a = *(const uint2*)rr;
-    v = max(a.x, a.y);
-  } else {
-    const uint4 a = *(const uint4*)rr;
-    v = max(max(a.x, a.y), max(a.z, a.w));
-    if (wpt == 8) {
-      const uint4 b = *(const uint4*)(rr + 4);
-      v = max(v, max(max(b.x, b.y), max(b.z, b.w)));
-    }
-  }
-  return v;
-}
-
 // Teams of p.team threads quantize one row at a time. Thread l of a team holds the
 // blocks l, l + team, ... (NB of them) in registers between the row-amax pass and the
 // quantization; blocks past NB * team (K > 256 * 16 * NB) are read again.
@@ -461,29 +386,18 @@ NVF_DEV u32 nvf_pair_max(u32 v, int pteam, u32 (*red)[2][NVF_QT / 32], int parit
 template <bool I32> struct NvfIndex { typedef i64 T; };
 template <> struct NvfIndex<true> { typedef int T; };
 
-// PAIR (staged kernels only): pair teams of 2 x p.team threads take work items of two rows
-// (nvf_stage_pair); a thread's row is `half`, its number in the row tl, as in a plain team.
-template <bool SILU, bool F16, bool STAGED, int NB, bool PAIR = false>
-NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32],
-                               u32 (*pred)[2][NVF_QT / 32]) { // PR: nvf_pair_max's warp maxima
+template <bool SILU, bool F16, bool STAGED, int NB>
+NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32]) {
   constexpr bool KF16 = SILU ? false : F16; // dtype of the words kept: SiLU's y is bf16
   constexpr bool ST = STAGED && !SILU && NVF_QSTAGE_ARCH;
-  constexpr bool PR = PAIR && ST;
   const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;
-  const int team = p.team, pteam = PR ? 2 * team : team, pu = threadIdx.x & (pteam - 1), half = PR ? (pu >> 3) & 1 : 0;
-  const int tl = PR ? ((pu >> 4) << 3) | (pu & 7) : threadIdx.x & (team - 1), tpc = NVF_QT / pteam;
-#if defined(NVF_QBASE) // tuning runs: the slot words in order (bank conflicts), and no pair teams (host)
-  const int swp = 0;
-#else
-  const int swp = ST ? (threadIdx.x >> 2) & 1 : 0; // nvf_load_block_slot
-#endif
+  const int team = p.team, tl = threadIdx.x & (team - 1), tpc = NVF_QT / team;
   const int sf_pad_cols = p.sf_linear ? nblk : kc4 * 4;
   // this thread's first block's bytes (128x4: nvf_sf_offset_128x4(0, tl, kc4), spelled out: the
   // helper's form compiles to other SASS than the kernels measured and tested)
   const int tq = tl * 8, tsf = p.sf_linear ? tl : (tl >> 2) * 512 + (tl & 3);
   const i64 sf_gbytes = p.sf_linear ? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);
   const int rows_pad = p.pad_rows ? (p.rows + 127) / 128 * 128 : p.rows;
-  const i64 rows_total = (i64)p.groups * rows_pad; // PR: the host keeps pairs inside a group
   const bool dense = p.masked_m != nullptr && p.groups <= NVF_QMAXG && (i64)p.groups * p.rows < 0x7FFFFFFF;
   typedef typename NvfIndex<ST>::T idx; // work-item numbers (the staged kernels get fewer than 2^30)
   // Up to 32 groups and teams of whole warps (the decode shapes): each warp scans masked_m in
@@ -501,15 +415,14 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     }
   }
   const idx total = wdense ? (idx)__shfl_sync(0xFFFFFFFFu, wincl, 31)
-                    : dense ? (idx)nvf_masked_prefix(p, prefix) : (idx)(PR ? (rows_total + 1) / 2 : rows_total);
+                    : dense ? (idx)nvf_masked_prefix(p, prefix) : (idx)((i64)p.groups * rows_pad);
   const idx step = (idx)gridDim.x * tpc;
   int parity = 0;
   // staging state: this team's slots and their mbarriers, the slot of the current item and its phase
   const int nslot = ST ? p.stage : 0;
-  const u32 rowbytes = (u32)p.k * 2u, rowbytes128 = (rowbytes + 127u) & ~127u, sbytes = PR ? 2u * rowbytes128 : rowbytes;
-  u8* slots = nvf_qstage + (threadIdx.x / pteam) * nslot * sbytes;
-  const u32 slot_bar = nvf_smem_u32(nvf_qbars) + 8u * (threadIdx.x / pteam) * nslot;
-  const bool leader = pu == 0; // the team's thread that refills its slots
+  const u32 rowbytes = (u32)p.k * 2u;
+  u8* slots = nvf_qstage + (threadIdx.x / team) * nslot * rowbytes;
+  const u32 slot_bar = nvf_smem_u32(nvf_qbars) + 8u * (threadIdx.x / team) * nslot;
   int slot = 0;
   u32 phase = 0;
   if (ST) {
@@ -518,19 +431,15 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
       nvf_fence_mbar_init();
     }
     __syncthreads();
-    if (leader)
-      for (int i = 0; i < nslot; ++i) {
-        const i64 it = (i64)blockIdx.x * tpc + threadIdx.x / pteam + step * i;
-        if (PR) nvf_stage_pair(p, it, rows_total, rows_pad, rowbytes, slots + i * sbytes, slot_bar + 8u * i);
-        else nvf_stage_row(p, it, total, dense, prefix, rows_pad, rowbytes, slots + i * rowbytes, slot_bar + 8u * i);
-      }
+    if (tl == 0)
+      for (int i = 0; i < nslot; ++i)
+        nvf_stage_row(p, (i64)blockIdx.x * tpc + threadIdx.x / team + step * i, total, dense, prefix, rows_pad, rowbytes,
+                      slots + i * rowbytes, slot_bar + 8u * i);
   }
 
-  for (idx item = (idx)blockIdx.x * tpc + threadIdx.x / pteam; item < total; item += step) {
+  for (idx item = (idx)blockIdx.x * tpc + threadIdx.x / team; item < total; item += step) {
     int g, r;
-    if (PR) {
-      nvf_item_row(p, 2 * (i64)item + half, false, prefix, rows_pad, g, r);
-    } else if (wdense) { // lanes past the groups hold the total, which no item reaches
+    if (wdense) { // lanes past the groups hold the total, which no item reaches
       g = __popc(__ballot_sync(0xFFFFFFFFu, wincl <= item));
       const int before = __shfl_sync(0xFFFFFFFFu, wincl, (g + 31) & 31);
       r = (int)item - (g ? before : 0);
@@ -538,10 +447,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
       nvf_item_row(p, item, dense, prefix, rows_pad, g, r);
     }
     u8* sfg = p.sf + (i64)g * sf_gbytes;
-    // PR: the pair's threads meet whatever their rows, so a row that is not quantized (a padding
-    // row, or the row past an odd last one: have false) only skips its loads and stores
-    const bool have = !PR || 2 * (i64)item + half < rows_total, valid = !PR || (have && r < p.rows);
-    if (!PR && (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows)))) {
+    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {
       if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on
         if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes,
                                    slots + slot * rowbytes, slot_bar + 8u * slot);
@@ -553,7 +459,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
       continue; // a row past masked_m: neither read nor written
     }
     const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;
-    const u8* srow = slots + slot * sbytes + half * rowbytes128;
+    const u8* srow = slots + slot * rowbytes;
     const float gs = p.gate_scale ? p.gate_scale[g] : 1.0f, us = p.up_scale ? p.up_scale[g] : 1.0f;
 
     // Pass 1: this thread's first NB blocks into registers, their amax; the row amax.
@@ -567,12 +473,12 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
       // staged: a block past the row reads the row's last one instead (inside the slot, never
       // used), so the words are defined on every path without zeroing them (no words live
       // across rows)
-      if (ST) nvf_load_block_slot(srow, min(b, nblk - 1), swp, v[i]);
+      if (ST) nvf_load_block<false, F16>(p, srow, min(b, nblk - 1), gs, us, v[i]);
       else if (b < nblk) nvf_load_block<SILU, F16>(p, xrow, b, gs, us, v[i]);
     }
     #pragma unroll
     for (int i = 0; i < NB; ++i)
-      if (valid && tl + team * i < nblk) {
+      if (tl + team * i < nblk) {
         bmax[i] = nvf_block_amax_bits<KF16>(v[i]);
         rmax = bmax[i] > rmax ? bmax[i] : rmax;
       }
@@ -587,13 +493,13 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
         const u32 m = nvf_block_amax_bits<KF16>(tw);
         rmax = m > rmax ? m : rmax;
       }
-      rmax = PR ? nvf_pair_max(rmax, pteam, pred, parity) : nvf_team_max(rmax, team, red, parity);
+      rmax = nvf_team_max(rmax, team, red, parity);
       parity ^= 1;
       s = __fmul_rn(__uint_as_float(rmax), nvf_f32(NVF_RCP2688_BITS));
       if (rmax >= 0x7F800000u) { s = nvf_f32(0x7FC00000u); mode = 2; }
       else if (s < NVF_FLT_MIN) { s = 0.0f; mode = 1; } // zero row, or the product underflowed
       else mode = 0;
-      if (tl == 0 && valid) p.scale_out[(i64)g * p.rows + r] = s;
+      if (tl == 0) p.scale_out[(i64)g * p.rows + r] = s;
     } else {
       s = p.scale_in ? p.scale_in[g] : p.scale_value;
       if (s == 0.0f) mode = 1;
@@ -622,18 +528,13 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     #pragma unroll
     for (int i = 0; i < NB; ++i) {
       const int b = tl + team * i;
-      if (ST && valid && b < nblk) nvf_load_block_slot(srow, b, swp, v[i]); // again, from the slot
-      if (valid && b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], rq, p.fo6, qt + i * team * 8, st + i * sstep, swp);
+      if (ST && b < nblk) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]); // again, from the slot
+      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], rq, p.fo6, qt + i * team * 8, st + i * sstep);
     }
-    if (PR && have && !valid) // a zero SF padding row of the 128x4 layout
-      for (int c = tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
     if (ST) { // every thread of the team is done with the slot's words: refill it
-      nvf_team_sync(pteam);
-      if (leader && PR)
-        nvf_stage_pair(p, item + step * nslot, rows_total, rows_pad, rowbytes, slots + slot * sbytes, slot_bar + 8u * slot);
-      else if (leader)
-        nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes, slots + slot * rowbytes,
-                      slot_bar + 8u * slot);
+      nvf_team_sync(team);
+      if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes, slots + slot * rowbytes,
+                                 slot_bar + 8u * slot);
       phase ^= slot == nslot - 1;
       slot = slot == nslot - 1 ? 0 : slot + 1;
     }
@@ -646,7 +547,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
       }
       nvf_quantize_store<KF16>(tw, am, rq, p.fo6, qt + (i64)i * team * 8, st + (i64)i * sstep);
     }
-    if (valid && !p.sf_linear)
+    if (!p.sf_linear)
       for (int c = nblk + tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
   }
 }
@@ -661,13 +562,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     nvf_pdl_enter();                                                                      \
     __shared__ int prefix[NVF_QMAXG + 1];                                                 \
     __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \
-    nvf_quantize_rows<silu, f16, staged, nb>(p, prefix, red, nullptr);                    \
-  }
-#define NVF_QUANT_PAIR_KERNEL(name, f16)                                                  \
-  extern "C" __global__ void __launch_bounds__(NVF_QT, NVF_QSTAGE_MINB) name(const NvfQuantParams p) { \
-    nvf_pdl_enter();                                                                      \
-    __shared__ __align__(16) u32 red[2][2][NVF_QT / 32];                                  \
-    nvf_quantize_rows<false, f16, true, NVF_QNB, true>(p, nullptr, nullptr, red);         \
+    nvf_quantize_rows<silu, f16, staged, nb>(p, prefix, red);                             \
   }
 // (The SiLU build with -DNVF_QSILU2 is the "wide" SiLU specialisation of the host: rows
 // past one register block per thread, K > 4096, get 2 blocks and 3 CTAs, so fewer blocks
@@ -679,8 +574,6 @@ NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QNB, NVF_QMIN
 #elif defined(NVF_QSTAGED_ONLY)
 NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)
 NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)
-NVF_QUANT_PAIR_KERNEL(nvf_quantize_staged_pair, false)
-NVF_QUANT_PAIR_KERNEL(nvf_quantize_staged_pair_f16, true)
 #else
 NVF_QUANT_KERNEL(nvf_quantize, false, false, false, NVF_QNB, NVF_QMINB)
 NVF_QUANT_KERNEL(nvf_quantize_f16, false, true, false, NVF_QNB, NVF_QMINB)

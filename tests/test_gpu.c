@@ -312,10 +312,9 @@ static void test_quantize_long_rows_and_fp16_silu(void) {
    kernels on sm_90+ (each team's rows pass through its shared-memory slots, every slot
    refilled many times): teams of 32, 64, 128 and 256 threads, 128x4 padding rows at the end
    of each group, the given-scale path (one value, and per-group device scales), 4over6, a
-   strided input. Teams of up to 128 threads work in pairs on rows 2i and 2i + 1: odd row
-   counts give a pair of a last row and a padding row (128x4) or of a last row and nothing
-   (linear); groups of an odd row count in the linear layout take the unpaired kernels. Masked
-   input stays on the plain kernels: 1100
+   strided input, odd row counts (in one group and in two, both layouts). The test asks a
+   context that logs its launches which kernel each case took: on sm_90+ the staged one for
+   these, never for masked input or SiLU. Masked input stays on the plain kernels: 1100
    groups (rows past masked_m skipped in the walk), the dense list of valid rows; and SiLU.
    Run in TEST_QUICK too: the other quick shapes give each team at most two rows. */
 static char g_launched[256]; /* the last "launched" debug message of a context logging them */
@@ -342,7 +341,7 @@ static void test_quantize_many_rows_per_team(void) {
   nvfp4moe_desc d;
   nvfp4moe_context* ctx = 0;
   nvfp4moe_info info;
-  int i, paired = 0, unpaired = 0;
+  int i, staged = 0;
   NEED_GPU();
   /* on a context that logs its launches: which kernel each case took */
   memset(&d, 0, sizeof d);
@@ -356,21 +355,19 @@ static void test_quantize_many_rows_per_team(void) {
     const qcase* c = &cases[i];
     g_launched[0] = 0;
     run_qcase(c);
-    if (strstr(g_launched, "nvf_quantize_staged_pair")) {
-      ++paired; /* pairs must not straddle two groups */
-      CHECK(c->groups == 1 || (c->linear ? c->rows : (c->rows + 127) / 128 * 128) % 2 == 0,
-            "G%d M%d K%d: pair teams across groups (%s)", c->groups, c->rows, c->k, g_launched);
-    } else if (strstr(g_launched, "nvf_quantize_staged")) {
-      ++unpaired;
+    CHECK(g_launched[0] != 0, "G%d M%d K%d: no launch logged", c->groups, c->rows, c->k);
+    if (strstr(g_launched, "nvf_quantize_staged")) {
+      ++staged; /* the staged kernels read every row of every group: never for masked input */
+      CHECK(c->mm_pattern < 0 && !c->silu, "G%d M%d K%d: masked or SiLU input took %s", c->groups, c->rows, c->k,
+            g_launched);
     }
   }
   g_qctx = g_ctx;
   nvfp4moe_destroy(ctx);
-  /* on sm_90+ the table reaches the paired kernels and the unpaired ones (teams of 256 threads,
-     groups of an odd row count in the linear layout) */
-  if (info.cc_major >= 9 && !getenv("NVFP4MOE_TUNE_DEFINE"))
-    CHECK(paired >= 6 && unpaired >= 2, "staged kernels taken: %d paired, %d unpaired (last: %s)", paired, unpaired,
-          g_launched);
+  /* on sm_90+ (132 SMs on the H200) the 9 unmasked, non-SiLU cases reach the staged kernels;
+     fewer SMs lower the thresholds, so at least 8 */
+  if (info.cc_major >= 9 && info.sm_count <= 132 && !getenv("NVFP4MOE_TUNE_DEFINE"))
+    CHECK(staged >= 8, "staged kernels taken by %d cases (last: %s)", staged, g_launched);
 }
 
 /* Every E2M1 cut point exactly, and its neighbours one bf16/fp16 step away, through the fast
