@@ -46,9 +46,12 @@
 # NVF_QPROBE=1/2/3 remain in the kernels; the others are in commits 79ee2c0 and f42c0ed, and in bench/NOTES.md.)
 # Eleventh session: P11: the quantizer's many-rows tests (the pair teams), the A/B of $QDEFS on the quantizer,
 # the quantizer's tests in full, the layer tests, memcheck and racecheck on the many-rows tests, Nsight
-# Compute (memory tables and L2/DRAM counters) on the [16384, 7168] quantizer with pairs and with NVF_QPAIR=0.
+# Compute (memory tables and L2/DRAM counters) on the [16384, 7168] quantizer with pairs and with NVF_QPAIR=0
+# (that define and NVF_QBASE are only in commit 0ae63cb: today P11's ncu arms time two identical builds).
 # G11: the quick GPU suite, then Nsight Compute (pipe utilisation, tensor pipe, stalls) on the DeepSeek-V3
 # GEMM1 and GEMM2 at 32 tokens per expert (tools/profile_kernels).
+# R11: the A/B of $QDEFS on the quantizer (store and stream probes), and PyTorch's read-only rate on the same input
+# (amax of [16384, 7168] bf16) next to its copy rate.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -487,6 +490,24 @@ P11)
     echo "ncu $v exit $?"; grep -E "gpu__time_duration|dram__bytes|lts__t_sectors_op|lts__t_requests_op|L2 Cache Throughput|DRAM Throughput" "$OUT/ncu_mem_$tag.txt" | head -12
   done
   unset NVFP4MOE_TUNE_DEFINE
+  ;;
+R11)
+  PYTHONUNBUFFERED=1 timeout ${ABT2:-200} python3 tools/bench.py --defines "$QDEFS" --only quant \
+    --out "$OUT/ab_quant.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  python3 - <<'PY' 2>&1 | tee "$OUT/torch_read_rate.txt"
+import torch
+x = torch.randn(16384, 7168, dtype=torch.bfloat16, device="cuda"); y = torch.empty_like(x)
+def t(f, n=50):
+    for _ in range(5): f()
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    ts = []
+    for _ in range(n):
+        a.record(); f(); b.record(); b.synchronize(); ts.append(a.elapsed_time(b) * 1e3)
+    ts.sort(); return ts[len(ts) // 2]
+r = t(lambda: torch.amax(x)); c = t(lambda: y.copy_(x))
+print("amax [16384, 7168] bf16: %.1f us, %.3f TB/s read" % (r, x.numel() * 2 / r / 1e6))
+print("copy [16384, 7168] bf16: %.1f us, %.3f TB/s read + write" % (c, 2 * x.numel() * 2 / c / 1e6))
+PY
   ;;
 G11)
   TEST_QUICK=1 timeout 240 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1

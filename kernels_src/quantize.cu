@@ -222,12 +222,12 @@ NVF_DEV float nvf_rcp_in_range(float y) {
   return __fmaf_rn(r, __fmaf_rn(-y, r, 1.0f), r);
 }
 
-// Probes for tuning runs (wrong bytes, timing only; bench/NOTES.md, tenth session): -DNVF_QPROBE=1
-// stores no SFs, =2 no codes, =3 writes each row's SFs contiguously (the linear layout's
-// addresses) whatever the layout.
+// Probes for tuning runs (wrong bytes, timing only; bench/NOTES.md, tenth and eleventh sessions):
+// -DNVF_QPROBE=1 stores no SFs, =2 no codes, =3 writes each row's SFs contiguously (the linear
+// layout's addresses) whatever the layout, =4 stores neither.
 #if defined(NVF_QPROBE)
-#define nvf_store_q(qp, q0, q1) (NVF_QPROBE == 2 ? (void)0 : (void)(*(uint2*)(qp) = make_uint2(q0, q1)))
-#define nvf_store_sf(sfp, b) (NVF_QPROBE == 1 ? (void)0 : (void)(*(sfp) = (u8)(b)))
+#define nvf_store_q(qp, q0, q1) (NVF_QPROBE == 2 || NVF_QPROBE == 4 ? (void)0 : (void)(*(uint2*)(qp) = make_uint2(q0, q1)))
+#define nvf_store_sf(sfp, b) (NVF_QPROBE == 1 || NVF_QPROBE == 4 ? (void)0 : (void)(*(sfp) = (u8)(b)))
 #else
 #define nvf_store_q(qp, q0, q1) (*(uint2*)(qp) = make_uint2(q0, q1))
 #define nvf_store_sf(sfp, b) (*(sfp) = (u8)(b))
