@@ -224,7 +224,10 @@ NVF_DEV float nvf_rcp_in_range(float y) {
 
 // Probes for tuning runs (wrong bytes, timing only; bench/NOTES.md, tenth and eleventh sessions):
 // -DNVF_QPROBE=1 stores no SFs, =2 no codes, =3 writes each row's SFs contiguously (the linear
-// layout's addresses) whatever the layout, =4 stores neither.
+// layout's addresses) whatever the layout, =4 stores neither, =6 writes row r's SFs at the 128x4
+// offsets of row (r % 128) * (rows / 128) + r / 128 (the same pattern, the rows in flight together
+// in different 128-row groups). =7 is not wrong: plain input in one group of whole 128-row groups is
+// taken in another order, pairs of rows 2j, 2j + 1 from consecutive 128-row groups in turn.
 #if defined(NVF_QPROBE)
 #define nvf_store_q(qp, q0, q1) (NVF_QPROBE == 2 || NVF_QPROBE == 4 ? (void)0 : (void)(*(uint2*)(qp) = make_uint2(q0, q1)))
 #define nvf_store_sf(sfp, b) (NVF_QPROBE == 1 || NVF_QPROBE == 4 ? (void)0 : (void)(*(sfp) = (u8)(b)))
@@ -333,6 +336,12 @@ NVF_DEV void nvf_item_row(const NvfQuantParams& p, i64 item, bool dense, const i
     g = lo; r = (int)(item - prefix[lo]);
   } else if (p.groups == 1) { // plain [M, K] input: no division
     g = 0; r = (int)item;
+#if defined(NVF_QPROBE) && NVF_QPROBE == 7
+    if (rows_pad % 128 == 0 && item < rows_pad) {
+      const int P = (int)(item >> 1), G = rows_pad >> 7;
+      r = 2 * ((P % G) * 64 + P / G) + (int)(item & 1);
+    }
+#endif
   } else {
     g = (int)(item / rows_pad); r = (int)(item % rows_pad);
   }
@@ -521,6 +530,10 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
 #if defined(NVF_QPROBE) && NVF_QPROBE == 3
     u8* st = sfg + (i64)r * nblk + tl;
     const int sstep = team;
+#elif defined(NVF_QPROBE) && NVF_QPROBE == 6
+    const int rsf = rows_pad % 128 == 0 ? (r & 127) * (rows_pad >> 7) + (r >> 7) : r;
+    u8* st = sfg + (p.sf_linear ? (i64)r * nblk : nvf_sf_offset_128x4(rsf, 0, kc4)) + tsf;
+    const int sstep = p.sf_linear ? team : team * 128;
 #else
     u8* st = sfg + (p.sf_linear ? (i64)r * nblk : nvf_sf_offset_128x4(r, 0, kc4)) + tsf;
     const int sstep = p.sf_linear ? team : team * 128;
