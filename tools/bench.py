@@ -163,25 +163,28 @@ def main():
         return r
 
     # ---- quantization ----
-    def quant_case(op, G, rows, K, masked, silu=False, copies=3, c=None, **extra):
+    def quant_case(op, G, rows, K, masked, silu=False, copies=3, c=None, sf_layout=0, **extra):
         c = c if c is not None else ctx
         width = 2 * K if silu else K
         xs = [torch.randn(G, rows, width, dtype=torch.bfloat16, device="cuda") for _ in range(copies)]
         q = torch.empty(G, rows, K // 2, dtype=torch.uint8, device="cuda")
-        sf = torch.empty(G * lib.nvfp4moe_sf_bytes(rows, K, 0), dtype=torch.uint8, device="cuda")
+        sf = torch.empty(G * lib.nvfp4moe_sf_bytes(rows, K, sf_layout), dtype=torch.uint8, device="cuda")
         sc = torch.empty(G, rows, dtype=torch.float32, device="cuda")
         mm = masked if masked is not None else None
         mm_t = torch.tensor(mm, dtype=torch.int32, device="cuda") if mm is not None else None
         args = []
         for x in xs:
             qa = QuantArgs(dtype=0, groups=G, rows=rows, k=K, x=x.data_ptr(), out_e2m1=q.data_ptr(),
-                           out_sf=sf.data_ptr(), scale=sc.data_ptr(), masked_m=mm_t.data_ptr() if mm_t is not None else 0)
+                           out_sf=sf.data_ptr(), scale=sc.data_ptr(), masked_m=mm_t.data_ptr() if mm_t is not None else 0,
+                           sf_layout=sf_layout)
             args.append(qa)
         fn = lib.nvfp4moe_silu_mul_quantize_per_token if silu else lib.nvfp4moe_quantize_per_token
         calls = [(lambda qa=qa: check(fn(c, ctypes.byref(qa), stream()), op)) for qa in args]
         t_us = time_graph(calls)
         valid = sum(mm) if mm is not None else G * rows
         bytes_ = valid * (width * 2 + K // 2 + K // 16 + 4)
+        if sf_layout:
+            extra["sf_layout"] = "linear"
         return record(op, t_us, bytes_, m=rows, n=0, k=K, groups=G,
                       masked_m_mean=round(valid / G, 1) if mm is not None else None, **extra)
 
@@ -189,6 +192,8 @@ def main():
 
     def quant_cases(**kw):
         quant_case("quantize_per_token", 1, 16384, 7168, None, **kw)
+        # the same with linear SFs (no 128x4 scatter; bench/NOTES.md, eleventh session)
+        quant_case("quantize_per_token_linear_sf", 1, 16384, 7168, None, sf_layout=1, **kw)
         quant_case("quantize_per_token_masked_decode", 32, 256, 7168, masked, **kw)
         quant_case("silu_mul_quantize_per_token_masked_decode", 32, 256, 2048, masked, silu=True, **kw)
 
