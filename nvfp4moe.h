@@ -2686,7 +2686,6 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  int pad_rows;           // write zero SF rows up to roundup(rows,128) (plain 128x4)\n"
   "  int team;               // threads per row: a power of two >= max(4, k/16/NVF_QNB), at most NVF_QT\n"
   "  int stage;              // staged kernels: slots (rows in flight) per team in shared memory\n"
-  "  int code_bulk;          // staged kernels: a row's codes go out from shared memory by one bulk store\n"
   "};\n"
   "\n"
   "NVF_DEV u32 nvf_prmt(u32 a, u32 b, u32 sel) {\n"
@@ -2705,8 +2704,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "\n"
   "// Block b of the row to quantize, 8 words: the input itself, or bf16(silu(gate) * up).\n"
   "template <bool SILU, bool F16>\n"
-  "NVF_DEV void nvf_load_block(const NvfQuantParams& p, const u8* xrow, int b, float gs, float us, u32* w) {\n",
-  "  const uint4 a0 = *(const uint4*)(xrow + (i64)b * 32), a1 = *(const uint4*)(xrow + (i64)b * 32 + 16);\n"
+  "NVF_DEV void nvf_load_block(const NvfQuantParams& p, const u8* xrow, int b, float gs, float us, u32* w) {\n"
+  "  const uint4 a0 = *(const uint4*)(xrow + (i64)b * 32), a1 = *(const uint4*)(xrow + (i64)b * 32 + 16);\n",
   "  w[0] = a0.x; w[1] = a0.y; w[2] = a0.z; w[3] = a0.w; w[4] = a1.x; w[5] = a1.y; w[6] = a1.z; w[7] = a1.w;\n"
   "  if (SILU) {\n"
   "    const u8* up = xrow + (i64)p.k * 2 + (i64)b * 32;\n"
@@ -2772,9 +2771,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  u32 pr[4];\n"
   "  #pragma unroll\n"
   "  for (int i = 0; i < 4; ++i) pr[i] = c[2 * i + 1] * 16u + c[2 * i];\n"
-  "  const u32 mag = nvf_prmt(pr[1] * 256u + pr[0], pr[3] * 256u + pr[2], 0x5410u);\n",
+  "  const u32 mag = nvf_prmt(pr[1] * 256u + pr[0], pr[3] * 256u + pr[2], 0x5410u);\n"
   "  const u32 x01 = nvf_prmt(w[0], w[1], 0xFBD9u), x23 = nvf_prmt(w[2], w[3], 0xFBD9u); // S0 S2 S1 S3, S4 S6 S5 S7\n"
-  "  const u32 ev = nvf_prmt(x01, x23, 0x5410u), od = nvf_prmt(x01, x23, 0x7632u);\n"
+  "  const u32 ev = nvf_prmt(x01, x23, 0x5410u), od = nvf_prmt(x01, x23, 0x7632u);\n",
   "  return mag | (ev & 0x08080808u) | (od & 0x80808080u);\n"
   "}\n"
   "\n"
@@ -2844,7 +2843,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// 1 zero row, 2 faulted row: SF 0x7F, codes 0), and for the fast path s * 2^120.\n"
   "// fast: mode 0, no 4over6 and 2^-100 <= s < 2^8, so every y = e4m3(sf) * s of the row is a\n"
   "// normal f32 in [2^-109, 2^17): e4m3(sf) * s is one multiply of the SF's bits shifted into\n"
-  "// place by s * 2^120 (exact), and rcp.rn(y) is the approximation plus one Newton step (the\n",
+  "// place by s * 2^120 (exact), and rcp.rn(y) is the approximation plus one Newton step (the\n"
   "// in-range path of __frcp_rn itself, taken without its range check).\n"
   "struct NvfRowQ {\n"
   "  float s, t, s120;\n"
@@ -2853,7 +2852,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "};\n"
   "\n"
   "NVF_DEV float nvf_rcp_in_range(float y) {\n"
-  "  float r;\n"
+  "  float r;\n",
   "  asm(\"rcp.approx.ftz.f32 %0, %1;\" : \"=f\"(r) : \"f\"(y));\n"
   "  return __fmaf_rn(r, __fmaf_rn(-y, r, 1.0f), r);\n"
   "}\n"
@@ -2871,17 +2870,11 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "#define nvf_store_q(qp, q0, q1) (*(uint2*)(qp) = make_uint2(q0, q1))\n"
   "#define nvf_store_sf(sfp, b) (*(sfp) = (u8)(b))\n"
   "#endif\n"
-  "// The 8 code bytes of a block: to shared memory at qs (a bulk store takes the row out later) or,\n"
-  "// qs 0, to global memory at qp.\n"
-  "NVF_DEV void nvf_store_codes(u8* qp, u32 qs, u32 q0, u32 q1) {\n"
-  "  if (qs) asm volatile(\"st.shared.v2.b32 [%0], {%1, %2};\" ::\"r\"(qs), \"r\"(q0), \"r\"(q1) : \"memory\");\n"
-  "  else nvf_store_q(qp, q0, q1);\n"
-  "}\n"
   "\n"
   "// Quantize one block of a row (its 8 words and amax bits) and store its 8 code bytes at qp\n"
   "// and its SF byte at sfp; mode 1 (zero row) and 2 (faulted row) store the fixed bytes.\n"
   "template <bool F16>\n"
-  "NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6, u8* qp, u8* sfp, u32 qs = 0u) {\n"
+  "NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6, u8* qp, u8* sfp) {\n"
   "  u32 q[2] = {0u, 0u}, sfb;\n"
   "  // Fast path: a finite non-zero block amax in a fast row, and every |x * out| of the block\n"
   "  // below 7 (one product: the block max's), which also excludes SF 0 (out = inf) and needs\n"
@@ -2894,7 +2887,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    if (__fmul_rn(__uint_as_float(am), out) < 7.0f) {\n"
   "      q[0] = nvf_e2m1_pack8<F16, false>(w, out);\n"
   "      q[1] = nvf_e2m1_pack8<F16, false>(w + 4, out);\n"
-  "      nvf_store_codes(qp, qs, q[0], q[1]);\n"
+  "      nvf_store_q(qp, q[0], q[1]);\n"
   "      nvf_store_sf(sfp, sfb);\n"
   "      return;\n"
   "    }\n"
@@ -2904,14 +2897,14 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    if (am >= 0x7F800000u) sfb = 0x7Fu; // given scale: a non-finite block is faulted on its own\n"
   "    else sfb = nvf_block_quantize<F16>(w, am, rq.s, rq.t, fo6, q);\n"
   "  }\n"
-  "  nvf_store_codes(qp, qs, q[0], q[1]);\n"
+  "  nvf_store_q(qp, q[0], q[1]);\n"
   "  nvf_store_sf(sfp, sfb);\n"
   "}\n"
   "\n"
   "// Team-wide max of u32 (team threads, a power of two, aligned in the CTA). Teams wider\n"
   "// than a warp meet at their own named barrier (ids 1..NVF_QT/64); red is double-buffered\n"
   "// by the caller's parity so one barrier per call suffices.\n"
-  "NVF_DEV u32 nvf_team_max(u32 v, int team, u32 (*red)[NVF_QT / 32], int parity) {\n",
+  "NVF_DEV u32 nvf_team_max(u32 v, int team, u32 (*red)[NVF_QT / 32], int parity) {\n"
   "  const int lane = threadIdx.x & 31;\n"
   "  if (team >= 32) { // the common case: one warp reduction instruction (sm_80+)\n"
   "    asm(\"redux.sync.max.u32 %0, %0, 0xffffffff;\" : \"+r\"(v));\n"
@@ -2924,7 +2917,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  }\n"
   "  if (team <= 32) return v;\n"
   "  const int warp = threadIdx.x >> 5, wpt = team >> 5, first = warp & ~(wpt - 1);\n"
-  "  if (lane == 0) red[parity][warp] = v;\n"
+  "  if (lane == 0) red[parity][warp] = v;\n",
   "  const int id = 1 + ((int)threadIdx.x >> (__ffs(team) - 1)); // team is a power of two: no division\n"
   "  asm volatile(\"bar.sync %0, %1;\" : : \"r\"(id), \"r\"(team) : \"memory\");\n"
   "  // the team's 2, 4 or 8 warp maxima in one or two vector loads (first is a multiple of wpt)\n"
@@ -2998,23 +2991,6 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "#define NVF_QSTAGE_MINB 3   // CTAs per SM of the staged kernels (no words held across the barrier)\n"
   "extern __shared__ __align__(128) u8 nvf_qstage[]; // staged kernels: p.stage slots of one row per team\n"
   "__shared__ __align__(8) u64 nvf_qbars[NVF_QT / 32 * NVF_QSTAGE_MAX];\n"
-  "\n",
-  "// Generic-proxy stores to shared memory become visible to the async proxy (a bulk store's reads).\n"
-  "NVF_DEV void nvf_fence_proxy_async_smem() {\n"
-  "#if NVF_QSTAGE_ARCH\n"
-  "  asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n"
-  "#endif\n"
-  "}\n"
-  "\n"
-  "// Bulk store of a row's codes from shared memory (sm_90+), its completion group, and the wait\n"
-  "// until the engine has read the source (the buffer may be written again after it).\n"
-  "NVF_DEV void nvf_bulk_store_codes(void* dst, u32 src, u32 bytes) {\n"
-  "#if NVF_QSTAGE_ARCH\n"
-  "  asm volatile(\"cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\\n\"\n"
-  "               \"cp.async.bulk.commit_group;\\n\"\n"
-  "               \"cp.async.bulk.wait_group.read 0;\" ::\"l\"(dst), \"r\"(src), \"r\"(bytes) : \"memory\");\n"
-  "#endif\n"
-  "}\n"
   "\n"
   "// The team's threads (a power of two >= 32, aligned in the CTA) meet, so a slot can be refilled.\n"
   "NVF_DEV void nvf_team_sync(int team) {\n"
@@ -3024,7 +3000,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "\n"
   "// Fills a slot with work item `item`'s row (one bulk copy), or, for an item past the end, a\n"
   "// padding row or a row past masked_m, completes the slot's phase with no bytes (the team\n"
-  "// reads nothing from it then), so every item takes one phase of its slot's mbarrier.\n"
+  "// reads nothing from it then), so every item takes one phase of its slot's mbarrier.\n",
   "NVF_DEV void nvf_stage_row(const NvfQuantParams& p, i64 item, i64 total, bool dense, const int* prefix, int rows_pad,\n"
   "                           u32 rowbytes, u8* dst, u32 bar) {\n"
   "#if NVF_QSTAGE_ARCH\n"
@@ -3062,7 +3038,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  const int team = p.team, tl = threadIdx.x & (team - 1), tpc = NVF_QT / team;\n"
   "  const int sf_pad_cols = p.sf_linear \? nblk : kc4 * 4;\n"
   "  // this thread's first block's bytes (128x4: nvf_sf_offset_128x4(0, tl, kc4), spelled out: the\n"
-  "  // helper's form compiles to other SASS than the kernels measured and tested)\n",
+  "  // helper's form compiles to other SASS than the kernels measured and tested)\n"
   "  const int tq = tl * 8, tsf = p.sf_linear \? tl : (tl >> 2) * 512 + (tl & 3);\n"
   "  const i64 sf_gbytes = p.sf_linear \? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
   "  const int rows_pad = p.pad_rows \? (p.rows + 127) / 128 * 128 : p.rows;\n"
@@ -3084,7 +3060,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  }\n"
   "  const idx total = wdense \? (idx)__shfl_sync(0xFFFFFFFFu, wincl, 31)\n"
   "                    : dense \? (idx)nvf_masked_prefix(p, prefix) : (idx)((i64)p.groups * rows_pad);\n"
-  "  const idx step = (idx)gridDim.x * tpc;\n"
+  "  const idx step = (idx)gridDim.x * tpc;\n",
   "  int parity = 0;\n"
   "  // staging state: this team's slots and their mbarriers, the slot of the current item and its phase\n"
   "  const int nslot = ST \? p.stage : 0;\n"
@@ -3093,9 +3069,6 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  const u32 slot_bar = nvf_smem_u32(nvf_qbars) + 8u * (threadIdx.x / team) * nslot;\n"
   "  int slot = 0;\n"
   "  u32 phase = 0;\n"
-  "  // code_bulk: the team's code buffer after every team's slots (k/2 bytes, a multiple of 16)\n"
-  "  const bool cbulk = ST && p.code_bulk;\n"
-  "  u8* codebuf = nvf_qstage + (NVF_QT / team) * nslot * rowbytes + (threadIdx.x / team) * (rowbytes / 4);\n"
   "  if (ST) {\n"
   "    if (threadIdx.x == 0) {\n"
   "      for (int i = 0; i < tpc * nslot; ++i) nvf_mbar_init(nvf_smem_u32(nvf_qbars) + 8u * i, 1);\n"
@@ -3126,7 +3099,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "        slot = slot == nslot - 1 \? 0 : slot + 1;\n"
   "      }\n"
   "      if (r >= p.rows) // zero SF padding row of the 128x4 layout\n"
-  "        for (int c = tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;\n",
+  "        for (int c = tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;\n"
   "      continue; // a row past masked_m: neither read nor written\n"
   "    }\n"
   "    const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;\n"
@@ -3161,7 +3134,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      for (int b = tl + team * NB; b < nblk; b += team) {\n"
   "        u32 tw[8];\n"
   "        nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);\n"
-  "        const u32 m = nvf_block_amax_bits<KF16>(tw);\n"
+  "        const u32 m = nvf_block_amax_bits<KF16>(tw);\n",
   "        rmax = m > rmax \? m : rmax;\n"
   "      }\n"
   "      rmax = nvf_team_max(rmax, team, red, parity);\n"
@@ -3188,14 +3161,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    // blocks past them read again. This thread's block i is b = tl + team * i: its codes at\n"
   "    // qt + i * team * 8, its SF byte at st + i * sstep (128x4: the host's teams are multiples\n"
   "    // of 4, so b % 4 = tl % 4 and b / 4 = tl / 4 + i * team / 4).\n"
-  "    u8* const qrow = p.q + ((i64)g * p.rows + r) * (p.k / 2);\n"
-  "    u8* qt = qrow + tq;\n"
-  "    const u32 qs = cbulk \? nvf_smem_u32(codebuf) + tq : 0u; // code_bulk: this thread's codes in the buffer\n"
+  "    u8* qt = p.q + ((i64)g * p.rows + r) * (p.k / 2) + tq;\n"
   "#if defined(NVF_QPROBE) && NVF_QPROBE == 3\n"
   "    u8* st = sfg + (i64)r * nblk + tl;\n"
   "    const int sstep = team;\n"
   "#elif defined(NVF_QPROBE) && NVF_QPROBE == 6\n"
-  "    const int rsf = rows_pad % 128 == 0 \? (r & 127) * (rows_pad >> 7) + (r >> 7) : r;\n",
+  "    const int rsf = rows_pad % 128 == 0 \? (r & 127) * (rows_pad >> 7) + (r >> 7) : r;\n"
   "    u8* st = sfg + (p.sf_linear \? (i64)r * nblk : nvf_sf_offset_128x4(rsf, 0, kc4)) + tsf;\n"
   "    const int sstep = p.sf_linear \? team : team * 128;\n"
   "#else\n"
@@ -3206,19 +3177,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    for (int i = 0; i < NB; ++i) {\n"
   "      const int b = tl + team * i;\n"
   "      if (ST && b < nblk) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]); // again, from the slot\n"
-  "      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], rq, p.fo6, qt + i * team * 8, st + i * sstep,\n"
-  "                                             qs \? qs + i * team * 8 : 0u);\n"
+  "      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], rq, p.fo6, qt + i * team * 8, st + i * sstep);\n"
   "    }\n"
-  "    if (cbulk) nvf_fence_proxy_async_smem(); // the codes in shared memory, visible to the bulk store\n"
   "    if (ST) { // every thread of the team is done with the slot's words: refill it\n"
   "      nvf_team_sync(team);\n"
   "      if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes, slots + slot * rowbytes,\n"
   "                                 slot_bar + 8u * slot);\n"
-  "      // the row's codes out by one bulk store; the thread waits until the buffer has been read,\n"
-  "      // and the team meets again before the next row's codes are written (given scales: no\n"
-  "      // barrier in pass 1, so an extra one)\n"
-  "      if (cbulk && tl == 0) nvf_bulk_store_codes(qrow, nvf_smem_u32(codebuf), (u32)p.k / 2u);\n"
-  "      if (cbulk && !p.per_token) nvf_team_sync(team);\n"
   "      phase ^= slot == nslot - 1;\n"
   "      slot = slot == nslot - 1 \? 0 : slot + 1;\n"
   "    }\n"
@@ -3238,7 +3202,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "\n"
   "// Specialisations of this file: -DNVF_SILU builds only the fused SiLU kernel (its exp and\n"
   "// twice-wide loads make it the slow one to compile), the default the rest.\n"
-  "// One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from\n"
+  "// One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from\n",
   "// unrolling the second instantiation's register blocks). The staged kernels compile for\n"
   "// every architecture; below sm_90 they are the plain ones, never launched.\n"
   "#define NVF_QUANT_KERNEL(name, silu, f16, staged, nb, minb)                              \\\n"
@@ -3254,7 +3218,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// when the host first picks them.)\n"
   "#if defined(NVF_SILU)\n"
   "NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QNB, NVF_QMINB)\n"
-  "NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QNB, NVF_QMINB)\n",
+  "NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QNB, NVF_QMINB)\n"
   "#elif defined(NVF_QSTAGED_ONLY)\n"
   "NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
   "NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
@@ -3301,7 +3265,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  amax_then_scale[i] = __float_as_uint(s);\n"
   "}\n"
   "\n"
-  "// out[i] = a[i] * b[i] (b null: a[i]); the expert layer's GEMM alphas.\n"
+  "// out[i] = a[i] * b[i] (b null: a[i]); the expert layer's GEMM alphas.\n",
   "extern \"C\" __global__ void nvf_scale_product(const float* a, const float* b, float* out, int n) {\n"
   "  nvf_pdl_enter();\n"
   "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -3325,7 +3289,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      const i64 r = rb * 128 + ((inner >> 2) & 3) * 32 + (inner >> 4);\n"
   "      const int c = cb * 4 + (inner & 3);\n"
   "      dst[g * sw + o] = (r < rows && c < nblk) \? src[g * lin + r * nblk + c] : (u8)0;\n"
-  "    } else {\n",
+  "    } else {\n"
   "      const i64 r = o / nblk;\n"
   "      const int c = (int)(o % nblk);\n"
   "      dst[g * lin + o] = src[g * sw + nvf_sf_offset_128x4(r, c, kc4)];\n"
@@ -3368,7 +3332,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    const uint2 qq = *(const uint2*)(p.q + gr * (p.k / 2) + (i64)b * 8);\n"
   "    float o[16];\n"
   "    #pragma unroll\n"
-  "    for (int j = 0; j < 16; ++j) {\n"
+  "    for (int j = 0; j < 16; ++j) {\n",
   "      const u32 c = ((j < 8 \? qq.x : qq.y) >> (4 * (j & 7))) & 0xFu;\n"
   "      // a faulted block (SF 0x7F) is NaN with fixed bits, so every backend writes the same\n"
   "      o[j] = sfb == 0x7F \? nvf_f32(0x7FC00000u) : __fmul_rn(__fmul_rn(nvf_e2m1_to_f32(c), sff), s);\n"
@@ -4774,7 +4738,7 @@ typedef struct nvfp4moe__quant_params {
   long long x_row_stride, x_group_stride;
   nvfp4moe_devptr q, sf, scale_out, scale_in, gate_scale, up_scale, masked_m;
   float scale_value;
-  int groups, rows, k, sf_linear, per_token, fo6, fp16, pad_rows, team, stage, code_bulk;
+  int groups, rows, k, sf_linear, per_token, fo6, fp16, pad_rows, team, stage;
 } nvfp4moe__quant_params;
 
 NVFP4MOE__PRIVATE int nvfp4moe__fo6(unsigned flags) {
@@ -4855,12 +4819,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
     /* the shared memory of an SM (opt-in limit + 1 KB) over the CTAs the registers allow,
        less the static shared memory and the 1 KB the driver keeps per CTA */
     budget = (ctx->smem_optin + 1024) / occ - 6 * 1024;
-    /* the codes of a row leave through a shared-memory buffer and one bulk store where rows
-       are whole 16-byte units at 16-byte aligned addresses (bench/NOTES.md, eleventh session;
-       NVF_QCODEBULK=0, tune define, turns it off) */
-    int code_bulk = p->k % 32 == 0 && (p->q & 15) == 0 && strcmp(ctx->tune_define, "-DNVF_QCODEBULK=0") != 0;
-    long long code_bytes = code_bulk ? p->k / 2 : 0;
-    while (slots > 0 && (256 / team) * (slots * rowbytes + code_bytes) > budget) --slots;
+    while (slots > 0 && (256 / team) * slots * rowbytes > budget) --slots;
     /* 32-bit work-item numbers there: items < 2^30 and the refill's look-ahead, step * slots
        (step = CTAs * teams per CTA <= occ * SMs * 8), far below 2^30, keep item + step * slots
        below 2^31. One slot (GPUs with ~100 KB of shared memory per SM) was never measured:
@@ -4870,8 +4829,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
       spec = NVFP4MOE__SPEC_QUANTIZE_STAGED;
       kern = p->fp16 ? (int)NVFP4MOE__K_QUANTIZE_STAGED_F16 : (int)NVFP4MOE__K_QUANTIZE_STAGED;
       q.stage = slots;
-      q.code_bulk = code_bulk;
-      smem = (unsigned)((256 / team) * (slots * rowbytes + code_bytes));
+      smem = (unsigned)((256 / team) * slots * rowbytes);
     }
   }
   r = nvfp4moe__prepare(ctx, spec);

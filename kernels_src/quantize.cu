@@ -51,7 +51,6 @@ struct NvfQuantParams {
   int pad_rows;           // write zero SF rows up to roundup(rows,128) (plain 128x4)
   int team;               // threads per row: a power of two >= max(4, k/16/NVF_QNB), at most NVF_QT
   int stage;              // staged kernels: slots (rows in flight) per team in shared memory
-  int code_bulk;          // staged kernels: a row's codes go out from shared memory by one bulk store
 };
 
 NVF_DEV u32 nvf_prmt(u32 a, u32 b, u32 sel) {
@@ -236,17 +235,11 @@ NVF_DEV float nvf_rcp_in_range(float y) {
 #define nvf_store_q(qp, q0, q1) (*(uint2*)(qp) = make_uint2(q0, q1))
 #define nvf_store_sf(sfp, b) (*(sfp) = (u8)(b))
 #endif
-// The 8 code bytes of a block: to shared memory at qs (a bulk store takes the row out later) or,
-// qs 0, to global memory at qp.
-NVF_DEV void nvf_store_codes(u8* qp, u32 qs, u32 q0, u32 q1) {
-  if (qs) asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(qs), "r"(q0), "r"(q1) : "memory");
-  else nvf_store_q(qp, q0, q1);
-}
 
 // Quantize one block of a row (its 8 words and amax bits) and store its 8 code bytes at qp
 // and its SF byte at sfp; mode 1 (zero row) and 2 (faulted row) store the fixed bytes.
 template <bool F16>
-NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6, u8* qp, u8* sfp, u32 qs = 0u) {
+NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6, u8* qp, u8* sfp) {
   u32 q[2] = {0u, 0u}, sfb;
   // Fast path: a finite non-zero block amax in a fast row, and every |x * out| of the block
   // below 7 (one product: the block max's), which also excludes SF 0 (out = inf) and needs
@@ -259,7 +252,7 @@ NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6
     if (__fmul_rn(__uint_as_float(am), out) < 7.0f) {
       q[0] = nvf_e2m1_pack8<F16, false>(w, out);
       q[1] = nvf_e2m1_pack8<F16, false>(w + 4, out);
-      nvf_store_codes(qp, qs, q[0], q[1]);
+      nvf_store_q(qp, q[0], q[1]);
       nvf_store_sf(sfp, sfb);
       return;
     }
@@ -269,7 +262,7 @@ NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6
     if (am >= 0x7F800000u) sfb = 0x7Fu; // given scale: a non-finite block is faulted on its own
     else sfb = nvf_block_quantize<F16>(w, am, rq.s, rq.t, fo6, q);
   }
-  nvf_store_codes(qp, qs, q[0], q[1]);
+  nvf_store_q(qp, q[0], q[1]);
   nvf_store_sf(sfp, sfb);
 }
 
@@ -364,23 +357,6 @@ NVF_DEV void nvf_item_row(const NvfQuantParams& p, i64 item, bool dense, const i
 extern __shared__ __align__(128) u8 nvf_qstage[]; // staged kernels: p.stage slots of one row per team
 __shared__ __align__(8) u64 nvf_qbars[NVF_QT / 32 * NVF_QSTAGE_MAX];
 
-// Generic-proxy stores to shared memory become visible to the async proxy (a bulk store's reads).
-NVF_DEV void nvf_fence_proxy_async_smem() {
-#if NVF_QSTAGE_ARCH
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-#endif
-}
-
-// Bulk store of a row's codes from shared memory (sm_90+), its completion group, and the wait
-// until the engine has read the source (the buffer may be written again after it).
-NVF_DEV void nvf_bulk_store_codes(void* dst, u32 src, u32 bytes) {
-#if NVF_QSTAGE_ARCH
-  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n"
-               "cp.async.bulk.commit_group;\n"
-               "cp.async.bulk.wait_group.read 0;" ::"l"(dst), "r"(src), "r"(bytes) : "memory");
-#endif
-}
-
 // The team's threads (a power of two >= 32, aligned in the CTA) meet, so a slot can be refilled.
 NVF_DEV void nvf_team_sync(int team) {
   if (team == 32) __syncwarp();
@@ -458,9 +434,6 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
   const u32 slot_bar = nvf_smem_u32(nvf_qbars) + 8u * (threadIdx.x / team) * nslot;
   int slot = 0;
   u32 phase = 0;
-  // code_bulk: the team's code buffer after every team's slots (k/2 bytes, a multiple of 16)
-  const bool cbulk = ST && p.code_bulk;
-  u8* codebuf = nvf_qstage + (NVF_QT / team) * nslot * rowbytes + (threadIdx.x / team) * (rowbytes / 4);
   if (ST) {
     if (threadIdx.x == 0) {
       for (int i = 0; i < tpc * nslot; ++i) nvf_mbar_init(nvf_smem_u32(nvf_qbars) + 8u * i, 1);
@@ -553,9 +526,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     // blocks past them read again. This thread's block i is b = tl + team * i: its codes at
     // qt + i * team * 8, its SF byte at st + i * sstep (128x4: the host's teams are multiples
     // of 4, so b % 4 = tl % 4 and b / 4 = tl / 4 + i * team / 4).
-    u8* const qrow = p.q + ((i64)g * p.rows + r) * (p.k / 2);
-    u8* qt = qrow + tq;
-    const u32 qs = cbulk ? nvf_smem_u32(codebuf) + tq : 0u; // code_bulk: this thread's codes in the buffer
+    u8* qt = p.q + ((i64)g * p.rows + r) * (p.k / 2) + tq;
 #if defined(NVF_QPROBE) && NVF_QPROBE == 3
     u8* st = sfg + (i64)r * nblk + tl;
     const int sstep = team;
@@ -571,19 +542,12 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     for (int i = 0; i < NB; ++i) {
       const int b = tl + team * i;
       if (ST && b < nblk) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]); // again, from the slot
-      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], rq, p.fo6, qt + i * team * 8, st + i * sstep,
-                                             qs ? qs + i * team * 8 : 0u);
+      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], rq, p.fo6, qt + i * team * 8, st + i * sstep);
     }
-    if (cbulk) nvf_fence_proxy_async_smem(); // the codes in shared memory, visible to the bulk store
     if (ST) { // every thread of the team is done with the slot's words: refill it
       nvf_team_sync(team);
       if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes, slots + slot * rowbytes,
                                  slot_bar + 8u * slot);
-      // the row's codes out by one bulk store; the thread waits until the buffer has been read,
-      // and the team meets again before the next row's codes are written (given scales: no
-      // barrier in pass 1, so an extra one)
-      if (cbulk && tl == 0) nvf_bulk_store_codes(qrow, nvf_smem_u32(codebuf), (u32)p.k / 2u);
-      if (cbulk && !p.per_token) nvf_team_sync(team);
       phase ^= slot == nslot - 1;
       slot = slot == nslot - 1 ? 0 : slot + 1;
     }
