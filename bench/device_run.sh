@@ -63,6 +63,10 @@ fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
 make -s all 2>&1 | grep -E "error|warning" | tee "$OUT/build.txt"
 # the GPU tests (summary lines and the PASS count), and memcheck on the GEMM tests ($1 s at most)
+# the summary of a test log: LABEL LOG RC [lines of failures to show]
+summ() {
+  echo "$1 rc $3: $(grep -c ^PASS "$2") PASS $(grep -c ^FAIL "$2") FAIL"; grep -E "^FAIL|^#   " "$2" | head -"${4:-8}"
+}
 gpu_tests() {
   ./build/test_gpu 2>&1 | tee "$OUT/test_gpu.log" | grep -E "^FAIL|^#   |skipped|passed" | head -30; grep -c "^PASS" "$OUT/test_gpu.log"
 }
@@ -212,7 +216,7 @@ H)
   ;;
 K)
   TEST_QUICK=1 timeout 200 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
-  echo "quick suite rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -5
+  summ "quick suite" "$OUT/test_gpu.log" $? 5
   ;&
 I)
   PYTHONUNBUFFERED=1 timeout 500 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -36 | cut -c1-150
@@ -223,7 +227,7 @@ J)
   # GEMM (NVF_OLDCONV: the previous E2M1 widening and swap-AB SF addressing) and the layers,
   # quantizer (NVF_QSLOWSETUP: the previous per-block branches)
   TEST_QUICK=1 timeout 200 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
-  echo "quick suite rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -5
+  summ "quick suite" "$OUT/test_gpu.log" $? 5
   PYTHONUNBUFFERED=1 timeout 200 python3 tools/bench.py --defines -DNVF_OLDCONV=1,-DNVF_Y=1,-DNVF_OLDCONV=1,-DNVF_Y=2 --ms 1,8,16,32,128 \
     --only gemm,layer --out "$OUT/gemm_conv_ab.json" 2>&1 | grep -E "tune|TB/s" | cut -c1-150
   PYTHONUNBUFFERED=1 timeout 100 python3 tools/bench.py --defines -DNVF_QSLOWSETUP=1,-DNVF_Y=1,-DNVF_QSLOWSETUP=1,-DNVF_Y=2 --only quant \
@@ -266,7 +270,7 @@ U)
   # the full benchmark (h200.json), then the SiLU team A/B (NVF_QSILU2=1: the previous 2
   # blocks per thread and 3 CTAs) on the quantizer rows and the expert layers
   TEST_QUICK=1 timeout 200 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
-  echo "quick suite rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -5
+  summ "quick suite" "$OUT/test_gpu.log" $? 5
   TEST_ONLY=silu timeout 100 ./build/test_gpu > "$OUT/test_silu.log" 2>&1
   echo "full SiLU tests rc $?: $(grep -c ^PASS "$OUT/test_silu.log") PASS $(grep -c ^FAIL "$OUT/test_silu.log") FAIL"
   TEST_QUICK=1 TEST_ONLY=silu timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.silu.log" 2>&1
@@ -280,7 +284,7 @@ V2)
   # sixth session: the staged kernel without spills: quick quantizer tests, racecheck, the
   # full benchmark, the staging A/B
   TEST_QUICK=1 TEST_ONLY=quantiz timeout 100 ./build/test_gpu > "$OUT/test_q.log" 2>&1
-  echo "quick quantizer tests rc $?: $(grep -c ^PASS "$OUT/test_q.log") PASS $(grep -c ^FAIL "$OUT/test_q.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_q.log" | head -4
+  summ "quick quantizer tests" "$OUT/test_q.log" $? 4
   TEST_QUICK=1 TEST_ONLY=quantiz timeout 100 compute-sanitizer --tool racecheck --error-exitcode 9 ./build/test_gpu > "$OUT/racecheck.q.log" 2>&1
   echo "racecheck quantize exit $?: $(grep -hE "RACECHECK SUMMARY" "$OUT/racecheck.q.log" | head -1)"
   PYTHONUNBUFFERED=1 timeout 150 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -36 | cut -c1-150
@@ -293,7 +297,7 @@ S7)
   # tokens (dsv3 GEMM1; stall breakdown, source counters, the tensor pipe's activity); then
   # the forced configurations CONFIG@DEFINE in $PAIRS at $MS tokens with the expert layers
   TEST_QUICK=1 timeout 200 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
-  echo "quick suite rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -5
+  summ "quick suite" "$OUT/test_gpu.log" $? 5
   export PROFILE_GEMM_M=${PROFILE_GEMM_M:-32}
   timeout 150 ncu --clock-control none -k regex:nvf_gemm --launch-skip 2 --launch-count 1 --section SpeedOfLight \
     --section WarpStateStats --section SourceCounters --section InstructionStats --section Occupancy \
@@ -328,7 +332,7 @@ S7B)
   # (first: NVF_WOLDSHIFT, the wgmma weight slots' shift register) at $MS tokens with the layers,
   # then the forced configurations in $PAIRS at $MS2 tokens
   TEST_QUICK=1 TEST_ONLY=gemm timeout 200 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
-  echo "quick GEMM tests rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -5
+  summ "quick GEMM tests" "$OUT/test_gpu.log" $? 5
   bash tests/check_sm90_sass.sh 2>&1 | tail -3
   [ -n "${MEMCHECK:-}" ] && memcheck_gemm 150
   PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --defines "${DEFS:--DNVF_WOLDSHIFT=1,-DNVF_Y=1}" --ms "${MS:-32,48,64,128,512}" \
@@ -340,7 +344,7 @@ L8)
   # eighth session, TILED weights: the quick GPU suite, memcheck on the quick GEMM and relayout
   # tests, the register-race check, then the full benchmark (as I)
   TEST_QUICK=1 timeout 240 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
-  echo "quick suite rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -8
+  summ "quick suite" "$OUT/test_gpu.log" $?
   TEST_QUICK=1 TEST_ONLY=tiled timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.tiled.log" 2>&1
   echo "memcheck tiled exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.tiled.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.tiled.log") PASS"
   TEST_QUICK=1 TEST_ONLY=relayout timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.relayout.log" 2>&1
@@ -369,7 +373,7 @@ W8)
   # eighth session: quick GEMM tests and memcheck on them (the _tiled twins included), quick GEMM
   # tests under each define of $TDEFS, then an A/B of $DEFS at $MS tokens with the layers (as A8)
   TEST_QUICK=1 TEST_ONLY=gemm timeout 200 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
-  echo "quick GEMM tests rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -5
+  summ "quick GEMM tests" "$OUT/test_gpu.log" $? 5
   memcheck_gemm 200
   for d in ${TDEFS:-}; do
     NVFP4MOE_TUNE_DEFINE=$d TEST_QUICK=1 TEST_ONLY=gemm timeout 150 ./build/test_gpu > "$OUT/test_gpu_$d.log" 2>&1
@@ -387,7 +391,7 @@ Q9)
   # weights, dequantization, the software conversions), the layer tests, the torchao check, memcheck
   # on the quick quantizer tests, then an A/B of the defines $DEFS on the quantizer (--only quant)
   TEST_ONLY=quant timeout 240 ./build/test_gpu > "$OUT/test_q.log" 2>&1
-  echo "quantizer tests rc $?: $(grep -c ^PASS "$OUT/test_q.log") PASS $(grep -c ^FAIL "$OUT/test_q.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_q.log" | head -8
+  summ "quantizer tests" "$OUT/test_q.log" $?
   for t in conversions moe_layer self_test; do
     TEST_ONLY=$t timeout 120 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
     echo "$t tests rc $?: $(grep -c ^PASS "$OUT/test_$t.log") PASS $(grep -c ^FAIL "$OUT/test_$t.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_$t.log" | head -4
@@ -403,9 +407,9 @@ N9)
   # quantizer's tests in full, memcheck on the quick quantizer and layer tests, then the A/Bs:
   # $ENVS (run-time switches, --envs) on the quantizer and the layers, $DEFS on the quantizer
   TEST_QUICK=1 timeout 200 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
-  echo "quick suite rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -8
+  summ "quick suite" "$OUT/test_gpu.log" $?
   TEST_ONLY=quant timeout 150 ./build/test_gpu > "$OUT/test_q.log" 2>&1
-  echo "quantizer tests rc $?: $(grep -c ^PASS "$OUT/test_q.log") PASS $(grep -c ^FAIL "$OUT/test_q.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_q.log" | head -8
+  summ "quantizer tests" "$OUT/test_q.log" $?
   TEST_QUICK=1 TEST_ONLY=quant timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.q.log" 2>&1
   echo "memcheck quantizer exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.q.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.q.log") PASS"
   [ -n "${ENVS:-}" ] && PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --envs "$ENVS" --only quant,layer \
@@ -431,7 +435,7 @@ R10)
     echo "layer tests $d rc $?: $(grep -c ^PASS "$OUT/test_layer$d.log") PASS $(grep -c ^FAIL "$OUT/test_layer$d.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_layer$d.log" | head -4
   done
   NVFP4MOE_TUNE_DEFINE=-DNVF_QSTAGE=7 TEST_QUICK=1 TEST_ONLY=quant timeout 90 ./build/test_gpu > "$OUT/test_q7.log" 2>&1
-  echo "quant tests QSTAGE=7 rc $?: $(grep -c ^PASS "$OUT/test_q7.log") PASS $(grep -c ^FAIL "$OUT/test_q7.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_q7.log" | head -6
+  summ "quant tests QSTAGE=7" "$OUT/test_q7.log" $? 6
   PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --defines "$GDEFS" --ms 32 --only gemm,layer \
     --out "$OUT/ab_gemm.json" 2>&1 | grep -E "tune=" | cut -c1-170
   PYTHONUNBUFFERED=1 timeout ${ABT2:-100} python3 tools/bench.py --defines "$QDEFS" --only quant \
@@ -443,7 +447,7 @@ H10)
   # tenth session: quick quantizer tests under NVF_QHINT=3, the A/B of $QDEFS on the quantizer,
   # then Nsight Compute on the default quantizer (mode P's sections, no variants)
   NVFP4MOE_TUNE_DEFINE=-DNVF_QHINT=3 TEST_QUICK=1 TEST_ONLY=quant timeout 90 ./build/test_gpu > "$OUT/test_qh3.log" 2>&1
-  echo "quant tests QHINT=3 rc $?: $(grep -c ^PASS "$OUT/test_qh3.log") PASS $(grep -c ^FAIL "$OUT/test_qh3.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_qh3.log" | head -6
+  summ "quant tests QHINT=3" "$OUT/test_qh3.log" $? 6
   PYTHONUNBUFFERED=1 timeout ${ABT2:-170} python3 tools/bench.py --defines "$QDEFS" --only quant \
     --out "$OUT/ab_quant.json" 2>&1 | grep -E "tune=" | cut -c1-170
   VARIANTS= bash "$0" P
@@ -454,9 +458,9 @@ S10)
   PYTHONUNBUFFERED=1 timeout ${ABT2:-120} python3 tools/bench.py --defines "$QDEFS" --only quant \
     --out "$OUT/ab_quant.json" 2>&1 | grep -E "tune=" | cut -c1-170
   TEST_ONLY=quant timeout 240 ./build/test_gpu > "$OUT/test_q.log" 2>&1
-  echo "quantizer tests rc $?: $(grep -c ^PASS "$OUT/test_q.log") PASS $(grep -c ^FAIL "$OUT/test_q.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_q.log" | head -8
+  summ "quantizer tests" "$OUT/test_q.log" $?
   TEST_ONLY=moe_layer timeout 90 ./build/test_gpu > "$OUT/test_layer.log" 2>&1
-  echo "layer tests rc $?: $(grep -c ^PASS "$OUT/test_layer.log") PASS $(grep -c ^FAIL "$OUT/test_layer.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_layer.log" | head -4
+  summ "layer tests" "$OUT/test_layer.log" $? 4
   TEST_QUICK=1 TEST_ONLY=quant timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.q.log" 2>&1
   echo "memcheck quantizer exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.q.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.q.log") PASS"
   ;;
@@ -465,17 +469,17 @@ Z10)
   PYTHONUNBUFFERED=1 timeout ${ABT2:-120} python3 tools/bench.py --defines "$QDEFS" --only quant \
     --out "$OUT/ab_quant.json" 2>&1 | grep -E "tune=" | cut -c1-170
   TEST_QUICK=1 timeout 240 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
-  echo "quick suite rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -8
+  summ "quick suite" "$OUT/test_gpu.log" $?
   ;;
 P11)
   TEST_ONLY=many_rows timeout 120 ./build/test_gpu > "$OUT/test_many.log" 2>&1
-  echo "many-rows tests rc $?: $(grep -c ^PASS "$OUT/test_many.log") PASS $(grep -c ^FAIL "$OUT/test_many.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_many.log" | head -8
+  summ "many-rows tests" "$OUT/test_many.log" $?
   PYTHONUNBUFFERED=1 timeout ${ABT2:-200} python3 tools/bench.py --defines "$QDEFS" --only quant \
     --out "$OUT/ab_quant.json" 2>&1 | grep -E "tune=" | cut -c1-170
   TEST_ONLY=quant timeout 200 ./build/test_gpu > "$OUT/test_q.log" 2>&1
-  echo "quantizer tests rc $?: $(grep -c ^PASS "$OUT/test_q.log") PASS $(grep -c ^FAIL "$OUT/test_q.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_q.log" | head -8
+  summ "quantizer tests" "$OUT/test_q.log" $?
   TEST_ONLY=moe_layer timeout 60 ./build/test_gpu > "$OUT/test_layer.log" 2>&1
-  echo "layer tests rc $?: $(grep -c ^PASS "$OUT/test_layer.log") PASS $(grep -c ^FAIL "$OUT/test_layer.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_layer.log" | head -4
+  summ "layer tests" "$OUT/test_layer.log" $? 4
   TEST_QUICK=1 TEST_ONLY=many_rows timeout 100 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.q.log" 2>&1
   echo "memcheck many-rows exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.q.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.q.log") PASS"
   TEST_QUICK=1 TEST_ONLY=many_rows timeout ${RACET:-100} compute-sanitizer --tool racecheck --error-exitcode 9 ./build/test_gpu > "$OUT/racecheck.q.log" 2>&1
@@ -511,7 +515,7 @@ PY
   ;;
 G11)
   TEST_QUICK=1 timeout 240 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
-  echo "quick suite rc $?: $(grep -c ^PASS "$OUT/test_gpu.log") PASS $(grep -c ^FAIL "$OUT/test_gpu.log") FAIL"; grep -E "^FAIL|^#   " "$OUT/test_gpu.log" | head -8
+  summ "quick suite" "$OUT/test_gpu.log" $?
   M="gpu__time_duration.sum,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed"
   for shape in "4096 7168" "7168 2048"; do
     set -- $shape

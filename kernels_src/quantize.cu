@@ -527,15 +527,16 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     // qt + i * team * 8, its SF byte at st + i * sstep (128x4: the host's teams are multiples
     // of 4, so b % 4 = tl % 4 and b / 4 = tl / 4 + i * team / 4).
     u8* qt = p.q + ((i64)g * p.rows + r) * (p.k / 2) + tq;
+#if defined(NVF_QPROBE) && NVF_QPROBE == 6
+    const int rsf = rows_pad % 128 == 0 ? (r & 127) * (rows_pad >> 7) + (r >> 7) : r; // row whose SF slots to use
+#else
+    const int rsf = r;
+#endif
 #if defined(NVF_QPROBE) && NVF_QPROBE == 3
     u8* st = sfg + (i64)r * nblk + tl;
     const int sstep = team;
-#elif defined(NVF_QPROBE) && NVF_QPROBE == 6
-    const int rsf = rows_pad % 128 == 0 ? (r & 127) * (rows_pad >> 7) + (r >> 7) : r;
-    u8* st = sfg + (p.sf_linear ? (i64)r * nblk : nvf_sf_offset_128x4(rsf, 0, kc4)) + tsf;
-    const int sstep = p.sf_linear ? team : team * 128;
 #else
-    u8* st = sfg + (p.sf_linear ? (i64)r * nblk : nvf_sf_offset_128x4(r, 0, kc4)) + tsf;
+    u8* st = sfg + (p.sf_linear ? (i64)r * nblk : nvf_sf_offset_128x4(rsf, 0, kc4)) + tsf;
     const int sstep = p.sf_linear ? team : team * 128;
 #endif
     #pragma unroll
