@@ -52,6 +52,9 @@
 # GEMM1 and GEMM2 at 32 tokens per expert (tools/profile_kernels).
 # R11: the A/B of $QDEFS on the quantizer (store and stream probes), and PyTorch's read-only rate on the same input
 # (amax of [16384, 7168] bf16) next to its copy rate.
+# Twelfth session: T12: (TESTS=1) the quick GPU suite and the layer tests, (GAB=1) the A/B of $GDEFS on the
+# GEMMs at $MS tokens with the layers, (QAB=1) the A/B of $QDEFS on the quantizer, (MC=1) memcheck on the
+# quick GEMM tests; each part on unless set to 0.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -541,5 +544,22 @@ P)
     grep -E "Duration|Executed Instructions  |Warp Cycles Per Issued|Achieved Occupancy|Registers Per" "$OUT/ncu_$tag.txt" | head -12
   done
   unset NVFP4MOE_TUNE_DEFINE
+  ;;
+T12)
+  if [ "${TESTS:-1}" = 1 ]; then
+    TEST_QUICK=1 timeout 240 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
+    summ "quick suite" "$OUT/test_gpu.log" $?
+    TEST_ONLY=moe_layer timeout 60 ./build/test_gpu > "$OUT/test_layer.log" 2>&1
+    summ "layer tests" "$OUT/test_layer.log" $? 4
+  fi
+  if [ "${GAB:-1}" = 1 ]; then
+    PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --defines "$GDEFS" --ms "${MS:-32,128}" \
+      --only gemm,layer --out "$OUT/ab_gemm.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  fi
+  if [ "${QAB:-1}" = 1 ]; then
+    PYTHONUNBUFFERED=1 timeout ${ABT2:-200} python3 tools/bench.py --defines "$QDEFS" --only quant \
+      --out "$OUT/ab_quant.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  fi
+  if [ "${MC:-1}" = 1 ]; then memcheck_gemm ${MCT:-150}; fi
   ;;
 esac

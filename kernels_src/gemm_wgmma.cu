@@ -22,6 +22,7 @@
 #include "gemm_common.cuh"
 #include "dequant_bf16.cuh"
 #include "ptx_wgmma.cuh"
+#include "ptx_tcgen05.cuh" // mbarriers (sm_90+)
 
 #ifndef NVF_TOK
 #define NVF_TOK 64 // tokens per pass: the wgmma N (8, 16, 32, 48, 64 or 128)
@@ -61,6 +62,12 @@ static_assert(NVF_KC <= NVF_KC_DEFAULT && NVF_KC % 256 == 0, "NVF_WKC: a multipl
 #endif
 #define NVF_DEPTH NVF_WDEPTH
 #define NVF_NBUF 3                          // token chunk buffers
+// Chunk hand-off: 1 (default) each thread arrives on the next chunk buffer's mbarrier once it has
+// widened its part, and a warpgroup waits on it just before its first wgmma of that chunk, so the
+// warpgroups keep their stagger across chunks; 0 a CTA barrier closes every chunk (tuning runs).
+#ifndef NVF_WCHUNKBAR
+#define NVF_WCHUNKBAR 1
+#endif
 #define NVF_THREADS (128 * NVF_WG)
 #define NVF_ROWS (64 * NVF_WG)              // weight rows (N of the problem) per CTA
 #define NVF_STEP 128                        // K elements per register step
@@ -201,6 +208,21 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
   const u8* stage_p = smem + NVF_NBUF * NVF_BUF_BYTES;
   const u32* stage_sf_p = (const u32*)(stage_p + NVF_UNITS * 64);
   const float alpha = p.alpha ? p.alpha[g] : 1.0f;
+#if NVF_WCHUNKBAR
+  // full[b]: every thread has widened its part of the chunk now in buffer b (count: all threads).
+  // Chunk c + 1 goes into buffer (c + 1) % 3 = (c - 2) % 3 at the end of a thread's chunk c. Every
+  // warpgroup is done reading chunk c - 2 by then: the thread has passed full[c % 3], which needs
+  // every thread to have widened chunk c, which each does after issuing all of chunk c - 1, whose
+  // first step retired (wait<0>) chunk c - 2's last group. So no "empty" barrier is needed, and a
+  // warpgroup may run up to about a chunk ahead of the slowest.
+  __shared__ __align__(8) u64 full[NVF_NBUF];
+  const u32 full0 = (u32)__cvta_generic_to_shared(full);
+  if (threadIdx.x == 0) {
+    #pragma unroll
+    for (int b = 0; b < NVF_NBUF; ++b) nvf_mbar_init(full0 + 8u * b, NVF_THREADS);
+  }
+  u32 full_phase = 0; // bit b: parity of buffer b's next phase (every thread waits on every phase)
+#endif
 
   for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {
     float acc[NVF_TOK / 2];
@@ -254,6 +276,13 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
             ws[d][0] = (in && ok0) ? *(const u16*)(wsf + (i64)sn * 1024) : 0u;
             ws[d][1] = (in && ok1) ? *(const u16*)(wsf + (i64)sn * 1024 + 128) : 0u;
           }
+#if NVF_WCHUNKBAR
+          if (ss == 0 && c > 0) { // the chunk's tokens are in buf (chunk 0: the tile's CTA barrier)
+            const int b = c % NVF_NBUF;
+            nvf_mbar_wait(full0 + 8u * b, (full_phase >> b) & 1u);
+            full_phase ^= 1u << b;
+          }
+#endif
           nvf_wgmma_fence();
           #pragma unroll
           for (int i = 0; i < 8; ++i) {
@@ -269,8 +298,13 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
       if (c + 1 < nchunks) {
         nvf_tok_widen(smem + ((c + 1) % NVF_NBUF) * NVF_BUF_BYTES, stage_p, stage_sf_p, c + 1, p.k);
         nvf_fence_proxy_async();
+#if NVF_WCHUNKBAR
+        nvf_mbar_arrive(full0 + 8u * ((c + 1) % NVF_NBUF));
+#endif
       }
+#if !NVF_WCHUNKBAR
       __syncthreads();
+#endif
     }
     nvf_wgmma_wait<0>();
     #pragma unroll

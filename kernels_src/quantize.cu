@@ -231,6 +231,33 @@ NVF_DEV float nvf_rcp_in_range(float y) {
 #if defined(NVF_QPROBE)
 #define nvf_store_q(qp, q0, q1) (NVF_QPROBE == 2 || NVF_QPROBE == 4 ? (void)0 : (void)(*(uint2*)(qp) = make_uint2(q0, q1)))
 #define nvf_store_sf(sfp, b) (NVF_QPROBE == 1 || NVF_QPROBE == 4 ? (void)0 : (void)(*(sfp) = (u8)(b)))
+#elif defined(NVF_QSFHINT)
+// -DNVF_QSFHINT (tuning runs): L2 policies on the stores. 1: SF bytes evict_last; 2: SFs and codes
+// evict_last; 3: SFs evict_first; 4: SFs and codes evict_first; 5: SFs st.global.cs (no policy
+// operand); 7: SFs with an evict_normal policy (the instruction form alone, as a control).
+NVF_DEV u64 nvf_qpolicy(int kind) { // 0 evict_last, 1 evict_first, 2 evict_normal
+  u64 pol;
+  if (kind == 0) asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+  else if (kind == 1) asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+  else asm("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(pol));
+  return pol;
+}
+NVF_DEV void nvf_store_sf_hint(u8* sfp, u32 b) {
+  if (NVF_QSFHINT == 5)
+    asm volatile("st.global.cs.b8 [%0], %1;" ::"l"(sfp), "r"(b) : "memory");
+  else
+    asm volatile("st.global.L2::cache_hint.b8 [%0], %1, %2;" ::"l"(sfp), "r"(b),
+                 "l"(nvf_qpolicy(NVF_QSFHINT <= 2 ? 0 : NVF_QSFHINT <= 4 ? 1 : 2)) : "memory");
+}
+NVF_DEV void nvf_store_q_hint(u8* qp, u32 q0, u32 q1) {
+  if (NVF_QSFHINT == 2 || NVF_QSFHINT == 4)
+    asm volatile("st.global.L2::cache_hint.v2.b32 [%0], {%1, %2}, %3;" ::"l"(qp), "r"(q0), "r"(q1),
+                 "l"(nvf_qpolicy(NVF_QSFHINT == 2 ? 0 : 1)) : "memory");
+  else
+    *(uint2*)(qp) = make_uint2(q0, q1);
+}
+#define nvf_store_q(qp, q0, q1) nvf_store_q_hint((u8*)(qp), q0, q1)
+#define nvf_store_sf(sfp, b) nvf_store_sf_hint((u8*)(sfp), (u32)(b))
 #else
 #define nvf_store_q(qp, q0, q1) (*(uint2*)(qp) = make_uint2(q0, q1))
 #define nvf_store_sf(sfp, b) (*(sfp) = (u8)(b))
