@@ -54,7 +54,8 @@
 # (amax of [16384, 7168] bf16) next to its copy rate.
 # Twelfth session: T12: (TESTS=1) the quick GPU suite and the layer tests, (GAB=1) the A/B of $GDEFS on the
 # GEMMs at $MS tokens with the layers, (QAB=1) the A/B of $QDEFS on the quantizer, (MC=1) memcheck on the
-# quick GEMM tests; each part on unless set to 0.
+# quick GEMM tests; each part on unless set to 0; (QMC=1, off unless set) memcheck and racecheck on the quick
+# quantizer tests.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -561,5 +562,11 @@ T12)
       --out "$OUT/ab_quant.json" 2>&1 | grep -E "tune=" | cut -c1-170
   fi
   if [ "${MC:-1}" = 1 ]; then memcheck_gemm ${MCT:-150}; fi
+  if [ "${QMC:-0}" = 1 ]; then
+    for t in memcheck racecheck; do
+      TEST_QUICK=1 TEST_ONLY=quantiz timeout 120 compute-sanitizer --tool $t --error-exitcode 9 ./build/test_gpu > "$OUT/$t.q.log" 2>&1
+      echo "$t quantize exit $?: $(grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/$t.q.log" | head -1) $(grep -c ^PASS "$OUT/$t.q.log") PASS $(grep -c ^FAIL "$OUT/$t.q.log") FAIL"
+    done
+  fi
   ;;
 esac

@@ -45,6 +45,21 @@ static_assert(NVF_WTUNE >= 111 && NVF_WTUNE <= 999 && NVF_WMINB >= 1 && NVF_WDEP
 #ifndef NVF_WMINB
 #define NVF_WMINB 1
 #endif
+// Probes for tuning runs (wrong results, timing only; bench/NOTES.md, twelfth session):
+// -DNVF_WPROBE=1 stages and widens only a tile's first token chunk (later chunks reuse stale
+// buffers), =2 feeds each weight piece's raw words to wgmma unwidened (the loads stay live),
+// =3 both: what the token path and the weight widening cost. =4 fills each later token chunk
+// buffer with one bulk copy of its size from L2 (the group's weight bytes stand in for a BF16
+// image of the tokens written by a pre-pass): what loading pre-widened tokens would cost; =5 the
+// same with a quarter of the bytes (as a 4-CTA cluster's multicast would read from L2, or as the
+// E2M1 staging does today, without the widening). =6 and =7 stage and widen only the first half
+// or quarter of each chunk's token units (what CTAs of a 2- or 4-CTA cluster sharing the token
+// widening would each do, less the stores into the other CTAs' shared memory).
+#ifndef NVF_WPROBE
+#define NVF_WPROBE 0
+#endif
+#define NVF_WTOKPATH (NVF_WPROBE == 0 || NVF_WPROBE == 2 || NVF_WPROBE >= 6) // later chunks widened here
+#define NVF_WSHARE (NVF_WPROBE == 6 ? 2 : NVF_WPROBE == 7 ? 4 : 1)
 // K per token chunk (64 KiB or less); tuning runs may set a smaller one with NVF_WKC (the
 // host sizes shared memory for the default, so a larger one is refused)
 #define NVF_KC_DEFAULT (NVF_TOK >= 128 ? 256 : NVF_TOK > 32 ? 512 : 1024)
@@ -125,7 +140,7 @@ NVF_DEV void nvf_tok_issue(const NvfGemmParams& p, const NvfTokUnit* u, int c, u
   #pragma unroll
   for (int i = 0; i < NVF_UPT; ++i) {
     const int ui = threadIdx.x + i * NVF_THREADS;
-    if (ui >= NVF_UNITS) continue;
+    if (ui >= NVF_UNITS / NVF_WSHARE) continue;
     const int kel = c * NVF_KC + (ui / NVF_TOK) * NVF_STEP; // first K element of the unit
     const u8* src = u[i].src ? u[i].src + c * (NVF_KC / 2) : p.a;
     const u8* sf = u[i].sf + c * (NVF_KC / 64) * 512;
@@ -154,7 +169,7 @@ NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf, int c,
   #pragma unroll
   for (int i = 0; i < NVF_UPT; ++i) {
     const int ui = threadIdx.x + i * NVF_THREADS, n = ui % NVF_TOK, ss = ui / NVF_TOK;
-    if (ui >= NVF_UNITS) continue;
+    if (ui >= NVF_UNITS / NVF_WSHARE) continue;
     uint4 q[4];
     u32 s0[4], s1[4];
     #pragma unroll
@@ -255,7 +270,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
     u32 a[32];
     for (int c = 0; c < nchunks; ++c) {
       const u32 buf = sbase + (c % NVF_NBUF) * NVF_BUF_BYTES;
-      if (c + 1 < nchunks) nvf_tok_issue(p, units, c + 1, stage, stage_sf);
+      if (c + 1 < nchunks && NVF_WTOKPATH) nvf_tok_issue(p, units, c + 1, stage, stage_sf);
       #pragma unroll
       for (int ss = 0; ss < NVF_SPC; ++ss) {
         const int s = c * NVF_SPC + ss;
@@ -266,8 +281,16 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
           // loads just issued (1-3 % slower, bench/NOTES.md, seventh session).
           const int d = ss % NVF_DEPTH;
           nvf_wgmma_wait<0>(); // step s-1, the last reader of a[], is done
+#if NVF_WPROBE == 2 || NVF_WPROBE == 3
+          #pragma unroll
+          for (int j = 0; j < 16; ++j) {
+            a[j] = (&wq[d][0].x)[j & 3] ^ ws[d][0];
+            a[16 + j] = (&wq[d][1].x)[j & 3] ^ ws[d][1];
+          }
+#else
           nvf_dequant_piece(wq[d][0], ws[d][0], a);
           nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);
+#endif
           {
             const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;
             const bool in = sn < nsteps && kel < p.k;
@@ -296,10 +319,22 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
       // chunk c-2, were done everywhere at the barrier that closed chunk c-1: a warpgroup
       // reaches that barrier with at most one group in flight, of chunk c-1.
       if (c + 1 < nchunks) {
-        nvf_tok_widen(smem + ((c + 1) % NVF_NBUF) * NVF_BUF_BYTES, stage_p, stage_sf_p, c + 1, p.k);
+#if (NVF_WPROBE == 4 || NVF_WPROBE == 5) && NVF_WCHUNKBAR
+        constexpr u32 pbytes = NVF_WPROBE == 5 ? NVF_BUF_BYTES / 4 : NVF_BUF_BYTES;
+        const u32 fb = full0 + 8u * ((c + 1) % NVF_NBUF);
+        const i64 gbytes = (i64)p.n * (p.k / 2), off = (i64)(c + 1) * NVF_BUF_BYTES;
+        if (threadIdx.x == 0 && off + NVF_BUF_BYTES <= gbytes) {
+          nvf_mbar_expect_tx(fb, pbytes);
+          nvf_bulk_load(sbase + ((c + 1) % NVF_NBUF) * NVF_BUF_BYTES, p.b + g * gbytes + off, pbytes, fb);
+        } else {
+          nvf_mbar_arrive(fb);
+        }
+#else
+        if (NVF_WTOKPATH) nvf_tok_widen(smem + ((c + 1) % NVF_NBUF) * NVF_BUF_BYTES, stage_p, stage_sf_p, c + 1, p.k);
         nvf_fence_proxy_async();
 #if NVF_WCHUNKBAR
         nvf_mbar_arrive(full0 + 8u * ((c + 1) % NVF_NBUF));
+#endif
 #endif
       }
 #if !NVF_WCHUNKBAR

@@ -233,8 +233,9 @@ NVF_DEV float nvf_rcp_in_range(float y) {
 #define nvf_store_sf(sfp, b) (NVF_QPROBE == 1 || NVF_QPROBE == 4 ? (void)0 : (void)(*(sfp) = (u8)(b)))
 #elif defined(NVF_QSFHINT)
 // -DNVF_QSFHINT (tuning runs): L2 policies on the stores. 1: SF bytes evict_last; 2: SFs and codes
-// evict_last; 3: SFs evict_first; 4: SFs and codes evict_first; 5: SFs st.global.cs (no policy
-// operand); 7: SFs with an evict_normal policy (the instruction form alone, as a control).
+// evict_last; 3: SFs evict_first; 4: SFs and codes evict_first; 5: SFs st.global.cs (the default
+// below); 6: SFs as plain stores (the default before the twelfth session); 7: SFs with an
+// evict_normal policy (the instruction form alone, as a control).
 NVF_DEV u64 nvf_qpolicy(int kind) { // 0 evict_last, 1 evict_first, 2 evict_normal
   u64 pol;
   if (kind == 0) asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
@@ -245,6 +246,8 @@ NVF_DEV u64 nvf_qpolicy(int kind) { // 0 evict_last, 1 evict_first, 2 evict_norm
 NVF_DEV void nvf_store_sf_hint(u8* sfp, u32 b) {
   if (NVF_QSFHINT == 5)
     asm volatile("st.global.cs.b8 [%0], %1;" ::"l"(sfp), "r"(b) : "memory");
+  else if (NVF_QSFHINT == 6)
+    *sfp = (u8)b;
   else
     asm volatile("st.global.L2::cache_hint.b8 [%0], %1, %2;" ::"l"(sfp), "r"(b),
                  "l"(nvf_qpolicy(NVF_QSFHINT <= 2 ? 0 : NVF_QSFHINT <= 4 ? 1 : 2)) : "memory");
@@ -259,8 +262,13 @@ NVF_DEV void nvf_store_q_hint(u8* qp, u32 q0, u32 q1) {
 #define nvf_store_q(qp, q0, q1) nvf_store_q_hint((u8*)(qp), q0, q1)
 #define nvf_store_sf(sfp, b) nvf_store_sf_hint((u8*)(sfp), (u32)(b))
 #else
+// SF bytes are stored with st.global.cs (streaming, evict-first in L2): [16384, 7168] took
+// 83.3-83.5 us against 84.7-85.2 with plain stores in two A/B runs (h200_quant_sfhint_ab.json,
+// h200_quant_sfhint2_ab.json; linear SFs -2 us, masked decode -0.3 us). Why is not known: an
+// evict_normal policy on the same instruction form gains part of it (bench/NOTES.md).
+NVF_DEV void nvf_store_sf_cs(u8* sfp, u32 b) { asm volatile("st.global.cs.b8 [%0], %1;" ::"l"(sfp), "r"(b) : "memory"); }
 #define nvf_store_q(qp, q0, q1) (*(uint2*)(qp) = make_uint2(q0, q1))
-#define nvf_store_sf(sfp, b) (*(sfp) = (u8)(b))
+#define nvf_store_sf(sfp, b) nvf_store_sf_cs((u8*)(sfp), (u32)(b))
 #endif
 
 // Quantize one block of a row (its 8 words and amax bits) and store its 8 code bytes at qp
