@@ -44,6 +44,7 @@ else
 fi
 step "host numerics, layouts, argument checks" ./build/test_cpu
 step "NVRTC compiles every kernel" ./build/test_nvrtc
+step "wgmma register-race checker on hand-written SASS" python3 tests/test_check_wgmma_regs.py
 step "sm_90a wgmma register races (SASS)" bash tests/check_sm90_sass.sh
 step "SM100 encoders (PTX ISA, CUTLASS values)" ./build/test_sm100_encoders
 step "SM100 layout model" ./build/test_sm100_model

@@ -2,11 +2,14 @@
 """Checks `cuobjdump -sass` text for register races with asynchronous wgmma (HGMMA).
 
 An issued HGMMA reads its A operand registers (RS form) and owns its accumulator
-registers until a `WARPGROUP.DEPBAR.LE gsb0, 0x0` retires it. The compiler does not model
-that read (kernels_src/gemm_wgmma.cu, bench/NOTES.md), so this follows the control flow
-of every function (branches and loop back-edges, to a fixed point) and reports any other
-instruction that writes a pending A register, or reads or writes a pending accumulator,
-on some path. Conservative: only wait_group 0 retires anything.
+registers until a `WARPGROUP.DEPBAR.LE gsb0, N` retires its commit group (the HGMMA marked
+`gsb0` closes a group; the wait retires all but the newest N closed groups). The compiler
+is not trusted to model that read (kernels_src/gemm_wgmma.cu, bench/NOTES.md), so this
+follows the control flow of every function (branches and loop back-edges, to a fixed point)
+with the list of pending groups and reports any other instruction that writes a pending A
+register, or reads or writes a pending accumulator, on some path. Conservative: where paths
+meet, their lists are merged group by group from the newest, and a list longer than MAXG
+keeps its oldest groups as one (retired no earlier than the newest of them).
 
     python3 tools/check_wgmma_regs.py kernel.sass [more.sass ...]
 
@@ -48,6 +51,21 @@ def no_dest(op):
                           "FSETP", "PLOP3", "R2UR", "WARPGROUP"))
 
 
+MAXG = 16
+
+
+def merge(groups):
+    return (frozenset().union(*(g[0] for g in groups)), frozenset().union(*(g[1] for g in groups)))
+
+
+def join(x, y):
+    """Where two paths meet: closed groups aligned from the newest, the open groups merged."""
+    gx, gy = x[0], y[0]
+    n = max(len(gx), len(gy))
+    gx, gy = ((frozenset(), frozenset()),) * (n - len(gx)) + gx, ((frozenset(), frozenset()),) * (n - len(gy)) + gy
+    return (tuple(merge((a, b)) for a, b in zip(gx, gy)), merge((x[1], y[1])))
+
+
 def check(name, ins):
     addr_index = {a: i for i, (a, _, _, _) in enumerate(ins)}
     succ = []
@@ -64,31 +82,44 @@ def check(name, ins):
         elif i + 1 < len(ins):
             s.append(i + 1)
         succ.append(s)
-    state = [None] * len(ins)  # (pending A regs, pending accumulators) on entry
-    state[0] = (frozenset(), frozenset())
-    work, races, hgmma = [0], set(), 0
+    # state on entry: (closed groups oldest first, each (A regs, accumulators); the open group)
+    empty = (frozenset(), frozenset())
+    state = [None] * len(ins)
+    state[0] = ((), empty)
+    work, races = [0], set()
     while work:
         i = work.pop()
-        pa, pacc = state[i]
+        groups, opened = state[i]
         _, pred, op, args = ins[i]
         regs = [int(r) for r in REG.findall(args)]
+        pa = frozenset().union(opened[0], *(g[0] for g in groups))
+        pacc = frozenset().union(opened[1], *(g[1] for g in groups))
         if op.startswith("HGMMA"):
             n = int(re.match(r"HGMMA\.64x(\d+)x", op).group(1))
-            acc = set(range(regs[0], regs[0] + n // 2))
-            a = set(range(regs[1], regs[1] + 4)) if len(regs) >= 3 else set()  # RS form: R acc, R a, gdesc, R acc
-            pa, pacc = pa | a, pacc | acc
-        elif op.startswith("WARPGROUP.DEPBAR") and re.search(r"gsb0,\s*0x0\b", args) and not pred:
-            pa, pacc = frozenset(), frozenset()
+            acc = frozenset(range(regs[0], regs[0] + n // 2))
+            a = frozenset(range(regs[1], regs[1] + 4)) if len(regs) >= 3 else frozenset()  # RS: R acc, R a, gdesc
+            opened = (opened[0] | a, opened[1] | acc)
+            if re.search(r"\bgsb0\b", args):  # closes the commit group
+                groups, opened = groups + (opened,), empty
+        elif op.startswith("WARPGROUP.DEPBAR"):
+            m = re.search(r"gsb0,\s*0x([0-9a-f]+)", args)
+            if m and not pred:
+                keep = int(m.group(1), 16)
+                groups = groups[len(groups) - keep:] if keep < len(groups) else groups
+                if keep == 0:
+                    groups = ()
         elif not op.startswith("WARPGROUP"):
             if regs and not no_dest(op) and set(range(regs[0], regs[0] + width(op))) & pa:
                 races.add((ins[i][0], f"writes pending A register: {op} {args}"))
             if set(regs) & pacc:
                 races.add((ins[i][0], f"touches pending accumulator: {op} {args}"))
-        out = (frozenset(pa), frozenset(pacc))
+        if len(groups) > MAXG:  # the oldest as one group: retired when the newest of them is
+            old = groups[: len(groups) - MAXG + 1]
+            groups = (merge(old),) + groups[len(groups) - MAXG + 1:]
+        out = (groups, opened)
         for j in succ[i]:
-            old = state[j]
-            new = out if old is None else (old[0] | out[0], old[1] | out[1])
-            if new != old:
+            new = out if state[j] is None else join(state[j], out)
+            if new != state[j]:
                 state[j] = new
                 work.append(j)
     hgmma = sum(1 for _, _, op, _ in ins if op.startswith("HGMMA"))
