@@ -56,6 +56,10 @@
 # GEMMs at $MS tokens with the layers, (QAB=1) the A/B of $QDEFS on the quantizer, (MC=1) memcheck on the
 # quick GEMM tests; each part on unless set to 0; (QMC=1, off unless set) memcheck and racecheck on the quick
 # quantizer tests.
+# Thirteenth session: T13: the kernels of every define in $PDEFS compiled in parallel into the cache,
+# the quick GEMM tests (TEST_CONFIGS=${TCONF:-gemm_sm90}, plus the default-tile GEMM tests) under each of
+# $PDEFS at once, then (GAB=1) the A/B of $GDEFS on the GEMMs at $MS tokens with the layers, (MC=1) memcheck
+# on the quick GEMM tests under $MCDEF, (FULL=1, off unless set) the quick GPU suite and the layer tests.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -545,6 +549,39 @@ P)
     grep -E "Duration|Executed Instructions  |Warp Cycles Per Issued|Achieved Occupancy|Registers Per" "$OUT/ncu_$tag.txt" | head -12
   done
   unset NVFP4MOE_TUNE_DEFINE
+  ;;
+T13)
+  for d in ${PDEFS:-}; do
+    NVFP4MOE_TUNE_DEFINE=$d ./build/nvfp4moe_precompile sm_90a > "/tmp/pc${d//=/_}.log" 2>&1 &
+  done
+  wait
+  for d in ${PDEFS:-}; do echo "precompile $d: $(tail -1 "/tmp/pc${d//=/_}.log")"; done
+  for d in ${PDEFS:-}; do
+    (NVFP4MOE_TUNE_DEFINE=$d TEST_QUICK=1 TEST_ONLY=gemm TEST_CONFIGS=${TCONF:-gemm_sm90} timeout 300 ./build/test_gpu > "$OUT/gemm${d//=/_}.log" 2>&1;
+     echo $? > "/tmp/gemm${d//=/_}.rc") &
+  done
+  wait
+  for d in ${PDEFS:-}; do summ "quick gemm tests $d" "$OUT/gemm${d//=/_}.log" "$(cat "/tmp/gemm${d//=/_}.rc")" 6; done
+  if [ -n "${DIAG:-}" ]; then # memcheck on the default-tile GEMM tests under the define $DIAG (where a kernel faults)
+    NVFP4MOE_TUNE_DEFINE=$DIAG TEST_QUICK=1 TEST_ONLY=gemm_shapes timeout 120 compute-sanitizer --tool memcheck \
+      ./build/test_gpu > "$OUT/diag.log" 2>&1
+    grep -m1 -B2 -A12 "=========" "$OUT/diag.log" | cut -c1-200
+  fi
+  if [ "${FULL:-0}" = 1 ]; then
+    TEST_QUICK=1 timeout 240 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
+    summ "quick suite" "$OUT/test_gpu.log" $?
+    TEST_ONLY=moe_layer timeout 60 ./build/test_gpu > "$OUT/test_layer.log" 2>&1
+    summ "layer tests" "$OUT/test_layer.log" $? 4
+  fi
+  if [ "${GAB:-1}" = 1 ]; then
+    PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --defines "$GDEFS" --ms "${MS:-32,128}" \
+      --only gemm,layer --out "$OUT/ab_gemm.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  fi
+  if [ "${MC:-0}" = 1 ]; then
+    NVFP4MOE_TUNE_DEFINE=${MCDEF:-} TEST_QUICK=1 TEST_ONLY=gemm timeout ${MCT:-150} compute-sanitizer --tool memcheck \
+      --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.gemm.log" 2>&1
+    echo "memcheck gemm ${MCDEF:-} exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.gemm.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.gemm.log") PASS $(grep -c ^FAIL "$OUT/memcheck.gemm.log") FAIL"
+  fi
   ;;
 T12)
   if [ "${TESTS:-1}" = 1 ]; then
