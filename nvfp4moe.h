@@ -983,7 +983,6 @@ typedef struct nvfp4moe__CUlaunchConfig {
 typedef char nvfp4moe__check_launch_attribute_size[sizeof(nvfp4moe__CUlaunchAttribute) == 72 ? 1 : -1];
 typedef char nvfp4moe__check_launch_config_size[sizeof(void*) != 8 || sizeof(nvfp4moe__CUlaunchConfig) == 56 ? 1 : -1];
 #define NVFP4MOE__CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION 6
-#define NVFP4MOE__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION 4 /* value: three unsigned, x y z */
 typedef nvfp4moe__CUresult (*nvfp4moe__launch_ex_t)(const nvfp4moe__CUlaunchConfig*, nvfp4moe__CUfunction, void**,
                                                     void**);
 static nvfp4moe__launch_ex_t nvfp4moe__cu_launch_ex; /* optional: null where the driver lacks it */
@@ -1490,23 +1489,19 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "  return d;\n"
   "}\n"
   "\n"
-  "// One word (8 elements) times its widened SF s (nvf_sf2_to_bf16x2) -> 4 bf16x2 in pair order:\n"
-  "// out[p] = elements (p, p + 4).\n",
-  "NVF_DEV void nvf_dequant_word(u32 w, u32 s, u32* out) {\n"
-  "  u32 r[4];\n"
-  "  nvf_fp4x8_to_bf16x2(w, r);\n"
-  "  #pragma unroll\n"
-  "  for (int p = 0; p < 4; ++p) out[p] = nvf_bf16x2_mul(r[p], s);\n"
-  "}\n"
-  "\n"
   "// 16 bytes of a row (32 elements, SF columns c and c+1 in sf2) -> 16 bf16x2 in pair order:\n"
-  "// out[4j + p] = elements (8j + p, 8j + p + 4).\n"
+  "// out[4j + p] = elements (8j + p, 8j + p + 4).\n",
   "NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {\n"
   "  u32 s0, s1;\n"
   "  nvf_sf2_to_bf16x2(sf2, s0, s1);\n"
   "  const u32 w[4] = {q.x, q.y, q.z, q.w};\n"
   "  #pragma unroll\n"
-  "  for (int j = 0; j < 4; ++j) nvf_dequant_word(w[j], j < 2 \? s0 : s1, out + 4 * j);\n"
+  "  for (int j = 0; j < 4; ++j) {\n"
+  "    u32 r[4];\n"
+  "    nvf_fp4x8_to_bf16x2(w[j], r);\n"
+  "    #pragma unroll\n"
+  "    for (int p = 0; p < 4; ++p) out[4 * j + p] = nvf_bf16x2_mul(r[p], j < 2 \? s0 : s1);\n"
+  "  }\n"
   "}\n",
   0};
 static const char* const nvfp4moe__src_gemm_common_cuh[] = {
@@ -1573,33 +1568,6 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "#else\n"
   "#define NVF_WROW8(p) ((i64)8 * ((p).k / 2))\n"
   "#endif\n"
-  "// Tuning runs: -DNVF_WPF=<n> asks L2 for the weights of K chunk c + n when chunk c starts (the\n"
-  "// chunk's steps s0 .. s0 + spc - 1). A warp's 16 rows r0 .. r0 + 15 (r0 % 16 == 0 for lane 0):\n"
-  "// TILED, the tile's steps are contiguous, one bulk prefetch by lane 0; row-major, the lanes with\n"
-  "// t == 0 prefetch the 128-byte lines of rows r0 + lane / 4 and + 8. w0: the lane's step-0 piece.\n"
-  "#ifndef NVF_WPF\n"
-  "#define NVF_WPF 0\n"
-  "#endif\n",
-  "NVF_DEV void nvf_prefetch_chunk(const u8* w0, i64 row8, int lane, int s0, int spc, int nsteps, bool ok0, bool ok1) {\n"
-  "#if NVF_WPF > 0\n"
-  "  const int n = min(spc, nsteps - s0); // steps of the chunk\n"
-  "  if (n <= 0) return;\n"
-  "  w0 += (i64)s0 * NVF_WSTEP_BYTES;\n"
-  "#if defined(NVF_WTILED) && NVF_WTILED\n"
-  "  if (lane == 0 && ok0) asm volatile(\"cp.async.bulk.prefetch.L2.global [%0], %1;\" ::\"l\"(w0), \"r\"(n * 1024) : \"memory\");\n"
-  "  (void)row8; (void)ok1;\n"
-  "#else\n"
-  "  if ((lane & 3) == 0)\n"
-  "    for (int o = 0; o < n * 64; o += 128) {\n"
-  "      if (ok0) asm volatile(\"prefetch.global.L2 [%0];\" ::\"l\"(w0 + o) : \"memory\");\n"
-  "      if (ok1) asm volatile(\"prefetch.global.L2 [%0];\" ::\"l\"(w0 + row8 + o) : \"memory\");\n"
-  "    }\n"
-  "#endif\n"
-  "#else\n"
-  "  (void)w0; (void)row8; (void)lane; (void)s0; (void)spc; (void)nsteps; (void)ok0; (void)ok1;\n"
-  "#endif\n"
-  "}\n"
-  "\n"
   "// Byte o (0 <= o < K/2, 16-byte aligned) of row r of group g, any access pattern.\n"
   "NVF_DEV const u8* nvf_wbyte(const NvfGemmParams& p, int g, i64 r, int o) {\n"
   "#if defined(NVF_WTILED) && NVF_WTILED\n"
@@ -1609,7 +1577,7 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "#endif\n"
   "}\n"
   "\n"
-  "// The entry points of a swap-AB or wgmma module, BODY<WIDE>(p) its kernel body. Row-major\n"
+  "// The entry points of a swap-AB or wgmma module, BODY<WIDE>(p) its kernel body. Row-major\n",
   "// weights: NAME (plain loads) and NAME_l2 (256-byte L2 fetches); the host picks by K. Tiled\n"
   "// weights (-DNVF_WTILED=1, the host's twin of the module): NAME_tiled alone, plain loads (a warp\n"
   "// reads 1 KB in one piece; the 256-byte fetch measured the same).\n"
@@ -2128,7 +2096,6 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "    for (int c = 0; c < nchunks; ++c) {\n"
   "      // ---- stage the tokens of this K chunk (dequantized, pair order) ----\n"
   "      __syncthreads(); // the previous chunk has been read by every warp\n"
-  "      nvf_prefetch_chunk(w0, NVF_WROW8(p), lane, (c + NVF_WPF) * (NVF_KC / NVF_STEP), NVF_KC / NVF_STEP, nsteps, ok0, ok1);\n"
   "      for (int piece = threadIdx.x; piece < NVF_TOK * (NVF_KC / 32); piece += NVF_THREADS) {\n"
   "        const int n = piece / (NVF_KC / 32), pc = piece % (NVF_KC / 32), ss = pc >> 2, tt = pc & 3;\n"
   "        const int m = tok0 + n, kel = c * NVF_KC + pc * 32;\n"
@@ -2166,10 +2133,10 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "              ws[d][1] = (in && ok1) \? *(const u16*)(sf1 + (i64)sn * 1024) : 0u;\n"
   "            }\n"
   "            const u32* tb = tok + (lane >> 2) * NVF_TSTRIDE + ss * 64 + t * 2;\n"
-  "            #pragma unroll\n",
+  "            #pragma unroll\n"
   "            for (int i = 0; i < 8; ++i) {\n"
   "              const u32 af[4] = {a0[2 * i], a1[2 * i], a0[2 * i + 1], a1[2 * i + 1]};\n"
-  "              #pragma unroll\n"
+  "              #pragma unroll\n",
   "              for (int nt = 0; nt < NVF_NT; ++nt) {\n"
   "                const uint2 bv = *(const uint2*)(tb + nt * 8 * NVF_TSTRIDE + i * 8);\n"
   "                nvf_mma_bf16_16816(acc[nt], af, bv.x, bv.y);\n"
@@ -2278,13 +2245,6 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "#ifndef NVF_WCHUNKBAR\n"
   "#define NVF_WCHUNKBAR 1\n"
   "#endif\n"
-  "// Commit groups: 0 one per 128-K step (each step first waits for all earlier MMAs, then widens\n"
-  "// its weights); 1 (tuning runs) one per weight word of a step, two MMAs each, so a warpgroup\n"
-  "// widens word j while its words j + 1..3 of the step before still run.\n"
-  "#ifndef NVF_WSPLIT\n"
-  "#define NVF_WSPLIT 0\n"
-  "#endif\n"
-  "static_assert(!NVF_WSPLIT || NVF_WPROBE == 0, \"NVF_WSPLIT: no probes\");\n"
   "#define NVF_THREADS (128 * NVF_WG)\n"
   "#define NVF_ROWS (64 * NVF_WG)              // weight rows (N of the problem) per CTA\n"
   "#define NVF_STEP 128                        // K elements per register step\n"
@@ -2295,49 +2255,6 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "#define NVF_UNITS (NVF_TOK * NVF_SPC)      // token staging units (one token, one step) per chunk\n"
   "#define NVF_UPT ((NVF_UNITS + NVF_THREADS - 1) / NVF_THREADS)\n"
   "#define NVF_SMEM_BYTES (NVF_NBUF * NVF_BUF_BYTES + NVF_UNITS * 72) // chunk buffers, raw staging\n"
-  "\n"
-  "// Tuning runs (twelfth session): -DNVF_WCLUSTER=2 or 4 launches clusters of that many CTAs on the\n"
-  "// same group and token tile (adjacent weight blocks, the grid padded to whole clusters; the host\n"
-  "// reads the define). Each CTA stages and widens 1/NVF_WCLUSTER of every token chunk and stores it\n"
-  "// into every CTA's buffer (distributed shared memory); full[b] counts every thread of the cluster.\n"
-  "#ifndef NVF_WCLUSTER\n"
-  "#define NVF_WCLUSTER 1\n"
-  "#endif\n"
-  "#define NVF_UPC (NVF_UNITS / NVF_WCLUSTER / NVF_WSHARE) // token units a CTA stages and widens per chunk\n"
-  "static_assert(NVF_UNITS % (NVF_WCLUSTER * NVF_WSHARE) == 0, \"a chunk's units split evenly\");\n"
-  "#if NVF_WCLUSTER > 1\n"
-  "static_assert(NVF_WCHUNKBAR && NVF_WSHARE == 1 && NVF_WPROBE == 0, \"clusters hand chunks over by mbarriers\");\n"
-  "NVF_DEV u32 nvf_cluster_rank() {\n"
-  "  u32 r;\n"
-  "  asm volatile(\"mov.u32 %0, %%cluster_ctarank;\" : \"=r\"(r));\n"
-  "  return r;\n"
-  "}\n"
-  "NVF_DEV void nvf_cluster_sync() {\n",
-  "  asm volatile(\"barrier.cluster.arrive.release.aligned;\\nbarrier.cluster.wait.acquire.aligned;\" ::: \"memory\");\n"
-  "}\n"
-  "NVF_DEV u32 nvf_mapa(u32 addr, u32 rank) {\n"
-  "  u32 r;\n"
-  "  asm volatile(\"mapa.shared::cluster.u32 %0, %1, %2;\" : \"=r\"(r) : \"r\"(addr), \"r\"(rank));\n"
-  "  return r;\n"
-  "}\n"
-  "// 16 bytes into the same shared-memory offset of every other CTA of the cluster\n"
-  "NVF_DEV void nvf_st_peers(const u8* local, uint4 v, u32 rank) {\n"
-  "  const u32 a = (u32)__cvta_generic_to_shared(local);\n"
-  "  #pragma unroll\n"
-  "  for (u32 d = 1; d < NVF_WCLUSTER; ++d)\n"
-  "    asm volatile(\"st.shared::cluster.v4.b32 [%0], {%1, %2, %3, %4};\" ::\"r\"(nvf_mapa(a, (rank + d) % NVF_WCLUSTER)),\n"
-  "                 \"r\"(v.x), \"r\"(v.y), \"r\"(v.z), \"r\"(v.w) : \"memory\");\n"
-  "}\n"
-  "NVF_DEV void nvf_mbar_arrive_cluster(u32 bar, u32 rank) { // on barrier `bar` of CTA `rank`\n"
-  "  asm volatile(\"mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\" ::\"r\"(nvf_mapa(bar, rank)) : \"memory\");\n"
-  "}\n"
-  "NVF_DEV void nvf_mbar_wait_cluster(u32 bar, u32 parity) {\n"
-  "  u32 ok = 0;\n"
-  "  while (!ok)\n"
-  "    asm volatile(\"{\\n .reg .pred p;\\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\\n\"\n"
-  "                 \" selp.u32 %0, 1, 0, p;\\n}\" : \"=r\"(ok) : \"r\"(bar), \"r\"(parity) : \"memory\");\n"
-  "}\n"
-  "#endif\n"
   "\n"
   "static_assert(NVF_SPC >= 2, \"a chunk has at least two steps (buffer reuse argument below)\");\n"
   "static_assert(NVF_SPC % NVF_DEPTH == 0, \"a chunk is a whole number of rounds of the weight slots\");\n"
@@ -2368,11 +2285,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "};\n"
   "\n"
   "NVF_DEV void nvf_tok_units(const NvfGemmParams& p, const u8* a_g, const u8* asf_g, int valid, int tok0, int kc4,\n"
-  "                           int u0, NvfTokUnit* u) {\n"
-  "  #pragma unroll\n"
-  "  for (int i = 0; i < NVF_UPT; ++i) { // unit u0 + ui of the chunk (u0: this CTA's share)\n"
-  "    const int ui = threadIdx.x + i * NVF_THREADS, n = (u0 + ui) % NVF_TOK, ss = (u0 + ui) / NVF_TOK, m = tok0 + n;\n"
-  "    const bool in = ui < NVF_UPC && m < valid;\n"
+  "                           NvfTokUnit* u) {\n"
+  "  #pragma unroll\n",
+  "  for (int i = 0; i < NVF_UPT; ++i) {\n"
+  "    const int ui = threadIdx.x + i * NVF_THREADS, n = ui % NVF_TOK, ss = ui / NVF_TOK, m = tok0 + n;\n"
+  "    const bool in = ui < NVF_UNITS && m < valid;\n"
   "    u[i].src = in \? a_g + (i64)m * (p.k / 2) + ss * 64 : 0;\n"
   "    u[i].sf = asf_g + nvf_sf_offset_128x4(in \? m : 0, ss * 8, kc4);\n"
   "  }\n"
@@ -2381,12 +2298,12 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "// Chunk c's raw units into the staging area with cp.async, 16-byte piece q of unit u at\n"
   "// stage + 16 (q UNITS + u), SF group h at stage_sf + 4 (h UNITS + u); zero-filled past\n"
   "// K and for tokens past masked_m. Nothing stays in registers while the chunk's MMAs run.\n"
-  "NVF_DEV void nvf_tok_issue(const NvfGemmParams& p, const NvfTokUnit* u, int c, int u0, u32 stage, u32 stage_sf) {\n"
+  "NVF_DEV void nvf_tok_issue(const NvfGemmParams& p, const NvfTokUnit* u, int c, u32 stage, u32 stage_sf) {\n"
   "  #pragma unroll\n"
   "  for (int i = 0; i < NVF_UPT; ++i) {\n"
   "    const int ui = threadIdx.x + i * NVF_THREADS;\n"
-  "    if (ui >= NVF_UPC) continue;\n",
-  "    const int kel = c * NVF_KC + ((u0 + ui) / NVF_TOK) * NVF_STEP; // first K element of the unit\n"
+  "    if (ui >= NVF_UNITS / NVF_WSHARE) continue;\n"
+  "    const int kel = c * NVF_KC + (ui / NVF_TOK) * NVF_STEP; // first K element of the unit\n"
   "    const u8* src = u[i].src \? u[i].src + c * (NVF_KC / 2) : p.a;\n"
   "    const u8* sf = u[i].sf + c * (NVF_KC / 64) * 512;\n"
   "    #pragma unroll\n"
@@ -2409,12 +2326,12 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "// TOK/8 core-matrix rows x 2 K halves x 8 tokens x 16 bytes (lbo 128, sbo 256). Word j of\n"
   "// piece t gives the pairs (8j+p, 8j+p+4), p = 0..3, of K slots 2t, 2t+1 of MMA 2j + p/2,\n"
   "// K half p % 2: the four pieces fill one 16-byte core-matrix row per (MMA, half).\n"
-  "NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf, int c, int k, int u0, u32 rank) {\n"
+  "NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf, int c, int k) {\n"
   "  asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\"); // a thread reads only its own copies\n"
   "  #pragma unroll\n"
   "  for (int i = 0; i < NVF_UPT; ++i) {\n"
-  "    const int ui = threadIdx.x + i * NVF_THREADS, n = (u0 + ui) % NVF_TOK, ss = (u0 + ui) / NVF_TOK;\n"
-  "    if (ui >= NVF_UPC) continue;\n"
+  "    const int ui = threadIdx.x + i * NVF_THREADS, n = ui % NVF_TOK, ss = ui / NVF_TOK;\n"
+  "    if (ui >= NVF_UNITS / NVF_WSHARE) continue;\n"
   "    uint4 q[4];\n"
   "    u32 s0[4], s1[4];\n"
   "    #pragma unroll\n"
@@ -2436,35 +2353,18 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "        for (int pp = 0; pp < 4; ++pp) r[t][pp] = nvf_bf16x2_mul(r[t][pp], j < 2 \? s0[t] : s1[t]);\n"
   "      }\n"
   "      #pragma unroll\n"
-  "      for (int pp = 0; pp < 4; ++pp) {\n"
-  "        u8* dst = base + (2 * j + (pp >> 1)) * NVF_MMA_BYTES + (pp & 1) * 128;\n"
-  "        *(uint4*)dst = make_uint4(r[0][pp], r[1][pp], r[2][pp], r[3][pp]);\n"
-  "#if NVF_WCLUSTER > 1\n"
-  "        nvf_st_peers(dst, make_uint4(r[0][pp], r[1][pp], r[2][pp], r[3][pp]), rank);\n"
-  "#endif\n"
-  "      }\n"
+  "      for (int pp = 0; pp < 4; ++pp)\n"
+  "        *(uint4*)(base + (2 * j + (pp >> 1)) * NVF_MMA_BYTES + (pp & 1) * 128) =\n",
+  "            make_uint4(r[0][pp], r[1][pp], r[2][pp], r[3][pp]);\n"
   "    }\n"
   "  }\n"
-  "  (void)rank;\n"
   "}\n"
   "\n"
   "template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {\n"
   "  extern __shared__ __align__(128) u8 smem[]; // NVF_NBUF chunk buffers, then the raw staging area\n"
-  "#if NVF_WCLUSTER > 1\n"
-  "  // CTA (group g, token tile tt, weight block bx) at ((g tiles + tt) nbp + bx): a cluster's CTAs\n"
-  "  // share g and tt; blocks past N (padding to whole clusters) only widen tokens\n"
-  "  const int nbp = ((p.n + NVF_ROWS - 1) / NVF_ROWS + NVF_WCLUSTER - 1) / NVF_WCLUSTER * NVF_WCLUSTER;\n"
-  "  const int tiles = gridDim.x / (p.groups * nbp);\n"
-  "  const int bx = blockIdx.x % nbp, tt = (blockIdx.x / nbp) % tiles, g = blockIdx.x / nbp / tiles;\n",
-  "  const u32 rank = nvf_cluster_rank();\n"
-  "  const int u0 = (int)rank * NVF_UPC;\n"
-  "#else\n"
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
   "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n"
   "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n"
-  "  const u32 rank = 0;\n"
-  "  const int u0 = 0;\n"
-  "#endif\n"
   "  const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7, t = lane & 3;\n"
   "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "  if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read\n"
@@ -2496,10 +2396,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "  const u32 full0 = (u32)__cvta_generic_to_shared(full);\n"
   "  if (threadIdx.x == 0) {\n"
   "    #pragma unroll\n"
-  "    for (int b = 0; b < NVF_NBUF; ++b) nvf_mbar_init(full0 + 8u * b, NVF_THREADS * NVF_WCLUSTER);\n"
-  "#if NVF_WCLUSTER > 1\n"
-  "    nvf_fence_mbar_init();\n"
-  "#endif\n"
+  "    for (int b = 0; b < NVF_NBUF; ++b) nvf_mbar_init(full0 + 8u * b, NVF_THREADS);\n"
   "  }\n"
   "  u32 full_phase = 0; // bit b: parity of buffer b's next phase (every thread waits on every phase)\n"
   "#endif\n"
@@ -2517,24 +2414,16 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "      const bool in = d < nsteps && kel < p.k;\n"
   "      wq[d][0] = (in && ok0) \? nvf_ldg_weights<WIDE>(w0 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);\n"
   "      wq[d][1] = (in && ok1) \? nvf_ldg_weights<WIDE>(w1 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);\n"
-  "      ws[d][0] = (in && ok0) \? *(const u16*)(wsf + d * 1024) : 0u;\n"
+  "      ws[d][0] = (in && ok0) \? *(const u16*)(wsf + d * 1024) : 0u;\n",
   "      ws[d][1] = (in && ok1) \? *(const u16*)(wsf + d * 1024 + 128) : 0u;\n"
   "    }\n"
-  "    NvfTokUnit units[NVF_UPT];\n",
-  "    nvf_tok_units(p, a_g, asf_g, valid, tok0, kc4, u0, units);\n"
-  "#if NVF_WCLUSTER > 1\n"
-  "    nvf_cluster_sync(); // the previous tile's MMAs are done in every CTA (and full[] is initialised)\n"
-  "    nvf_tok_issue(p, units, 0, u0, stage, stage_sf);\n"
-  "    nvf_tok_widen(smem, stage_p, stage_sf_p, 0, p.k, u0, rank);\n"
-  "    asm volatile(\"fence.proxy.async.shared::cluster;\" ::: \"memory\");\n"
-  "    nvf_cluster_sync();\n"
-  "#else\n"
+  "    NvfTokUnit units[NVF_UPT];\n"
+  "    nvf_tok_units(p, a_g, asf_g, valid, tok0, kc4, units);\n"
   "    __syncthreads(); // the previous token tile's MMAs are done in every warpgroup (wait<0>)\n"
-  "    nvf_tok_issue(p, units, 0, u0, stage, stage_sf);\n"
-  "    nvf_tok_widen(smem, stage_p, stage_sf_p, 0, p.k, u0, rank);\n"
+  "    nvf_tok_issue(p, units, 0, stage, stage_sf);\n"
+  "    nvf_tok_widen(smem, stage_p, stage_sf_p, 0, p.k);\n"
   "    nvf_fence_proxy_async();\n"
   "    __syncthreads();\n"
-  "#endif\n"
   "\n"
   "    // Widened weights of a step: row r0 (0..15), row r0 + 8 (16..31). One set: wgmma reads\n"
   "    // its A registers until the wait that retires it, and the compiler does not know that\n"
@@ -2543,8 +2432,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "    u32 a[32];\n"
   "    for (int c = 0; c < nchunks; ++c) {\n"
   "      const u32 buf = sbase + (c % NVF_NBUF) * NVF_BUF_BYTES;\n"
-  "      if (c + 1 < nchunks && NVF_WTOKPATH) nvf_tok_issue(p, units, c + 1, u0, stage, stage_sf);\n"
-  "      nvf_prefetch_chunk(w0, NVF_WROW8(p), lane, (c + NVF_WPF) * NVF_SPC, NVF_SPC, nsteps, ok0, ok1);\n"
+  "      if (c + 1 < nchunks && NVF_WTOKPATH) nvf_tok_issue(p, units, c + 1, stage, stage_sf);\n"
   "      #pragma unroll\n"
   "      for (int ss = 0; ss < NVF_SPC; ++ss) {\n"
   "        const int s = c * NVF_SPC + ss;\n"
@@ -2554,47 +2442,6 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "          // flight down one place instead compiled to register moves that waited for the\n"
   "          // loads just issued (1-3 % slower, bench/NOTES.md, seventh session).\n"
   "          const int d = ss % NVF_DEPTH;\n"
-  "#if NVF_WSPLIT\n"
-  "          // One commit group per weight word j (MMAs 2j, 2j + 1, registers a[4j..4j+3] and\n"
-  "          // a[16+4j..16+4j+3]): word j of step s is widened once word j of step s - 1 has retired,\n"
-  "          // three groups back (wait<3>), while words j + 1..3 of step s - 1 and 0..j - 1 of step\n"
-  "          // s may still run, so this warpgroup's widening overlaps its own MMAs.\n"
-  "          u32 sf0[2], sf1[2]; // widened SFs of rows r0, r0 + 8 (words 0-1, 2-3)\n"
-  "          nvf_sf2_to_bf16x2(ws[d][0], sf0[0], sf0[1]);\n"
-  "          nvf_sf2_to_bf16x2(ws[d][1], sf1[0], sf1[1]);\n"
-  "#if NVF_WCHUNKBAR\n"
-  "          if (ss == 0 && c > 0) { // the chunk's tokens are in buf (chunk 0: the tile's CTA barrier)\n"
-  "            const int b = c % NVF_NBUF;\n"
-  "#if NVF_WCLUSTER > 1\n"
-  "            nvf_mbar_wait_cluster(full0 + 8u * b, (full_phase >> b) & 1u);\n"
-  "#else\n"
-  "            nvf_mbar_wait(full0 + 8u * b, (full_phase >> b) & 1u);\n"
-  "#endif\n"
-  "            full_phase ^= 1u << b;\n"
-  "          }\n"
-  "#endif\n"
-  "          #pragma unroll\n"
-  "          for (int jw = 0; jw < 4; ++jw) {\n"
-  "            nvf_wgmma_wait<3>(); // word jw of step s - 1, the last reader of these registers, is done\n"
-  "            nvf_dequant_word((&wq[d][0].x)[jw], sf0[jw >> 1], a + 4 * jw);\n"
-  "            nvf_dequant_word((&wq[d][1].x)[jw], sf1[jw >> 1], a + 16 + 4 * jw);\n"
-  "            if (jw == 3) { // the slot's words are all widened: refill it with step s + DEPTH\n"
-  "              const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;\n"
-  "              const bool in = sn < nsteps && kel < p.k;\n",
-  "              wq[d][0] = (in && ok0) \? nvf_ldg_weights<WIDE>(w0 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);\n"
-  "              wq[d][1] = (in && ok1) \? nvf_ldg_weights<WIDE>(w1 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);\n"
-  "              ws[d][0] = (in && ok0) \? *(const u16*)(wsf + (i64)sn * 1024) : 0u;\n"
-  "              ws[d][1] = (in && ok1) \? *(const u16*)(wsf + (i64)sn * 1024 + 128) : 0u;\n"
-  "            }\n"
-  "            nvf_wgmma_fence();\n"
-  "            #pragma unroll\n"
-  "            for (int i = 2 * jw; i < 2 * jw + 2; ++i) {\n"
-  "              const u32 af[4] = {a[2 * i], a[16 + 2 * i], a[2 * i + 1], a[16 + 2 * i + 1]};\n"
-  "              nvf_wgmma_rs(acc, af, nvf_wgmma_desc(buf + ss * NVF_STEP_BYTES + i * NVF_MMA_BYTES, 128, 256));\n"
-  "            }\n"
-  "            nvf_wgmma_commit();\n"
-  "          }\n"
-  "#else\n"
   "          nvf_wgmma_wait<0>(); // step s-1, the last reader of a[], is done\n"
   "#if NVF_WPROBE == 2 || NVF_WPROBE == 3\n"
   "          #pragma unroll\n"
@@ -2617,11 +2464,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "#if NVF_WCHUNKBAR\n"
   "          if (ss == 0 && c > 0) { // the chunk's tokens are in buf (chunk 0: the tile's CTA barrier)\n"
   "            const int b = c % NVF_NBUF;\n"
-  "#if NVF_WCLUSTER > 1\n"
-  "            nvf_mbar_wait_cluster(full0 + 8u * b, (full_phase >> b) & 1u);\n"
-  "#else\n"
   "            nvf_mbar_wait(full0 + 8u * b, (full_phase >> b) & 1u);\n"
-  "#endif\n"
   "            full_phase ^= 1u << b;\n"
   "          }\n"
   "#endif\n"
@@ -2632,14 +2475,13 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "            nvf_wgmma_rs(acc, af, nvf_wgmma_desc(buf + ss * NVF_STEP_BYTES + i * NVF_MMA_BYTES, 128, 256));\n"
   "          }\n"
   "          nvf_wgmma_commit();\n"
-  "#endif\n"
   "        }\n"
   "      }\n"
   "      // Next chunk into buffer (c+1) % 3 while this chunk's last MMAs run. Its readers,\n"
   "      // chunk c-2, were done everywhere at the barrier that closed chunk c-1: a warpgroup\n"
   "      // reaches that barrier with at most one group in flight, of chunk c-1.\n"
   "      if (c + 1 < nchunks) {\n"
-  "#if (NVF_WPROBE == 4 || NVF_WPROBE == 5) && NVF_WCHUNKBAR\n"
+  "#if (NVF_WPROBE == 4 || NVF_WPROBE == 5) && NVF_WCHUNKBAR\n",
   "        constexpr u32 pbytes = NVF_WPROBE == 5 \? NVF_BUF_BYTES / 4 : NVF_BUF_BYTES;\n"
   "        const u32 fb = full0 + 8u * ((c + 1) % NVF_NBUF);\n"
   "        const i64 gbytes = (i64)p.n * (p.k / 2), off = (i64)(c + 1) * NVF_BUF_BYTES;\n"
@@ -2650,16 +2492,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "          nvf_mbar_arrive(fb);\n"
   "        }\n"
   "#else\n"
-  "        if (NVF_WTOKPATH) nvf_tok_widen(smem + ((c + 1) % NVF_NBUF) * NVF_BUF_BYTES, stage_p, stage_sf_p, c + 1, p.k, u0, rank);\n",
-  "#if NVF_WCLUSTER > 1\n"
-  "        asm volatile(\"fence.proxy.async.shared::cluster;\" ::: \"memory\");\n"
-  "        #pragma unroll\n"
-  "        for (u32 d = 0; d < NVF_WCLUSTER; ++d) nvf_mbar_arrive_cluster(full0 + 8u * ((c + 1) % NVF_NBUF), d);\n"
-  "#else\n"
+  "        if (NVF_WTOKPATH) nvf_tok_widen(smem + ((c + 1) % NVF_NBUF) * NVF_BUF_BYTES, stage_p, stage_sf_p, c + 1, p.k);\n"
   "        nvf_fence_proxy_async();\n"
   "#if NVF_WCHUNKBAR\n"
   "        nvf_mbar_arrive(full0 + 8u * ((c + 1) % NVF_NBUF));\n"
-  "#endif\n"
   "#endif\n"
   "#endif\n"
   "      }\n"
@@ -2678,9 +2514,6 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "      for (int e = 0; e < 4; ++e)\n"
   "        nvf_store_swapab(p, g, valid, alpha, tok0 + j * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[4 * j + e]);\n"
   "  }\n"
-  "#if NVF_WCLUSTER > 1\n"
-  "  nvf_cluster_sync(); // no CTA leaves while another may still store into its shared memory\n"
-  "#endif\n"
   "}\n"
   "\n"
   "// nvf_gemm_wgmma and nvf_gemm_wgmma_l2, or nvf_gemm_wgmma_tiled (gemm_common.cuh)\n"
@@ -4580,58 +4413,39 @@ NVFP4MOE__PRIVATE int nvfp4moe__occupancy(nvfp4moe_context* ctx, int s, int k, i
   return occ;
 }
 
-/* cluster > 1 (tuning runs only: -DNVF_WCLUSTER): thread-block clusters of that many CTAs */
-NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_cl(nvfp4moe_context* ctx, const char* op, int s, int k, unsigned grid,
-                                                      unsigned block, unsigned smem, nvfp4moe_stream stream, void** args,
-                                                      unsigned cluster) {
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch(nvfp4moe_context* ctx, const char* op, int s, int k, unsigned grid,
+                                                   unsigned block, unsigned smem, nvfp4moe_stream stream, void** args) {
   nvfp4moe__CUresult cr;
   nvfp4moe_result r;
-  int pdl, launched = 0; /* launched: by cuLaunchKernelEx (PDL or clusters), else by cuLaunchKernel */
+  int pdl;
   if (grid == 0) return NVFP4MOE_SUCCESS;
   r = nvfp4moe__prepare(ctx, s);
   if (r != NVFP4MOE_SUCCESS) return r;
   r = nvfp4moe__set_smem(ctx, s, k, smem);
   if (r != NVFP4MOE_SUCCESS) return r;
   pdl = ctx->pdl == 2 || (ctx->pdl == 1 && strncmp(nvfp4moe__specs[s].name, "gemm_", 5) != 0);
-  if (cluster > 1 && !nvfp4moe__cu_launch_ex)
-    return nvfp4moe__fail_log(&ctx->desc.logger, NVFP4MOE_ERROR_NOT_SUPPORTED, "%s: clusters need cuLaunchKernelEx", op);
-  if (pdl || cluster > 1) {
-    nvfp4moe__CUlaunchAttribute at[2];
+  if (pdl) {
+    nvfp4moe__CUlaunchAttribute at;
     nvfp4moe__CUlaunchConfig cfg;
-    unsigned na = 0;
-    memset(at, 0, sizeof at);
+    memset(&at, 0, sizeof at);
     memset(&cfg, 0, sizeof cfg);
-    if (pdl) {
-      at[na].id = NVFP4MOE__CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-      at[na++].value.programmatic_stream_serialization_allowed = 1;
-    }
-    if (cluster > 1) {
-      unsigned dim[3];
-      dim[0] = cluster; dim[1] = dim[2] = 1;
-      at[na].id = NVFP4MOE__CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-      memcpy(at[na++].value.bytes, dim, sizeof dim);
-    }
+    at.id = NVFP4MOE__CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    at.value.programmatic_stream_serialization_allowed = 1;
     cfg.grid_x = grid; cfg.grid_y = cfg.grid_z = 1;
     cfg.block_x = block; cfg.block_y = cfg.block_z = 1;
     cfg.smem = smem;
     cfg.stream = stream;
-    cfg.attrs = at;
-    cfg.num_attrs = na;
+    cfg.attrs = &at;
+    cfg.num_attrs = 1;
     cr = nvfp4moe__cu_launch_ex(&cfg, ctx->modules[s].fn[k], args, 0);
-    if (cr != 0 && cluster > 1) {
-      char what[160];
-      snprintf(what, sizeof what, "%s: cuLaunchKernelEx(%s, clusters of %u)", op, nvfp4moe__specs[s].kernels[k], cluster);
-      return nvfp4moe__cuda_fail(&ctx->desc.logger, cr, what);
-    }
     if (cr != 0) { /* a driver or capture that refuses the attribute: the plain launch below */
       nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_WARN,
                     "%s: cuLaunchKernelEx with programmatic dependent launch failed (%d); launching without it", op,
                     (int)cr);
       pdl = 0;
     }
-    launched = cr == 0;
   }
-  if (!launched) cr = nvfp4moe__cu.cuLaunchKernel(ctx->modules[s].fn[k], grid, 1, 1, block, 1, 1, smem, stream, args, 0);
+  if (!pdl) cr = nvfp4moe__cu.cuLaunchKernel(ctx->modules[s].fn[k], grid, 1, 1, block, 1, 1, smem, stream, args, 0);
   if (cr != 0) {
     char what[160];
     snprintf(what, sizeof what, "%s: %s(%s)", op, pdl ? "cuLaunchKernelEx" : "cuLaunchKernel",
@@ -4641,11 +4455,6 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_cl(nvfp4moe_context* ctx, con
   nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_DEBUG, "%s: launched %s, %u CTAs of %u threads, %u bytes of dynamic shared memory",
                 op, nvfp4moe__specs[s].kernels[k], grid, block, smem);
   return NVFP4MOE_SUCCESS;
-}
-
-NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch(nvfp4moe_context* ctx, const char* op, int s, int k, unsigned grid,
-                                                   unsigned block, unsigned smem, nvfp4moe_stream stream, void** args) {
-  return nvfp4moe__launch_cl(ctx, op, s, k, grid, block, smem, stream, args, 1);
 }
 
 /* --------------------------------------------------------------------------------------
@@ -5382,20 +5191,15 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
     unsigned kc = tok >= 128 ? 256u : tok > 32 ? 512u : 1024u, units;
     if (strncmp(ctx->tune_define, "-DNVF_WTUNE=", 12) == 0) kc = 256u * (unsigned)(atoi(ctx->tune_define + 12) / 100);
     units = tok * (kc / 128u);
-    unsigned smem = 3u * units * 256u + units * 72u, cl = 1;
-    long long nb = (p->n + 64 * wg - 1) / (64 * wg), blocks;
-    if (strncmp(ctx->tune_define, "-DNVF_WCLUSTER=", 15) == 0) { /* weight blocks padded to whole clusters */
-      cl = (unsigned)atoi(ctx->tune_define + 15);
-      if (cl > 1) nb = (nb + cl - 1) / cl * cl;
-    }
-    blocks = (long long)p->groups * nb;
+    unsigned smem = 3u * units * 256u + units * 72u;
+    long long blocks = (long long)p->groups * ((p->n + 64 * wg - 1) / (64 * wg));
     long long tiles = ((long long)em + tok - 1) / tok;
     long long grid;
     if (tiles > 0x7FFFFFFFLL / blocks) tiles = 0x7FFFFFFFLL / blocks > 0 ? 0x7FFFFFFFLL / blocks : 1; /* the kernel loops */
     grid = blocks * tiles;
     void* args[1];
     args[0] = (void*)p;
-    return nvfp4moe__launch_cl(ctx, fn, mod, kern, (unsigned)grid, 128u * (unsigned)wg, smem, stream, args, cl);
+    return nvfp4moe__launch(ctx, fn, mod, kern, (unsigned)grid, 128u * (unsigned)wg, smem, stream, args);
   }
   if (spec >= NVFP4MOE__SPEC_GEMM_T8 && spec <= NVFP4MOE__SPEC_GEMM_T48) {
     /* one CTA per (group, 128 weight rows); tokens of a 1024-K chunk in shared memory */

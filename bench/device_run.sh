@@ -60,6 +60,7 @@
 # the quick GEMM tests (TEST_CONFIGS=${TCONF:-gemm_sm90}, plus the default-tile GEMM tests) under each of
 # $PDEFS at once, then (GAB=1) the A/B of $GDEFS on the GEMMs at $MS tokens with the layers, (MC=1) memcheck
 # on the quick GEMM tests under $MCDEF, (FULL=1, off unless set) the quick GPU suite and the layer tests.
+# (It ran NVF_WSPLIT, NVF_WCLUSTER and NVF_WPF, which are only in commit 297d481: here they build the default.)
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u

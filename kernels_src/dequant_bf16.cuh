@@ -64,15 +64,6 @@ NVF_DEV u32 nvf_bf16x2_mul(u32 a, u32 b) { // exact here: at most 6 significant 
   return d;
 }
 
-// One word (8 elements) times its widened SF s (nvf_sf2_to_bf16x2) -> 4 bf16x2 in pair order:
-// out[p] = elements (p, p + 4).
-NVF_DEV void nvf_dequant_word(u32 w, u32 s, u32* out) {
-  u32 r[4];
-  nvf_fp4x8_to_bf16x2(w, r);
-  #pragma unroll
-  for (int p = 0; p < 4; ++p) out[p] = nvf_bf16x2_mul(r[p], s);
-}
-
 // 16 bytes of a row (32 elements, SF columns c and c+1 in sf2) -> 16 bf16x2 in pair order:
 // out[4j + p] = elements (8j + p, 8j + p + 4).
 NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {
@@ -80,5 +71,10 @@ NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {
   nvf_sf2_to_bf16x2(sf2, s0, s1);
   const u32 w[4] = {q.x, q.y, q.z, q.w};
   #pragma unroll
-  for (int j = 0; j < 4; ++j) nvf_dequant_word(w[j], j < 2 ? s0 : s1, out + 4 * j);
+  for (int j = 0; j < 4; ++j) {
+    u32 r[4];
+    nvf_fp4x8_to_bf16x2(w[j], r);
+    #pragma unroll
+    for (int p = 0; p < 4; ++p) out[4 * j + p] = nvf_bf16x2_mul(r[p], j < 2 ? s0 : s1);
+  }
 }

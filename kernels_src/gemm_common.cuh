@@ -61,33 +61,6 @@ NVF_DEV const u8* nvf_wpiece(const NvfGemmParams& p, int g, int r0, int t) {
 #else
 #define NVF_WROW8(p) ((i64)8 * ((p).k / 2))
 #endif
-// Tuning runs: -DNVF_WPF=<n> asks L2 for the weights of K chunk c + n when chunk c starts (the
-// chunk's steps s0 .. s0 + spc - 1). A warp's 16 rows r0 .. r0 + 15 (r0 % 16 == 0 for lane 0):
-// TILED, the tile's steps are contiguous, one bulk prefetch by lane 0; row-major, the lanes with
-// t == 0 prefetch the 128-byte lines of rows r0 + lane / 4 and + 8. w0: the lane's step-0 piece.
-#ifndef NVF_WPF
-#define NVF_WPF 0
-#endif
-NVF_DEV void nvf_prefetch_chunk(const u8* w0, i64 row8, int lane, int s0, int spc, int nsteps, bool ok0, bool ok1) {
-#if NVF_WPF > 0
-  const int n = min(spc, nsteps - s0); // steps of the chunk
-  if (n <= 0) return;
-  w0 += (i64)s0 * NVF_WSTEP_BYTES;
-#if defined(NVF_WTILED) && NVF_WTILED
-  if (lane == 0 && ok0) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(w0), "r"(n * 1024) : "memory");
-  (void)row8; (void)ok1;
-#else
-  if ((lane & 3) == 0)
-    for (int o = 0; o < n * 64; o += 128) {
-      if (ok0) asm volatile("prefetch.global.L2 [%0];" ::"l"(w0 + o) : "memory");
-      if (ok1) asm volatile("prefetch.global.L2 [%0];" ::"l"(w0 + row8 + o) : "memory");
-    }
-#endif
-#else
-  (void)w0; (void)row8; (void)lane; (void)s0; (void)spc; (void)nsteps; (void)ok0; (void)ok1;
-#endif
-}
-
 // Byte o (0 <= o < K/2, 16-byte aligned) of row r of group g, any access pattern.
 NVF_DEV const u8* nvf_wbyte(const NvfGemmParams& p, int g, i64 r, int o) {
 #if defined(NVF_WTILED) && NVF_WTILED

@@ -98,7 +98,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
     for (int c = 0; c < nchunks; ++c) {
       // ---- stage the tokens of this K chunk (dequantized, pair order) ----
       __syncthreads(); // the previous chunk has been read by every warp
-      nvf_prefetch_chunk(w0, NVF_WROW8(p), lane, (c + NVF_WPF) * (NVF_KC / NVF_STEP), NVF_KC / NVF_STEP, nsteps, ok0, ok1);
       for (int piece = threadIdx.x; piece < NVF_TOK * (NVF_KC / 32); piece += NVF_THREADS) {
         const int n = piece / (NVF_KC / 32), pc = piece % (NVF_KC / 32), ss = pc >> 2, tt = pc & 3;
         const int m = tok0 + n, kel = c * NVF_KC + pc * 32;

@@ -83,13 +83,6 @@ static_assert(NVF_KC <= NVF_KC_DEFAULT && NVF_KC % 256 == 0, "NVF_WKC: a multipl
 #ifndef NVF_WCHUNKBAR
 #define NVF_WCHUNKBAR 1
 #endif
-// Commit groups: 0 one per 128-K step (each step first waits for all earlier MMAs, then widens
-// its weights); 1 (tuning runs) one per weight word of a step, two MMAs each, so a warpgroup
-// widens word j while its words j + 1..3 of the step before still run.
-#ifndef NVF_WSPLIT
-#define NVF_WSPLIT 0
-#endif
-static_assert(!NVF_WSPLIT || NVF_WPROBE == 0, "NVF_WSPLIT: no probes");
 #define NVF_THREADS (128 * NVF_WG)
 #define NVF_ROWS (64 * NVF_WG)              // weight rows (N of the problem) per CTA
 #define NVF_STEP 128                        // K elements per register step
@@ -100,49 +93,6 @@ static_assert(!NVF_WSPLIT || NVF_WPROBE == 0, "NVF_WSPLIT: no probes");
 #define NVF_UNITS (NVF_TOK * NVF_SPC)      // token staging units (one token, one step) per chunk
 #define NVF_UPT ((NVF_UNITS + NVF_THREADS - 1) / NVF_THREADS)
 #define NVF_SMEM_BYTES (NVF_NBUF * NVF_BUF_BYTES + NVF_UNITS * 72) // chunk buffers, raw staging
-
-// Tuning runs (twelfth session): -DNVF_WCLUSTER=2 or 4 launches clusters of that many CTAs on the
-// same group and token tile (adjacent weight blocks, the grid padded to whole clusters; the host
-// reads the define). Each CTA stages and widens 1/NVF_WCLUSTER of every token chunk and stores it
-// into every CTA's buffer (distributed shared memory); full[b] counts every thread of the cluster.
-#ifndef NVF_WCLUSTER
-#define NVF_WCLUSTER 1
-#endif
-#define NVF_UPC (NVF_UNITS / NVF_WCLUSTER / NVF_WSHARE) // token units a CTA stages and widens per chunk
-static_assert(NVF_UNITS % (NVF_WCLUSTER * NVF_WSHARE) == 0, "a chunk's units split evenly");
-#if NVF_WCLUSTER > 1
-static_assert(NVF_WCHUNKBAR && NVF_WSHARE == 1 && NVF_WPROBE == 0, "clusters hand chunks over by mbarriers");
-NVF_DEV u32 nvf_cluster_rank() {
-  u32 r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-NVF_DEV void nvf_cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-NVF_DEV u32 nvf_mapa(u32 addr, u32 rank) {
-  u32 r;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(addr), "r"(rank));
-  return r;
-}
-// 16 bytes into the same shared-memory offset of every other CTA of the cluster
-NVF_DEV void nvf_st_peers(const u8* local, uint4 v, u32 rank) {
-  const u32 a = (u32)__cvta_generic_to_shared(local);
-  #pragma unroll
-  for (u32 d = 1; d < NVF_WCLUSTER; ++d)
-    asm volatile("st.shared::cluster.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(nvf_mapa(a, (rank + d) % NVF_WCLUSTER)),
-                 "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
-}
-NVF_DEV void nvf_mbar_arrive_cluster(u32 bar, u32 rank) { // on barrier `bar` of CTA `rank`
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(nvf_mapa(bar, rank)) : "memory");
-}
-NVF_DEV void nvf_mbar_wait_cluster(u32 bar, u32 parity) {
-  u32 ok = 0;
-  while (!ok)
-    asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-                 " selp.u32 %0, 1, 0, p;\n}" : "=r"(ok) : "r"(bar), "r"(parity) : "memory");
-}
-#endif
 
 static_assert(NVF_SPC >= 2, "a chunk has at least two steps (buffer reuse argument below)");
 static_assert(NVF_SPC % NVF_DEPTH == 0, "a chunk is a whole number of rounds of the weight slots");
@@ -173,11 +123,11 @@ struct NvfTokUnit {
 };
 
 NVF_DEV void nvf_tok_units(const NvfGemmParams& p, const u8* a_g, const u8* asf_g, int valid, int tok0, int kc4,
-                           int u0, NvfTokUnit* u) {
+                           NvfTokUnit* u) {
   #pragma unroll
-  for (int i = 0; i < NVF_UPT; ++i) { // unit u0 + ui of the chunk (u0: this CTA's share)
-    const int ui = threadIdx.x + i * NVF_THREADS, n = (u0 + ui) % NVF_TOK, ss = (u0 + ui) / NVF_TOK, m = tok0 + n;
-    const bool in = ui < NVF_UPC && m < valid;
+  for (int i = 0; i < NVF_UPT; ++i) {
+    const int ui = threadIdx.x + i * NVF_THREADS, n = ui % NVF_TOK, ss = ui / NVF_TOK, m = tok0 + n;
+    const bool in = ui < NVF_UNITS && m < valid;
     u[i].src = in ? a_g + (i64)m * (p.k / 2) + ss * 64 : 0;
     u[i].sf = asf_g + nvf_sf_offset_128x4(in ? m : 0, ss * 8, kc4);
   }
@@ -186,12 +136,12 @@ NVF_DEV void nvf_tok_units(const NvfGemmParams& p, const u8* a_g, const u8* asf_
 // Chunk c's raw units into the staging area with cp.async, 16-byte piece q of unit u at
 // stage + 16 (q UNITS + u), SF group h at stage_sf + 4 (h UNITS + u); zero-filled past
 // K and for tokens past masked_m. Nothing stays in registers while the chunk's MMAs run.
-NVF_DEV void nvf_tok_issue(const NvfGemmParams& p, const NvfTokUnit* u, int c, int u0, u32 stage, u32 stage_sf) {
+NVF_DEV void nvf_tok_issue(const NvfGemmParams& p, const NvfTokUnit* u, int c, u32 stage, u32 stage_sf) {
   #pragma unroll
   for (int i = 0; i < NVF_UPT; ++i) {
     const int ui = threadIdx.x + i * NVF_THREADS;
-    if (ui >= NVF_UPC) continue;
-    const int kel = c * NVF_KC + ((u0 + ui) / NVF_TOK) * NVF_STEP; // first K element of the unit
+    if (ui >= NVF_UNITS / NVF_WSHARE) continue;
+    const int kel = c * NVF_KC + (ui / NVF_TOK) * NVF_STEP; // first K element of the unit
     const u8* src = u[i].src ? u[i].src + c * (NVF_KC / 2) : p.a;
     const u8* sf = u[i].sf + c * (NVF_KC / 64) * 512;
     #pragma unroll
@@ -214,12 +164,12 @@ NVF_DEV void nvf_tok_issue(const NvfGemmParams& p, const NvfTokUnit* u, int c, i
 // TOK/8 core-matrix rows x 2 K halves x 8 tokens x 16 bytes (lbo 128, sbo 256). Word j of
 // piece t gives the pairs (8j+p, 8j+p+4), p = 0..3, of K slots 2t, 2t+1 of MMA 2j + p/2,
 // K half p % 2: the four pieces fill one 16-byte core-matrix row per (MMA, half).
-NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf, int c, int k, int u0, u32 rank) {
+NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf, int c, int k) {
   asm volatile("cp.async.wait_group 0;" ::: "memory"); // a thread reads only its own copies
   #pragma unroll
   for (int i = 0; i < NVF_UPT; ++i) {
-    const int ui = threadIdx.x + i * NVF_THREADS, n = (u0 + ui) % NVF_TOK, ss = (u0 + ui) / NVF_TOK;
-    if (ui >= NVF_UPC) continue;
+    const int ui = threadIdx.x + i * NVF_THREADS, n = ui % NVF_TOK, ss = ui / NVF_TOK;
+    if (ui >= NVF_UNITS / NVF_WSHARE) continue;
     uint4 q[4];
     u32 s0[4], s1[4];
     #pragma unroll
@@ -241,35 +191,18 @@ NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf, int c,
         for (int pp = 0; pp < 4; ++pp) r[t][pp] = nvf_bf16x2_mul(r[t][pp], j < 2 ? s0[t] : s1[t]);
       }
       #pragma unroll
-      for (int pp = 0; pp < 4; ++pp) {
-        u8* dst = base + (2 * j + (pp >> 1)) * NVF_MMA_BYTES + (pp & 1) * 128;
-        *(uint4*)dst = make_uint4(r[0][pp], r[1][pp], r[2][pp], r[3][pp]);
-#if NVF_WCLUSTER > 1
-        nvf_st_peers(dst, make_uint4(r[0][pp], r[1][pp], r[2][pp], r[3][pp]), rank);
-#endif
-      }
+      for (int pp = 0; pp < 4; ++pp)
+        *(uint4*)(base + (2 * j + (pp >> 1)) * NVF_MMA_BYTES + (pp & 1) * 128) =
+            make_uint4(r[0][pp], r[1][pp], r[2][pp], r[3][pp]);
     }
   }
-  (void)rank;
 }
 
 template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
   extern __shared__ __align__(128) u8 smem[]; // NVF_NBUF chunk buffers, then the raw staging area
-#if NVF_WCLUSTER > 1
-  // CTA (group g, token tile tt, weight block bx) at ((g tiles + tt) nbp + bx): a cluster's CTAs
-  // share g and tt; blocks past N (padding to whole clusters) only widen tokens
-  const int nbp = ((p.n + NVF_ROWS - 1) / NVF_ROWS + NVF_WCLUSTER - 1) / NVF_WCLUSTER * NVF_WCLUSTER;
-  const int tiles = gridDim.x / (p.groups * nbp);
-  const int bx = blockIdx.x % nbp, tt = (blockIdx.x / nbp) % tiles, g = blockIdx.x / nbp / tiles;
-  const u32 rank = nvf_cluster_rank();
-  const int u0 = (int)rank * NVF_UPC;
-#else
   const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;
   const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)
   const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;
-  const u32 rank = 0;
-  const int u0 = 0;
-#endif
   const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7, t = lane & 3;
   const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);
   if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read
@@ -301,10 +234,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
   const u32 full0 = (u32)__cvta_generic_to_shared(full);
   if (threadIdx.x == 0) {
     #pragma unroll
-    for (int b = 0; b < NVF_NBUF; ++b) nvf_mbar_init(full0 + 8u * b, NVF_THREADS * NVF_WCLUSTER);
-#if NVF_WCLUSTER > 1
-    nvf_fence_mbar_init();
-#endif
+    for (int b = 0; b < NVF_NBUF; ++b) nvf_mbar_init(full0 + 8u * b, NVF_THREADS);
   }
   u32 full_phase = 0; // bit b: parity of buffer b's next phase (every thread waits on every phase)
 #endif
@@ -326,20 +256,12 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
       ws[d][1] = (in && ok1) ? *(const u16*)(wsf + d * 1024 + 128) : 0u;
     }
     NvfTokUnit units[NVF_UPT];
-    nvf_tok_units(p, a_g, asf_g, valid, tok0, kc4, u0, units);
-#if NVF_WCLUSTER > 1
-    nvf_cluster_sync(); // the previous tile's MMAs are done in every CTA (and full[] is initialised)
-    nvf_tok_issue(p, units, 0, u0, stage, stage_sf);
-    nvf_tok_widen(smem, stage_p, stage_sf_p, 0, p.k, u0, rank);
-    asm volatile("fence.proxy.async.shared::cluster;" ::: "memory");
-    nvf_cluster_sync();
-#else
+    nvf_tok_units(p, a_g, asf_g, valid, tok0, kc4, units);
     __syncthreads(); // the previous token tile's MMAs are done in every warpgroup (wait<0>)
-    nvf_tok_issue(p, units, 0, u0, stage, stage_sf);
-    nvf_tok_widen(smem, stage_p, stage_sf_p, 0, p.k, u0, rank);
+    nvf_tok_issue(p, units, 0, stage, stage_sf);
+    nvf_tok_widen(smem, stage_p, stage_sf_p, 0, p.k);
     nvf_fence_proxy_async();
     __syncthreads();
-#endif
 
     // Widened weights of a step: row r0 (0..15), row r0 + 8 (16..31). One set: wgmma reads
     // its A registers until the wait that retires it, and the compiler does not know that
@@ -348,8 +270,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
     u32 a[32];
     for (int c = 0; c < nchunks; ++c) {
       const u32 buf = sbase + (c % NVF_NBUF) * NVF_BUF_BYTES;
-      if (c + 1 < nchunks && NVF_WTOKPATH) nvf_tok_issue(p, units, c + 1, u0, stage, stage_sf);
-      nvf_prefetch_chunk(w0, NVF_WROW8(p), lane, (c + NVF_WPF) * NVF_SPC, NVF_SPC, nsteps, ok0, ok1);
+      if (c + 1 < nchunks && NVF_WTOKPATH) nvf_tok_issue(p, units, c + 1, stage, stage_sf);
       #pragma unroll
       for (int ss = 0; ss < NVF_SPC; ++ss) {
         const int s = c * NVF_SPC + ss;
@@ -359,47 +280,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
           // flight down one place instead compiled to register moves that waited for the
           // loads just issued (1-3 % slower, bench/NOTES.md, seventh session).
           const int d = ss % NVF_DEPTH;
-#if NVF_WSPLIT
-          // One commit group per weight word j (MMAs 2j, 2j + 1, registers a[4j..4j+3] and
-          // a[16+4j..16+4j+3]): word j of step s is widened once word j of step s - 1 has retired,
-          // three groups back (wait<3>), while words j + 1..3 of step s - 1 and 0..j - 1 of step
-          // s may still run, so this warpgroup's widening overlaps its own MMAs.
-          u32 sf0[2], sf1[2]; // widened SFs of rows r0, r0 + 8 (words 0-1, 2-3)
-          nvf_sf2_to_bf16x2(ws[d][0], sf0[0], sf0[1]);
-          nvf_sf2_to_bf16x2(ws[d][1], sf1[0], sf1[1]);
-#if NVF_WCHUNKBAR
-          if (ss == 0 && c > 0) { // the chunk's tokens are in buf (chunk 0: the tile's CTA barrier)
-            const int b = c % NVF_NBUF;
-#if NVF_WCLUSTER > 1
-            nvf_mbar_wait_cluster(full0 + 8u * b, (full_phase >> b) & 1u);
-#else
-            nvf_mbar_wait(full0 + 8u * b, (full_phase >> b) & 1u);
-#endif
-            full_phase ^= 1u << b;
-          }
-#endif
-          #pragma unroll
-          for (int jw = 0; jw < 4; ++jw) {
-            nvf_wgmma_wait<3>(); // word jw of step s - 1, the last reader of these registers, is done
-            nvf_dequant_word((&wq[d][0].x)[jw], sf0[jw >> 1], a + 4 * jw);
-            nvf_dequant_word((&wq[d][1].x)[jw], sf1[jw >> 1], a + 16 + 4 * jw);
-            if (jw == 3) { // the slot's words are all widened: refill it with step s + DEPTH
-              const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;
-              const bool in = sn < nsteps && kel < p.k;
-              wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
-              wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
-              ws[d][0] = (in && ok0) ? *(const u16*)(wsf + (i64)sn * 1024) : 0u;
-              ws[d][1] = (in && ok1) ? *(const u16*)(wsf + (i64)sn * 1024 + 128) : 0u;
-            }
-            nvf_wgmma_fence();
-            #pragma unroll
-            for (int i = 2 * jw; i < 2 * jw + 2; ++i) {
-              const u32 af[4] = {a[2 * i], a[16 + 2 * i], a[2 * i + 1], a[16 + 2 * i + 1]};
-              nvf_wgmma_rs(acc, af, nvf_wgmma_desc(buf + ss * NVF_STEP_BYTES + i * NVF_MMA_BYTES, 128, 256));
-            }
-            nvf_wgmma_commit();
-          }
-#else
           nvf_wgmma_wait<0>(); // step s-1, the last reader of a[], is done
 #if NVF_WPROBE == 2 || NVF_WPROBE == 3
           #pragma unroll
@@ -422,11 +302,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
 #if NVF_WCHUNKBAR
           if (ss == 0 && c > 0) { // the chunk's tokens are in buf (chunk 0: the tile's CTA barrier)
             const int b = c % NVF_NBUF;
-#if NVF_WCLUSTER > 1
-            nvf_mbar_wait_cluster(full0 + 8u * b, (full_phase >> b) & 1u);
-#else
             nvf_mbar_wait(full0 + 8u * b, (full_phase >> b) & 1u);
-#endif
             full_phase ^= 1u << b;
           }
 #endif
@@ -437,7 +313,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
             nvf_wgmma_rs(acc, af, nvf_wgmma_desc(buf + ss * NVF_STEP_BYTES + i * NVF_MMA_BYTES, 128, 256));
           }
           nvf_wgmma_commit();
-#endif
         }
       }
       // Next chunk into buffer (c+1) % 3 while this chunk's last MMAs run. Its readers,
@@ -455,16 +330,10 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
           nvf_mbar_arrive(fb);
         }
 #else
-        if (NVF_WTOKPATH) nvf_tok_widen(smem + ((c + 1) % NVF_NBUF) * NVF_BUF_BYTES, stage_p, stage_sf_p, c + 1, p.k, u0, rank);
-#if NVF_WCLUSTER > 1
-        asm volatile("fence.proxy.async.shared::cluster;" ::: "memory");
-        #pragma unroll
-        for (u32 d = 0; d < NVF_WCLUSTER; ++d) nvf_mbar_arrive_cluster(full0 + 8u * ((c + 1) % NVF_NBUF), d);
-#else
+        if (NVF_WTOKPATH) nvf_tok_widen(smem + ((c + 1) % NVF_NBUF) * NVF_BUF_BYTES, stage_p, stage_sf_p, c + 1, p.k);
         nvf_fence_proxy_async();
 #if NVF_WCHUNKBAR
         nvf_mbar_arrive(full0 + 8u * ((c + 1) % NVF_NBUF));
-#endif
 #endif
 #endif
       }
@@ -483,9 +352,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
       for (int e = 0; e < 4; ++e)
         nvf_store_swapab(p, g, valid, alpha, tok0 + j * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[4 * j + e]);
   }
-#if NVF_WCLUSTER > 1
-  nvf_cluster_sync(); // no CTA leaves while another may still store into its shared memory
-#endif
 }
 
 // nvf_gemm_wgmma and nvf_gemm_wgmma_l2, or nvf_gemm_wgmma_tiled (gemm_common.cuh)
