@@ -83,6 +83,18 @@ memcheck_gemm() {
   TEST_QUICK=1 TEST_ONLY=gemm timeout "$1" compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.gemm.log" 2>&1
   echo "memcheck gemm exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.gemm.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.gemm.log") PASS $(grep -c ^FAIL "$OUT/memcheck.gemm.log") FAIL"
 }
+# the quick GPU suite and the layer tests
+quick_suite() {
+  TEST_QUICK=1 timeout 240 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
+  summ "quick suite" "$OUT/test_gpu.log" $?
+  TEST_ONLY=moe_layer timeout 60 ./build/test_gpu > "$OUT/test_layer.log" 2>&1
+  summ "layer tests" "$OUT/test_layer.log" $? 4
+}
+# the A/B of the defines $GDEFS on the GEMMs at $MS tokens and on the layers ($ABT s at most)
+gemm_ab() {
+  PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --defines "$GDEFS" --ms "${MS:-32,128}" \
+    --only gemm,layer --out "$OUT/ab_gemm.json" 2>&1 | grep -E "tune=" | cut -c1-170
+}
 case "${1:-A}" in
 A)
   bash tests/run.sh 2>&1 | tee "$OUT/test.log" | grep -vE "^PASS|^# compiled" | tail -40
@@ -568,33 +580,13 @@ T13)
       ./build/test_gpu > "$OUT/diag.log" 2>&1
     grep -m1 -B2 -A12 "=========" "$OUT/diag.log" | cut -c1-200
   fi
-  if [ "${FULL:-0}" = 1 ]; then
-    TEST_QUICK=1 timeout 240 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
-    summ "quick suite" "$OUT/test_gpu.log" $?
-    TEST_ONLY=moe_layer timeout 60 ./build/test_gpu > "$OUT/test_layer.log" 2>&1
-    summ "layer tests" "$OUT/test_layer.log" $? 4
-  fi
-  if [ "${GAB:-1}" = 1 ]; then
-    PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --defines "$GDEFS" --ms "${MS:-32,128}" \
-      --only gemm,layer --out "$OUT/ab_gemm.json" 2>&1 | grep -E "tune=" | cut -c1-170
-  fi
-  if [ "${MC:-0}" = 1 ]; then
-    NVFP4MOE_TUNE_DEFINE=${MCDEF:-} TEST_QUICK=1 TEST_ONLY=gemm timeout ${MCT:-150} compute-sanitizer --tool memcheck \
-      --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.gemm.log" 2>&1
-    echo "memcheck gemm ${MCDEF:-} exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.gemm.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.gemm.log") PASS $(grep -c ^FAIL "$OUT/memcheck.gemm.log") FAIL"
-  fi
+  if [ "${FULL:-0}" = 1 ]; then quick_suite; fi
+  if [ "${GAB:-1}" = 1 ]; then gemm_ab; fi
+  if [ "${MC:-0}" = 1 ]; then echo "(memcheck under ${MCDEF:-no define})"; NVFP4MOE_TUNE_DEFINE=${MCDEF:-} memcheck_gemm ${MCT:-150}; fi
   ;;
 T12)
-  if [ "${TESTS:-1}" = 1 ]; then
-    TEST_QUICK=1 timeout 240 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
-    summ "quick suite" "$OUT/test_gpu.log" $?
-    TEST_ONLY=moe_layer timeout 60 ./build/test_gpu > "$OUT/test_layer.log" 2>&1
-    summ "layer tests" "$OUT/test_layer.log" $? 4
-  fi
-  if [ "${GAB:-1}" = 1 ]; then
-    PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --defines "$GDEFS" --ms "${MS:-32,128}" \
-      --only gemm,layer --out "$OUT/ab_gemm.json" 2>&1 | grep -E "tune=" | cut -c1-170
-  fi
+  if [ "${TESTS:-1}" = 1 ]; then quick_suite; fi
+  if [ "${GAB:-1}" = 1 ]; then gemm_ab; fi
   if [ "${QAB:-1}" = 1 ]; then
     PYTHONUNBUFFERED=1 timeout ${ABT2:-200} python3 tools/bench.py --defines "$QDEFS" --only quant \
       --out "$OUT/ab_quant.json" 2>&1 | grep -E "tune=" | cut -c1-170

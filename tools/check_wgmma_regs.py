@@ -52,6 +52,7 @@ def no_dest(op):
 
 
 MAXG = 16
+EMPTY = (frozenset(), frozenset())  # a group with no registers: (A registers, accumulators)
 
 
 def merge(groups):
@@ -62,7 +63,7 @@ def join(x, y):
     """Where two paths meet: closed groups aligned from the newest, the open groups merged."""
     gx, gy = x[0], y[0]
     n = max(len(gx), len(gy))
-    gx, gy = ((frozenset(), frozenset()),) * (n - len(gx)) + gx, ((frozenset(), frozenset()),) * (n - len(gy)) + gy
+    gx, gy = (EMPTY,) * (n - len(gx)) + gx, (EMPTY,) * (n - len(gy)) + gy
     return (tuple(merge((a, b)) for a, b in zip(gx, gy)), merge((x[1], y[1])))
 
 
@@ -83,9 +84,8 @@ def check(name, ins):
             s.append(i + 1)
         succ.append(s)
     # state on entry: (closed groups oldest first, each (A regs, accumulators); the open group)
-    empty = (frozenset(), frozenset())
     state = [None] * len(ins)
-    state[0] = ((), empty)
+    state[0] = ((), EMPTY)
     work, races = [0], set()
     while work:
         i = work.pop()
@@ -100,14 +100,11 @@ def check(name, ins):
             a = frozenset(range(regs[1], regs[1] + 4)) if len(regs) >= 3 else frozenset()  # RS: R acc, R a, gdesc
             opened = (opened[0] | a, opened[1] | acc)
             if re.search(r"\bgsb0\b", args):  # closes the commit group
-                groups, opened = groups + (opened,), empty
+                groups, opened = groups + (opened,), EMPTY
         elif op.startswith("WARPGROUP.DEPBAR"):
             m = re.search(r"gsb0,\s*0x([0-9a-f]+)", args)
             if m and not pred:
-                keep = int(m.group(1), 16)
-                groups = groups[len(groups) - keep:] if keep < len(groups) else groups
-                if keep == 0:
-                    groups = ()
+                groups = groups[max(0, len(groups) - int(m.group(1), 16)):]  # the newest N stay
         elif not op.startswith("WARPGROUP"):
             if regs and not no_dest(op) and set(range(regs[0], regs[0] + width(op))) & pa:
                 races.add((ins[i][0], f"writes pending A register: {op} {args}"))
