@@ -61,6 +61,9 @@
 # $PDEFS at once, then (GAB=1) the A/B of $GDEFS on the GEMMs at $MS tokens with the layers, (MC=1) memcheck
 # on the quick GEMM tests under $MCDEF, (FULL=1, off unless set) the quick GPU suite and the layer tests.
 # (It ran NVF_WSPLIT, NVF_WCLUSTER and NVF_WPF, which are only in commit 297d481: here they build the default.)
+# Fourteenth session: T14: (PC=1) the kernels of every define in $PDEFS compiled in parallel into the cache, the
+# quick quantizer tests under each at once (and, FULLQ=1, every quantizer test in full under $FQDEF), the
+# A/B of $QDEFS on the quantizer, memcheck on the quick quantizer tests under $MCDEF (MC=1).
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -583,6 +586,30 @@ T13)
   if [ "${FULL:-0}" = 1 ]; then quick_suite; fi
   if [ "${GAB:-1}" = 1 ]; then gemm_ab; fi
   if [ "${MC:-0}" = 1 ]; then echo "(memcheck under ${MCDEF:-no define})"; NVFP4MOE_TUNE_DEFINE=${MCDEF:-} memcheck_gemm ${MCT:-150}; fi
+  ;;
+T14)
+  for d in ${PC:+${PDEFS:-}}; do
+    NVFP4MOE_TUNE_DEFINE=$d ./build/nvfp4moe_precompile sm_90a > "/tmp/pc${d//=/_}.log" 2>&1 &
+  done
+  wait
+  for d in ${PC:+${PDEFS:-}}; do echo "precompile $d: $(tail -1 "/tmp/pc${d//=/_}.log")"; done
+  for d in ${PDEFS:-}; do
+    (NVFP4MOE_TUNE_DEFINE=$d TEST_QUICK=1 TEST_ONLY=quantiz timeout 200 ./build/test_gpu > "$OUT/q${d//=/_}.log" 2>&1;
+     echo $? > "/tmp/q${d//=/_}.rc") &
+  done
+  wait
+  for d in ${PDEFS:-}; do summ "quick quantizer tests $d" "$OUT/q${d//=/_}.log" "$(cat "/tmp/q${d//=/_}.rc")" 6; done
+  if [ "${FULLQ:-0}" = 1 ]; then
+    NVFP4MOE_TUNE_DEFINE=${FQDEF:-} TEST_ONLY=quantiz timeout 200 ./build/test_gpu > "$OUT/qfull.log" 2>&1
+    summ "quantizer tests in full under ${FQDEF:-no define}" "$OUT/qfull.log" $? 6
+  fi
+  PYTHONUNBUFFERED=1 timeout ${ABT2:-200} python3 tools/bench.py --defines "$QDEFS" --only quant \
+    --out "$OUT/ab_quant.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  if [ "${MC:-0}" = 1 ]; then
+    NVFP4MOE_TUNE_DEFINE=${MCDEF:-} TEST_QUICK=1 TEST_ONLY=quantiz timeout 150 compute-sanitizer --tool memcheck \
+      --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.q.log" 2>&1
+    echo "memcheck quantize under ${MCDEF:-no define} exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.q.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.q.log") PASS $(grep -c ^FAIL "$OUT/memcheck.q.log") FAIL"
+  fi
   ;;
 T12)
   if [ "${TESTS:-1}" = 1 ]; then quick_suite; fi
