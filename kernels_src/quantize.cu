@@ -301,30 +301,6 @@ NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6
   nvf_store_sf(sfp, sfb);
 }
 
-#if defined(NVF_QWIDE)
-// Tuning runs (bench/NOTES.md, fourteenth session): -DNVF_QWIDE=1 stores the codes 16 bytes a lane
-// (lanes 2j, 2j + 1 swap one block's codes with a shuffle, so each holds two adjacent blocks), =2 also
-// gathers each 128x4 column group's 4 SF bytes from its 4 lanes into one 4-byte store, =3 that alone.
-// For teams of whole warps (every lane of a warp on the same row). The codes and SF byte of a block:
-template <bool F16>
-NVF_DEV u32 nvf_quantize_codes(const u32* w, u32 am, const NvfRowQ& rq, int fo6, u32* q) {
-  q[0] = 0u; q[1] = 0u;
-  if (rq.fast) {
-    const u32 sfb = nvf_e4m3(__fmul_rn(__uint_as_float(am), rq.t));
-    const float out = nvf_rcp_in_range(__fmul_rn(__uint_as_float(sfb << 20), rq.s120));
-    if (__fmul_rn(__uint_as_float(am), out) < 7.0f) {
-      q[0] = nvf_e2m1_pack8<F16, false>(w, out);
-      q[1] = nvf_e2m1_pack8<F16, false>(w + 4, out);
-      return sfb;
-    }
-  }
-  if (rq.mode != 0) return rq.mode == 2 ? 0x7Fu : 0u;
-  if (am >= 0x7F800000u) return 0x7Fu;
-  return nvf_block_quantize<F16>(w, am, rq.s, rq.t, fo6, q);
-}
-NVF_DEV void nvf_store_sf4_cs(u8* sfp, u32 b) { asm volatile("st.global.cs.b32 [%0], %1;" ::"l"(sfp), "r"(b) : "memory"); }
-#endif
-
 // Team-wide max of u32 (team threads, a power of two, aligned in the CTA). Teams wider
 // than a warp meet at their own named barrier (ids 1..NVF_QT/64); red is double-buffered
 // by the caller's parity so one barrier per call suffices.
@@ -597,45 +573,6 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
 #else
     u8* st = sfg + (p.sf_linear ? (i64)r * nblk : nvf_sf_offset_128x4(rsf, 0, kc4)) + tsf;
     const int sstep = p.sf_linear ? team : team * 128;
-#endif
-#if defined(NVF_QWIDE)
-    const bool wcodes = NVF_QWIDE <= 2 && NB % 2 == 0 && team >= 32 && (p.k & 31) == 0 && ((u64)p.q & 15) == 0;
-    const bool wsf = NVF_QWIDE >= 2 && team >= 32 && !p.sf_linear && ((u64)p.sf & 3) == 0;
-    if (wcodes || wsf) {
-      const int odd = tl & 1;
-      #pragma unroll
-      for (int i = 0; i < NB; i += 2) {
-        u32 qc[2][2], sfb[2];
-        #pragma unroll
-        for (int h = 0; h < 2 && i + h < NB; ++h) {
-          const int b = tl + team * (i + h);
-          if (ST && b < nblk) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i + h]);
-          sfb[h] = 0u; qc[h][0] = 0u; qc[h][1] = 0u;
-          if (b < nblk) sfb[h] = nvf_quantize_codes<KF16>(v[i + h], bmax[i + h], rq, p.fo6, qc[h]);
-          if (wsf) { // lane tl % 4 == 0 stores its column group's 4 bytes (padding columns: 0)
-            u32 x = sfb[h] << (8 * (tl & 3));
-            x |= __shfl_xor_sync(0xFFFFFFFFu, x, 1);
-            x |= __shfl_xor_sync(0xFFFFFFFFu, x, 2);
-            if ((tl & 3) == 0 && b < nblk) nvf_store_sf4_cs(st + (i + h) * sstep, x);
-          } else if (b < nblk) {
-            nvf_store_sf(st + (i + h) * sstep, sfb[h]);
-          }
-        }
-        if (wcodes) { // even lane: blocks (tl, i), (tl + 1, i); odd lane: (tl - 1, i + 1), (tl, i + 1)
-          const u32 s0 = odd ? qc[0][0] : qc[1][0], s1 = odd ? qc[0][1] : qc[1][1]; // (no run-time index: registers)
-          const u32 r0 = __shfl_xor_sync(0xFFFFFFFFu, s0, 1), r1 = __shfl_xor_sync(0xFFFFFFFFu, s1, 1);
-          const int j = i + odd, be = (tl & ~1) + team * j;
-          u8* dst = qt - 8 * odd + j * team * 8;
-          const uint4 val = odd ? make_uint4(r0, r1, qc[1][0], qc[1][1]) : make_uint4(qc[0][0], qc[0][1], r0, r1);
-          if (be + 1 < nblk) *(uint4*)dst = val;
-          else if (be < nblk) *(uint2*)dst = make_uint2(val.x, val.y);
-        } else {
-          #pragma unroll
-          for (int h = 0; h < 2 && i + h < NB; ++h)
-            if (tl + team * (i + h) < nblk) nvf_store_q(qt + (i + h) * team * 8, qc[h][0], qc[h][1]);
-        }
-      }
-    } else
 #endif
     #pragma unroll
     for (int i = 0; i < NB; ++i) {
