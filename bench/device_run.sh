@@ -64,6 +64,10 @@
 # Fourteenth session: T14: (PC=1) the kernels of every define in $PDEFS compiled in parallel into the cache, the
 # quick quantizer tests under each at once (and, FULLQ=1, every quantizer test in full under $FQDEF), the
 # A/B of $QDEFS on the quantizer, memcheck on the quick quantizer tests under $MCDEF (MC=1).
+# G14: Nsight Compute on the DeepSeek-V3 GEMM1 at $GMS tokens per expert (default 32 128 512): the speed-of-light,
+# memory-workload and warp-state sections, then a second pass with the pipe and shared-memory counters
+# (a wrong metric name fails only that pass).
+# S14: Nsight Compute source counters (stall reasons per SASS line) of the same GEMM at $GMS tokens, as CSV.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -610,6 +614,27 @@ T14)
       --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.q.log" 2>&1
     echo "memcheck quantize under ${MCDEF:-no define} exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.q.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.q.log") PASS $(grep -c ^FAIL "$OUT/memcheck.q.log") FAIL"
   fi
+  ;;
+G14)
+  M="gpu__time_duration.sum,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,l1tex__data_bank_reads.avg.pct_of_peak_sustained_elapsed,l1tex__data_bank_writes.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed"
+  for m in ${GMS:-32 128 512}; do
+    PROFILE_GEMM_M=$m timeout 150 ncu --clock-control none -k regex:nvf_gemm --launch-skip 2 --launch-count 1 \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables --section WarpStateStats \
+      --section LaunchStats --print-details all ./build/profile_kernels > "$OUT/ncu14_m$m.txt" 2>&1
+    echo "ncu m=$m exit $?"; grep -E "Duration|Function Name|Registers Per|Shared Memory|L1/TEX Hit|Mem Busy|Max Bandwidth|Mem Pipes|DRAM Throughput|Compute \(SM\)|Stall (Long|Wait|Barrier|Math|Not Sel|Short|MIO|LG)" "$OUT/ncu14_m$m.txt" | head -30 | cut -c1-150
+    PROFILE_GEMM_M=$m timeout 150 ncu --clock-control none -k regex:nvf_gemm --launch-skip 2 --launch-count 1 \
+      --metrics "$M" ./build/profile_kernels > "$OUT/ncu14_metrics_m$m.txt" 2>&1
+    echo "ncu metrics m=$m exit $?"; grep -E "__" "$OUT/ncu14_metrics_m$m.txt" | head -12 | cut -c1-150
+  done
+  ;;
+S14)
+  for m in ${GMS:-128}; do
+    PROFILE_GEMM_M=$m timeout 200 ncu --clock-control none -k regex:nvf_gemm --launch-skip 2 --launch-count 1 \
+      --section WarpStateStats --section SourceCounters -o "/tmp/g_m$m" -f ./build/profile_kernels > "$OUT/ncu14_src_m$m.txt" 2>&1
+    echo "ncu source m=$m exit $?"
+    ncu --import "/tmp/g_m$m.ncu-rep" --page source --csv --print-source sass > "/tmp/src_m$m.csv" 2>&1
+    gzip -c "/tmp/src_m$m.csv" > "$OUT/src14_m$m.csv.gz"; ls -la "$OUT"
+  done
   ;;
 T12)
   if [ "${TESTS:-1}" = 1 ]; then quick_suite; fi
