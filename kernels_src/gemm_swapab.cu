@@ -53,20 +53,6 @@ static_assert(NVF_SKC % 1024 == 0 && NVF_SKC <= 8192, "NVF_SKC: 1024, 2048, ... 
 #error "NVF_TUNE must be 0, 1, 2 or 3"
 #endif
 #define NVF_TSTRIDE (NVF_KC / 2 + 8)   // words per token row in smem; +8 keeps 64-bit reads conflict-free
-// Tuning runs (bench/NOTES.md, fourteenth session): -DNVF_SWCP=<slots> streams the weights through
-// shared memory with cp.async instead of into registers. ptxas puts every weight load of the
-// register pipeline on one scoreboard, so the first use of a step's words waits for the loads issued
-// since as well (the step before's, in flight for a few MMAs): the depth is nominal. cp.async groups
-// complete in order and wait_group counts them, so SLOTS - 1 steps are really in flight. A thread
-// reads back only its own copies (no barrier); a slot is refilled one step after it was read.
-#if defined(NVF_SWCP)
-#define NVF_CD NVF_SWCP
-static_assert(NVF_CD >= 2 && NVF_CD <= 8, "NVF_SWCP: 2..8 slots");
-// slot c, row h (r0 or r0 + 8), thread x: 16 bytes at 16 ((2c + h) THREADS + x); its SF word after
-// all data at 4 ((2c + h) THREADS + x)
-#define NVF_WDATA(c, h) (16u * ((2u * (c) + (h)) * NVF_THREADS + threadIdx.x))
-#define NVF_WSFW(c, h) (NVF_CD * 32u * NVF_THREADS + 4u * ((2u * (c) + (h)) * NVF_THREADS + threadIdx.x))
-#endif
 
 template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
   extern __shared__ __align__(16) u32 tok[]; // [NVF_TOK][NVF_TSTRIDE]
@@ -89,33 +75,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
   const u8* sf1 = bsf + nvf_sf_offset_128x4(r0 + 8, 2 * t, kc4);
   const float alpha = p.alpha ? p.alpha[g] : 1.0f;
 
-#if defined(NVF_SWCP)
-  const u32 wslots = (u32)__cvta_generic_to_shared(tok + NVF_TOK * NVF_TSTRIDE);
-  const u8* wsf0 = sf0 - (2 * t & 3), * wsf1 = sf1 - (2 * t & 3); // the 4-byte words holding the SF pairs
-  const int sfsh = 16 * (t & 1);
-  // step sn's two pieces and SF words into slot sn % CD, then one commit (an empty group past K)
-  auto issue = [&](int sn) {
-    if (sn < nsteps) {
-      const u32 c = (u32)(sn % NVF_CD);
-      const int kel = sn * NVF_STEP + 32 * t;
-      const bool in0 = ok0 && kel < p.k, in1 = ok1 && kel < p.k;
-      const u8* s0 = in0 ? w0 + (i64)sn * NVF_WSTEP_BYTES : p.b;
-      const u8* s1 = in1 ? w1 + (i64)sn * NVF_WSTEP_BYTES : p.b;
-      if (WIDE) {
-        asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;" ::"r"(wslots + NVF_WDATA(c, 0)), "l"(s0), "r"(in0 ? 16 : 0) : "memory");
-        asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;" ::"r"(wslots + NVF_WDATA(c, 1)), "l"(s1), "r"(in1 ? 16 : 0) : "memory");
-      } else {
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(wslots + NVF_WDATA(c, 0)), "l"(s0), "r"(in0 ? 16 : 0) : "memory");
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(wslots + NVF_WDATA(c, 1)), "l"(s1), "r"(in1 ? 16 : 0) : "memory");
-      }
-      asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(wslots + NVF_WSFW(c, 0)),
-                   "l"(in0 ? wsf0 + (i64)sn * 1024 : p.b_sf), "r"(in0 ? 4 : 0) : "memory");
-      asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(wslots + NVF_WSFW(c, 1)),
-                   "l"(in1 ? wsf1 + (i64)sn * 1024 : p.b_sf), "r"(in1 ? 4 : 0) : "memory");
-    }
-    asm volatile("cp.async.commit_group;" ::: "memory");
-  };
-#endif
   for (int tok0 = 0; tok0 < valid; tok0 += NVF_TOK) {
     float acc[NVF_NT][4];
     #pragma unroll
@@ -123,10 +82,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
       #pragma unroll
       for (int e = 0; e < 4; ++e) acc[i][e] = 0.0f;
 
-#if defined(NVF_SWCP)
-    #pragma unroll
-    for (int d = 0; d < NVF_CD - 1; ++d) issue(d);
-#else
     // weights of steps 0 .. DEPTH-1 in flight before the first chunk is staged
     uint4 wq[NVF_DEPTH][2];
     u32 ws[NVF_DEPTH][2];
@@ -139,7 +94,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
       ws[d][0] = (in && ok0) ? *(const u16*)(sf0 + d * 1024) : 0u;
       ws[d][1] = (in && ok1) ? *(const u16*)(sf1 + d * 1024) : 0u;
     }
-#endif
 
     for (int c = 0; c < nchunks; ++c) {
       // ---- stage the tokens of this K chunk (dequantized, pair order) ----
@@ -162,36 +116,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
       }
       __syncthreads();
 
-#if defined(NVF_SWCP)
-      #pragma unroll 2
-      for (int ss = 0; ss < NVF_KC / NVF_STEP; ++ss) {
-        const int s = c * (NVF_KC / NVF_STEP) + ss;
-        if (s < nsteps) {
-          issue(s + NVF_CD - 1); // into the slot of step s - 1, read last step
-          asm volatile("cp.async.wait_group %0;" ::"n"(NVF_CD - 1) : "memory");
-          const u32 sc = (u32)(s % NVF_CD);
-          uint4 q0, q1;
-          u32 f0, f1;
-          asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(q0.x), "=r"(q0.y), "=r"(q0.z), "=r"(q0.w) : "r"(wslots + NVF_WDATA(sc, 0)));
-          asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(q1.x), "=r"(q1.y), "=r"(q1.z), "=r"(q1.w) : "r"(wslots + NVF_WDATA(sc, 1)));
-          asm volatile("ld.shared.u32 %0, [%1];" : "=r"(f0) : "r"(wslots + NVF_WSFW(sc, 0)));
-          asm volatile("ld.shared.u32 %0, [%1];" : "=r"(f1) : "r"(wslots + NVF_WSFW(sc, 1)));
-          u32 a0[16], a1[16];
-          nvf_dequant_piece(q0, (f0 >> sfsh) & 0xFFFFu, a0);
-          nvf_dequant_piece(q1, (f1 >> sfsh) & 0xFFFFu, a1);
-          const u32* tb = tok + (lane >> 2) * NVF_TSTRIDE + ss * 64 + t * 2;
-          #pragma unroll
-          for (int i = 0; i < 8; ++i) {
-            const u32 af[4] = {a0[2 * i], a1[2 * i], a0[2 * i + 1], a1[2 * i + 1]};
-            #pragma unroll
-            for (int nt = 0; nt < NVF_NT; ++nt) {
-              const uint2 bv = *(const uint2*)(tb + nt * 8 * NVF_TSTRIDE + i * 8);
-              nvf_mma_bf16_16816(acc[nt], af, bv.x, bv.y);
-            }
-          }
-        }
-      }
-#else
       // ---- 8 register steps of 128 K: dequantize, prefetch, 8 MMAs per n8 tile ----
       #pragma unroll 1
       for (int half = 0; half < NVF_KC / NVF_STEP / NVF_DEPTH; ++half) {
@@ -223,11 +147,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
           }
         }
       }
-#endif
     }
-#if defined(NVF_SWCP)
-    asm volatile("cp.async.wait_group 0;" ::: "memory"); // the next pass refills the slots
-#endif
 
     // ---- epilogue: D[g, m, n] for tokens m < valid and weight rows n < N ----
     #pragma unroll
