@@ -2022,7 +2022,9 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "#define NVF_ROWS (16 * NVF_WARPS)      // weight rows (N) per CTA\n"
   "// K elements of tokens staged per chunk. Tuning runs: $NVFP4MOE_TUNE_DEFINE=-DNVF_SKC=<n>\n"
   "// (the host sizes shared memory from it), a multiple of 1024.\n"
-  "#ifdef NVF_SKC\n"
+  "#if defined(NVF_SWCP2) && NVF_SWCP2 == 2 && NVF_NT == 2 // tuning runs: see NVF_SWCP2 below\n"
+  "#define NVF_KC 512\n"
+  "#elif defined(NVF_SKC)\n"
   "#define NVF_KC NVF_SKC\n"
   "static_assert(NVF_SKC % 1024 == 0 && NVF_SKC <= 8192, \"NVF_SKC: 1024, 2048, ... 8192\");\n"
   "#else\n"
@@ -2058,12 +2060,13 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "// them, so 3 steps are really in flight. A thread copies its two 16-byte pieces and one SF word (the SF\n"
   "// pairs of a quad's two rows are 4 words, one per thread) per step; a slot is refilled one step after it\n"
   "// was read, once the warp has met (the quad reads each other's SF words). 36 KB of slots per CTA.\n"
+  "// -DNVF_SWCP2=2: the same, and the 16-token tile stages 512-K token chunks, so 4 of its CTAs fit too.\n"
   "#if defined(NVF_SWCP2) && NVF_NT <= 2\n"
   "#define NVF_CP 1\n"
-  "#undef NVF_MINB\n"
+  "#undef NVF_MINB\n",
   "#define NVF_MINB 4 // 64 registers: 4 CTAs per SM (52.6 and 69.2 KB of shared memory for 8 and 16 tokens)\n"
   "static_assert(NVF_KC % 512 == 0, \"a chunk is whole rounds of the 4 slots\");\n"
-  "#define NVF_WDATA(c, h) (16u * ((2u * (c) + (h)) * NVF_THREADS + threadIdx.x)) // slot c, row r0 + 8 h\n",
+  "#define NVF_WDATA(c, h) (16u * ((2u * (c) + (h)) * NVF_THREADS + threadIdx.x)) // slot c, row r0 + 8 h\n"
   "#define NVF_WSFQ(c, x) (128u * NVF_THREADS + 4u * ((c) * NVF_THREADS + (x)))   // slot c, thread x's SF word\n"
   "#else\n"
   "#define NVF_CP 0\n"
@@ -2113,7 +2116,7 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "      }\n"
   "      asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\" ::\"r\"(wslots + NVF_WSFQ(c, threadIdx.x)),\n"
   "                   \"l\"(sfq + (inq \? (i64)sn * 1024 : 0)), \"r\"(inq \? 4 : 0) : \"memory\");\n"
-  "    }\n"
+  "    }\n",
   "    asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n"
   "  };\n"
   "#endif\n"
@@ -2124,7 +2127,7 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "      #pragma unroll\n"
   "      for (int e = 0; e < 4; ++e) acc[i][e] = 0.0f;\n"
   "\n"
-  "#if NVF_CP\n",
+  "#if NVF_CP\n"
   "    issue(0, 0); issue(1, 1); issue(2, 2);\n"
   "#else\n"
   "    // weights of steps 0 .. DEPTH-1 in flight before the first chunk is staged\n"
@@ -2178,16 +2181,18 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "            asm volatile(\"ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(q1.x), \"=r\"(q1.y), \"=r\"(q1.z), \"=r\"(q1.w) : \"r\"(wslots + NVF_WDATA(d, 1)));\n"
   "            asm volatile(\"ld.shared.u32 %0, [%1];\" : \"=r\"(f0) : \"r\"(wslots + NVF_WSFQ(d, quad + (t >> 1))));\n"
   "            asm volatile(\"ld.shared.u32 %0, [%1];\" : \"=r\"(f1) : \"r\"(wslots + NVF_WSFQ(d, quad + 2 + (t >> 1))));\n"
+  "            // a piece past K (zero codes) takes SF 0, not the padding SF bytes beside the row's last ones\n"
+  "            const bool in = s * NVF_STEP + 32 * t < p.k;\n"
   "            u32 a0[16], a1[16];\n"
-  "            nvf_dequant_piece(q0, (f0 >> sfsh) & 0xFFFFu, a0);\n"
-  "            nvf_dequant_piece(q1, (f1 >> sfsh) & 0xFFFFu, a1);\n"
+  "            nvf_dequant_piece(q0, in \? (f0 >> sfsh) & 0xFFFFu : 0u, a0);\n",
+  "            nvf_dequant_piece(q1, in \? (f1 >> sfsh) & 0xFFFFu : 0u, a1);\n"
   "            const u32* tb = tok + (lane >> 2) * NVF_TSTRIDE + ss * 64 + t * 2;\n"
   "            #pragma unroll\n"
   "            for (int i = 0; i < 8; ++i) {\n"
   "              const u32 af[4] = {a0[2 * i], a1[2 * i], a0[2 * i + 1], a1[2 * i + 1]};\n"
   "              #pragma unroll\n"
   "              for (int nt = 0; nt < NVF_NT; ++nt) {\n"
-  "                const uint2 bv = *(const uint2*)(tb + nt * 8 * NVF_TSTRIDE + i * 8);\n",
+  "                const uint2 bv = *(const uint2*)(tb + nt * 8 * NVF_TSTRIDE + i * 8);\n"
   "                nvf_mma_bf16_16816(acc[nt], af, bv.x, bv.y);\n"
   "              }\n"
   "            }\n"
@@ -5292,7 +5297,10 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
     unsigned tok = (unsigned)nvfp4moe__swapab_tok[spec - NVFP4MOE__SPEC_GEMM_T8];
     unsigned kc = strncmp(ctx->tune_define, "-DNVF_SKC=", 10) == 0 ? (unsigned)atoi(ctx->tune_define + 10) : 1024u;
     unsigned smem = tok * (kc / 2u + 8u) * 4u; /* NVF_TOK x NVF_TSTRIDE words (NVF_KC: tuning runs) */
-    if (tok <= 16 && strcmp(ctx->tune_define, "-DNVF_SWCP2=1") == 0) smem += 4u * 256u * 36u; /* tuning runs: weight slots */
+    if (tok <= 16 && strncmp(ctx->tune_define, "-DNVF_SWCP2=", 12) == 0) { /* tuning runs: weight slots */
+      if (tok == 16 && strcmp(ctx->tune_define, "-DNVF_SWCP2=2") == 0) smem = tok * (512u / 2u + 8u) * 4u;
+      smem += 4u * 256u * 36u;
+    }
     long long grid = (long long)p->groups * ((p->n + 127) / 128);
     void* args[1];
     args[0] = (void*)p;

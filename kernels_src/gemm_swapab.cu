@@ -24,7 +24,9 @@
 #define NVF_ROWS (16 * NVF_WARPS)      // weight rows (N) per CTA
 // K elements of tokens staged per chunk. Tuning runs: $NVFP4MOE_TUNE_DEFINE=-DNVF_SKC=<n>
 // (the host sizes shared memory from it), a multiple of 1024.
-#ifdef NVF_SKC
+#if defined(NVF_SWCP2) && NVF_SWCP2 == 2 && NVF_NT == 2 // tuning runs: see NVF_SWCP2 below
+#define NVF_KC 512
+#elif defined(NVF_SKC)
 #define NVF_KC NVF_SKC
 static_assert(NVF_SKC % 1024 == 0 && NVF_SKC <= 8192, "NVF_SKC: 1024, 2048, ... 8192");
 #else
@@ -60,6 +62,7 @@ static_assert(NVF_SKC % 1024 == 0 && NVF_SKC <= 8192, "NVF_SKC: 1024, 2048, ... 
 // them, so 3 steps are really in flight. A thread copies its two 16-byte pieces and one SF word (the SF
 // pairs of a quad's two rows are 4 words, one per thread) per step; a slot is refilled one step after it
 // was read, once the warp has met (the quad reads each other's SF words). 36 KB of slots per CTA.
+// -DNVF_SWCP2=2: the same, and the 16-token tile stages 512-K token chunks, so 4 of its CTAs fit too.
 #if defined(NVF_SWCP2) && NVF_NT <= 2
 #define NVF_CP 1
 #undef NVF_MINB
@@ -180,9 +183,11 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
             asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(q1.x), "=r"(q1.y), "=r"(q1.z), "=r"(q1.w) : "r"(wslots + NVF_WDATA(d, 1)));
             asm volatile("ld.shared.u32 %0, [%1];" : "=r"(f0) : "r"(wslots + NVF_WSFQ(d, quad + (t >> 1))));
             asm volatile("ld.shared.u32 %0, [%1];" : "=r"(f1) : "r"(wslots + NVF_WSFQ(d, quad + 2 + (t >> 1))));
+            // a piece past K (zero codes) takes SF 0, not the padding SF bytes beside the row's last ones
+            const bool in = s * NVF_STEP + 32 * t < p.k;
             u32 a0[16], a1[16];
-            nvf_dequant_piece(q0, (f0 >> sfsh) & 0xFFFFu, a0);
-            nvf_dequant_piece(q1, (f1 >> sfsh) & 0xFFFFu, a1);
+            nvf_dequant_piece(q0, in ? (f0 >> sfsh) & 0xFFFFu : 0u, a0);
+            nvf_dequant_piece(q1, in ? (f1 >> sfsh) & 0xFFFFu : 0u, a1);
             const u32* tb = tok + (lane >> 2) * NVF_TSTRIDE + ss * 64 + t * 2;
             #pragma unroll
             for (int i = 0; i < 8; ++i) {
