@@ -24,9 +24,7 @@
 #define NVF_ROWS (16 * NVF_WARPS)      // weight rows (N) per CTA
 // K elements of tokens staged per chunk. Tuning runs: $NVFP4MOE_TUNE_DEFINE=-DNVF_SKC=<n>
 // (the host sizes shared memory from it), a multiple of 1024.
-#if defined(NVF_SWCP2) && NVF_SWCP2 == 2 && NVF_NT == 2 // tuning runs: see NVF_SWCP2 below
-#define NVF_KC 512
-#elif defined(NVF_SKC)
+#ifdef NVF_SKC
 #define NVF_KC NVF_SKC
 static_assert(NVF_SKC % 1024 == 0 && NVF_SKC <= 8192, "NVF_SKC: 1024, 2048, ... 8192");
 #else
@@ -55,24 +53,6 @@ static_assert(NVF_SKC % 1024 == 0 && NVF_SKC <= 8192, "NVF_SKC: 1024, 2048, ... 
 #error "NVF_TUNE must be 0, 1, 2 or 3"
 #endif
 #define NVF_TSTRIDE (NVF_KC / 2 + 8)   // words per token row in smem; +8 keeps 64-bit reads conflict-free
-// Tuning runs (bench/NOTES.md, fourteenth session): -DNVF_SWCP2=1 (8 and 16 tokens) streams the weights
-// through 4 shared-memory slots with cp.async instead of into registers: ptxas puts every weight load of
-// the register pipeline on one scoreboard, so the first use of a step's words also waits for the loads
-// issued since (the register depth is nominal); cp.async groups complete in order and wait_group counts
-// them, so 3 steps are really in flight. A thread copies its two 16-byte pieces and one SF word (the SF
-// pairs of a quad's two rows are 4 words, one per thread) per step; a slot is refilled one step after it
-// was read, once the warp has met (the quad reads each other's SF words). 36 KB of slots per CTA.
-// -DNVF_SWCP2=2: the same, and the 16-token tile stages 512-K token chunks, so 4 of its CTAs fit too.
-#if defined(NVF_SWCP2) && NVF_NT <= 2
-#define NVF_CP 1
-#undef NVF_MINB
-#define NVF_MINB 4 // 64 registers: 4 CTAs per SM (52.6 and 69.2 KB of shared memory for 8 and 16 tokens)
-static_assert(NVF_KC % 512 == 0, "a chunk is whole rounds of the 4 slots");
-#define NVF_WDATA(c, h) (16u * ((2u * (c) + (h)) * NVF_THREADS + threadIdx.x)) // slot c, row r0 + 8 h
-#define NVF_WSFQ(c, x) (128u * NVF_THREADS + 4u * ((c) * NVF_THREADS + (x)))   // slot c, thread x's SF word
-#else
-#define NVF_CP 0
-#endif
 
 template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
   extern __shared__ __align__(16) u32 tok[]; // [NVF_TOK][NVF_TSTRIDE]
@@ -95,33 +75,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
   const u8* sf1 = bsf + nvf_sf_offset_128x4(r0 + 8, 2 * t, kc4);
   const float alpha = p.alpha ? p.alpha[g] : 1.0f;
 
-#if NVF_CP
-  const u32 wslots = (u32)__cvta_generic_to_shared(tok + NVF_TOK * NVF_TSTRIDE);
-  // this thread's SF word of step s: row r0 + 8 (t >> 1), column group 2s + (t & 1); a copy that reads
-  // nothing (row past N, K past the row) keeps a valid source address anyway
-  const int rq = r0 + 8 * (t >> 1);
-  const bool okq = rq < p.n;
-  const u8* sfq = bsf + nvf_sf_offset_128x4(okq ? rq : 0, 4 * (t & 1), kc4);
-  const u8* w0c = ok0 ? w0 : p.b;
-  const u8* w1c = ok1 ? w1 : p.b;
-  const u32 quad = threadIdx.x & ~3u, sfsh = 16u * (t & 1);
-  auto issue = [&](int sn, u32 c) { // step sn into slot c, then one commit (an empty group past K)
-    if (sn < nsteps) {
-      const bool in = sn * NVF_STEP + 32 * t < p.k, inq = okq && sn * NVF_STEP + 64 * (t & 1) < p.k;
-      const i64 off = in ? (i64)sn * NVF_WSTEP_BYTES : 0;
-      if (WIDE) {
-        asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;" ::"r"(wslots + NVF_WDATA(c, 0)), "l"(w0c + off), "r"(in && ok0 ? 16 : 0) : "memory");
-        asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;" ::"r"(wslots + NVF_WDATA(c, 1)), "l"(w1c + off), "r"(in && ok1 ? 16 : 0) : "memory");
-      } else {
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(wslots + NVF_WDATA(c, 0)), "l"(w0c + off), "r"(in && ok0 ? 16 : 0) : "memory");
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(wslots + NVF_WDATA(c, 1)), "l"(w1c + off), "r"(in && ok1 ? 16 : 0) : "memory");
-      }
-      asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(wslots + NVF_WSFQ(c, threadIdx.x)),
-                   "l"(sfq + (inq ? (i64)sn * 1024 : 0)), "r"(inq ? 4 : 0) : "memory");
-    }
-    asm volatile("cp.async.commit_group;" ::: "memory");
-  };
-#endif
   for (int tok0 = 0; tok0 < valid; tok0 += NVF_TOK) {
     float acc[NVF_NT][4];
     #pragma unroll
@@ -129,9 +82,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
       #pragma unroll
       for (int e = 0; e < 4; ++e) acc[i][e] = 0.0f;
 
-#if NVF_CP
-    issue(0, 0); issue(1, 1); issue(2, 2);
-#else
     // weights of steps 0 .. DEPTH-1 in flight before the first chunk is staged
     uint4 wq[NVF_DEPTH][2];
     u32 ws[NVF_DEPTH][2];
@@ -144,7 +94,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
       ws[d][0] = (in && ok0) ? *(const u16*)(sf0 + d * 1024) : 0u;
       ws[d][1] = (in && ok1) ? *(const u16*)(sf1 + d * 1024) : 0u;
     }
-#endif
 
     for (int c = 0; c < nchunks; ++c) {
       // ---- stage the tokens of this K chunk (dequantized, pair order) ----
@@ -167,41 +116,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
       }
       __syncthreads();
 
-#if NVF_CP
-      #pragma unroll 1
-      for (int half = 0; half < NVF_KC / NVF_STEP / 4; ++half) {
-        #pragma unroll
-        for (int d = 0; d < 4; ++d) { // step s in slot d (a chunk is whole rounds of the slots)
-          const int ss = half * 4 + d, s = c * (NVF_KC / NVF_STEP) + ss;
-          if (s < nsteps) {
-            asm volatile("cp.async.wait_group 2;" ::: "memory"); // step s's copies (3 + s groups committed)
-            __syncwarp(); // every lane's copies of step s landed, and every lane has read slot d - 1
-            issue(s + 3, (u32)((d + 3) & 3));
-            uint4 q0, q1;
-            u32 f0, f1;
-            asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(q0.x), "=r"(q0.y), "=r"(q0.z), "=r"(q0.w) : "r"(wslots + NVF_WDATA(d, 0)));
-            asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(q1.x), "=r"(q1.y), "=r"(q1.z), "=r"(q1.w) : "r"(wslots + NVF_WDATA(d, 1)));
-            asm volatile("ld.shared.u32 %0, [%1];" : "=r"(f0) : "r"(wslots + NVF_WSFQ(d, quad + (t >> 1))));
-            asm volatile("ld.shared.u32 %0, [%1];" : "=r"(f1) : "r"(wslots + NVF_WSFQ(d, quad + 2 + (t >> 1))));
-            // a piece past K (zero codes) takes SF 0, not the padding SF bytes beside the row's last ones
-            const bool in = s * NVF_STEP + 32 * t < p.k;
-            u32 a0[16], a1[16];
-            nvf_dequant_piece(q0, in ? (f0 >> sfsh) & 0xFFFFu : 0u, a0);
-            nvf_dequant_piece(q1, in ? (f1 >> sfsh) & 0xFFFFu : 0u, a1);
-            const u32* tb = tok + (lane >> 2) * NVF_TSTRIDE + ss * 64 + t * 2;
-            #pragma unroll
-            for (int i = 0; i < 8; ++i) {
-              const u32 af[4] = {a0[2 * i], a1[2 * i], a0[2 * i + 1], a1[2 * i + 1]};
-              #pragma unroll
-              for (int nt = 0; nt < NVF_NT; ++nt) {
-                const uint2 bv = *(const uint2*)(tb + nt * 8 * NVF_TSTRIDE + i * 8);
-                nvf_mma_bf16_16816(acc[nt], af, bv.x, bv.y);
-              }
-            }
-          }
-        }
-      }
-#else
       // ---- 8 register steps of 128 K: dequantize, prefetch, 8 MMAs per n8 tile ----
       #pragma unroll 1
       for (int half = 0; half < NVF_KC / NVF_STEP / NVF_DEPTH; ++half) {
@@ -233,12 +147,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
           }
         }
       }
-#endif
     }
-#if NVF_CP
-    asm volatile("cp.async.wait_group 0;" ::: "memory"); // the next pass refills slots 0-2
-    __syncwarp();
-#endif
 
     // ---- epilogue: D[g, m, n] for tokens m < valid and weight rows n < N ----
     #pragma unroll
