@@ -42,22 +42,14 @@ template <bool WIDE> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {
 // (o < K/2) at (g N + n - n % 16) K/2 + (o / 64) 1024 + (n % 16) 64 + o % 64. The same bytes
 // permuted: a warp of the swap-AB and wgmma kernels reads 1 KB in one piece per step instead
 // of 64 bytes from each of 16 rows (-3 to -6 % at K <= 2048 on an H200, bench/NOTES.md).
-// Probe for tuning runs (wrong results, timing only; bench/NOTES.md, fourteenth session):
-// -DNVF_WSTEPMAJOR=1 reads TILED buffers as if each group's tiles were stored step-major (step s of
-// every tile, then step s + 1: N * 64 bytes a step), so the warps of the grid, which run about the same
-// step at the same time, read neighbouring 1 KB pieces: what DRAM page locality across warps is worth.
-#if defined(NVF_WTILED) && NVF_WTILED && defined(NVF_WSTEPMAJOR)
-#define NVF_WSTEP_BYTES ((i64)p.n * 64)
-#elif defined(NVF_WTILED) && NVF_WTILED
+#if defined(NVF_WTILED) && NVF_WTILED
 #define NVF_WSTEP_BYTES 1024 // bytes between the 128-K steps of a row
 #else
 #define NVF_WSTEP_BYTES 64
 #endif
 // Byte 16 t of step 0 of row r0 of group g (a 16-byte piece; the step's next pieces follow).
 NVF_DEV const u8* nvf_wpiece(const NvfGemmParams& p, int g, int r0, int t) {
-#if defined(NVF_WTILED) && NVF_WTILED && defined(NVF_WSTEPMAJOR)
-  return p.b + (i64)g * p.n * (p.k / 2) + (i64)(r0 >> 4) * 1024 + (r0 & 15) * 64 + 16 * t;
-#elif defined(NVF_WTILED) && NVF_WTILED
+#if defined(NVF_WTILED) && NVF_WTILED
   return p.b + ((i64)g * p.n + (r0 & ~15)) * (p.k / 2) + (r0 & 15) * 64 + 16 * t;
 #else
   return p.b + ((i64)g * p.n + r0) * (p.k / 2) + 16 * t;
