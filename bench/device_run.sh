@@ -63,7 +63,9 @@
 # (It ran NVF_WSPLIT, NVF_WCLUSTER and NVF_WPF, which are only in commit 297d481: here they build the default.)
 # Fourteenth session: T14: (PC=1) the kernels of every define in $PDEFS compiled in parallel into the cache, the
 # quick quantizer tests under each at once (and, FULLQ=1, every quantizer test in full under $FQDEF), the
-# A/B of $QDEFS on the quantizer, memcheck on the quick quantizer tests under $MCDEF (MC=1).
+# A/B of $QDEFS on the quantizer, memcheck on the quick quantizer tests under $MCDEF (MC=1). (It ran NVF_QWIDE,
+# only in commit a06bd4b; T13 ran NVF_SWCP, NVF_SWCP2 and NVF_WSTEPMAJOR this session, only in ac3a410,
+# bd16654/d68a14e and 9df9a86: here all of them build the default.)
 # G14: Nsight Compute on the DeepSeek-V3 GEMM1 at $GMS tokens per expert (default 32 128 512): the speed-of-light,
 # memory-workload and warp-state sections, then a second pass with the pipe and shared-memory counters
 # (a wrong metric name fails only that pass).
