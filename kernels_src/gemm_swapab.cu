@@ -53,6 +53,9 @@ static_assert(NVF_SKC % 1024 == 0 && NVF_SKC <= 8192, "NVF_SKC: 1024, 2048, ... 
 #error "NVF_TUNE must be 0, 1, 2 or 3"
 #endif
 #define NVF_TSTRIDE (NVF_KC / 2 + 8)   // words per token row in smem; +8 keeps 64-bit reads conflict-free
+// Probe for tuning runs (wrong results, timing only; bench/NOTES.md, fourteenth session's next steps):
+// -DNVF_SWPROBE=1 loads the weights and SFs as always but only folds them into one accumulator (no
+// widening, no MMAs; the tokens are still staged): the rate of this grid's access pattern by itself.
 
 template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
   extern __shared__ __align__(16) u32 tok[]; // [NVF_TOK][NVF_TSTRIDE]
@@ -123,9 +126,15 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
         for (int d = 0; d < NVF_DEPTH; ++d) {
           const int ss = half * NVF_DEPTH + d, s = c * (NVF_KC / NVF_STEP) + ss;
           if (s < nsteps) {
+#if defined(NVF_SWPROBE)
+            // timing probe: the step's words only folded into the accumulator (no widening, no MMAs)
+            acc[0][0] += __uint_as_float((wq[d][0].x ^ wq[d][0].y ^ wq[d][0].z ^ wq[d][0].w ^ wq[d][1].x ^ wq[d][1].y ^
+                                          wq[d][1].z ^ wq[d][1].w ^ ws[d][0] ^ ws[d][1]) & 0x007FFFFFu);
+#else
             u32 a0[16], a1[16];
             nvf_dequant_piece(wq[d][0], ws[d][0], a0);
             nvf_dequant_piece(wq[d][1], ws[d][1], a1);
+#endif
             {
               const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;
               const bool in = sn < nsteps && kel < p.k;
@@ -134,6 +143,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
               ws[d][0] = (in && ok0) ? *(const u16*)(sf0 + (i64)sn * 1024) : 0u;
               ws[d][1] = (in && ok1) ? *(const u16*)(sf1 + (i64)sn * 1024) : 0u;
             }
+#if !defined(NVF_SWPROBE)
             const u32* tb = tok + (lane >> 2) * NVF_TSTRIDE + ss * 64 + t * 2;
             #pragma unroll
             for (int i = 0; i < 8; ++i) {
@@ -144,6 +154,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
                 nvf_mma_bf16_16816(acc[nt], af, bv.x, bv.y);
               }
             }
+#endif
           }
         }
       }
