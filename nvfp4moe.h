@@ -285,7 +285,7 @@ typedef struct nvfp4moe_dequantize_args {
   nvfp4moe_devptr e2m1, sf;   /* as the quantizer writes them */
   nvfp4moe_sf_layout sf_layout;
   nvfp4moe_devptr scale;      /* f32 decode scales */
-  int scale_per_row;          /* 1: [G, rows]; 0: [G] */
+  int scale_per_row;          /* 1: [G, rows]; 0: [G]; anything else is an argument error */
   nvfp4moe_devptr masked_m;   /* optional int32 [G] */
   nvfp4moe_dtype out_dtype;   /* F32 or BF16 */
   nvfp4moe_devptr out;        /* [G, rows, K] */
@@ -403,7 +403,8 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_driver_symbol(const char* name, void** fn)
 
 /* ---- sizes ------------------------------------------------------------------------------ */
 
-/* Bytes of one matrix of SFs for [rows, K] in a layout (128X4: roundup(rows,128)*4*Kc4). */
+/* Bytes of one matrix of SFs for [rows, K] in a layout (128X4: roundup(rows,128)*4*Kc4; LINEAR:
+   rows*K/16); 0 for rows <= 0, K not a positive multiple of 16 or an unknown layout. */
 NVFP4MOE_API size_t nvfp4moe_sf_bytes(int rows, int k, nvfp4moe_sf_layout layout);
 
 /* ---- quantization ----------------------------------------------------------------------- */
@@ -581,6 +582,9 @@ NVFP4MOE_API unsigned nvfp4moe_sm100_tmem_addr(int lane, int column);
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
+#if !defined(CLOCK_MONOTONIC)
+#error "nvfp4moe: the POSIX declarations are hidden (strict ISO mode, e.g. -std=c99, with a system header included before the implementation): include it first, or define _POSIX_C_SOURCE=200809L"
+#endif
 #endif
 
 #if defined(NVFP4MOE_STATIC)
@@ -4250,7 +4254,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
       goto fail;
     }
     if (ctx->target_sm < 80) {
-      r = nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_UNSUPPORTED_GPU, "desc->target %s: nvfp4moe needs sm_80 or newer", d.target);
+      r = nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_UNSUPPORTED_GPU, "nvfp4moe_create: desc->target = %s: nvfp4moe needs sm_80 or newer", d.target);
       goto fail;
     }
     if (!nvfp4moe__nvrtc_supports(ctx->target_sm)) {
@@ -4638,7 +4642,8 @@ NVFP4MOE__PRIVATE long long nvfp4moe__sf_off_128x4(long long r, int c, int kc4) 
 
 NVFP4MOE__IMPL size_t nvfp4moe_sf_bytes(int rows, int k, nvfp4moe_sf_layout layout) {
   size_t nblk, kc4;
-  if (rows <= 0 || k <= 0) return 0;
+  if (rows <= 0 || k <= 0 || k % 16 != 0) return 0;
+  if (layout != NVFP4MOE_SF_LAYOUT_LINEAR && layout != NVFP4MOE_SF_LAYOUT_128X4) return 0;
   nblk = (size_t)k / 16;
   kc4 = (nblk + 3) / 4;
   if (layout == NVFP4MOE_SF_LAYOUT_LINEAR) return (size_t)rows * nblk;
@@ -4664,6 +4669,8 @@ nvfp4moe__arg_fail(const nvfp4moe_logger* lg, const char* fn, const char* fmt, .
     if (!(cond)) return nvfp4moe__arg_fail(lg, fn, __VA_ARGS__);            \
   } while (0)
 #define NVFP4MOE__ALIGNED(p, n) (!dev || ((p) % (n)) == 0)
+/* one pointer a check, so the message names the null one ("args->sf is null") */
+#define NVFP4MOE__NONNULL(s, name, f) NVFP4MOE__REQUIRE((s)->f != 0, name "->" #f " is null")
 
 NVFP4MOE__PRIVATE int nvfp4moe__normal_positive(float s) { return s >= NVFP4MOE__FLT_MIN && !nvfp4moe__nonfinite(s); }
 
@@ -4703,8 +4710,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_quantize(const nvfp4moe_logger
   NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->scale, 4), "args->scale = 0x%llx must be 4-byte aligned", a->scale);
   NVFP4MOE__REQUIRE(silu || (a->gate_scale == 0 && a->up_scale == 0),
                     "args->gate_scale / up_scale are for the SiLU functions only");
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->gate_scale, 4) && NVFP4MOE__ALIGNED(a->up_scale, 4),
-                    "args->gate_scale / up_scale must be 4-byte aligned");
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->gate_scale, 4), "args->gate_scale = 0x%llx must be 4-byte aligned", a->gate_scale);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->up_scale, 4), "args->up_scale = 0x%llx must be 4-byte aligned", a->up_scale);
   return NVFP4MOE_SUCCESS;
 }
 
@@ -4717,17 +4724,19 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_gemm(const nvfp4moe_logger* lg
   NVFP4MOE__REQUIRE(a->k > 0 && a->k % 32 == 0, "args->k = %d must be a positive multiple of 32 (16-byte E2M1 rows)", a->k);
   *ldd = a->ldd ? a->ldd : a->n;
   NVFP4MOE__REQUIRE(*ldd >= a->n && *ldd % 8 == 0, "args->ldd = %lld must be >= n = %d and a multiple of 8", *ldd, a->n);
-  NVFP4MOE__REQUIRE(a->a != 0 && a->a_sf != 0, "args->a and args->a_sf must not be null");
-  NVFP4MOE__REQUIRE(a->b != 0 && a->b_sf != 0, "args->b and args->b_sf must not be null");
+  NVFP4MOE__NONNULL(a, "args", a);
+  NVFP4MOE__NONNULL(a, "args", a_sf);
+  NVFP4MOE__NONNULL(a, "args", b);
+  NVFP4MOE__NONNULL(a, "args", b_sf);
   NVFP4MOE__REQUIRE(a->d != 0, "args->d is null");
-  NVFP4MOE__REQUIRE(a->masked_m != 0, "args->masked_m is null (int32 [G] on the device)");
+  NVFP4MOE__REQUIRE(a->masked_m != 0, "args->masked_m is null (int32 [G], %s)", dev ? "on the device" : "a host array here");
   NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->a, 16) && NVFP4MOE__ALIGNED(a->b, 16) && NVFP4MOE__ALIGNED(a->d, 16),
                     "args->a, b and d must be 16-byte aligned (a=0x%llx b=0x%llx d=0x%llx)", a->a, a->b, a->d);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->a_sf, 16) && NVFP4MOE__ALIGNED(a->b_sf, 16),
-                    "args->a_sf and b_sf must be 16-byte aligned");
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->masked_m, 4) && NVFP4MOE__ALIGNED(a->alpha, 4) &&
-                        NVFP4MOE__ALIGNED(a->row_scale, 4),
-                    "args->masked_m, alpha and row_scale must be 4-byte aligned");
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->a_sf, 16), "args->a_sf = 0x%llx must be 16-byte aligned", a->a_sf);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->b_sf, 16), "args->b_sf = 0x%llx must be 16-byte aligned", a->b_sf);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->masked_m, 4), "args->masked_m = 0x%llx must be 4-byte aligned", a->masked_m);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->alpha, 4), "args->alpha = 0x%llx must be 4-byte aligned", a->alpha);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->row_scale, 4), "args->row_scale = 0x%llx must be 4-byte aligned", a->row_scale);
   NVFP4MOE__REQUIRE((double)a->groups * a->m_max * (double)*ldd < 9.0e18 &&
                         (double)a->groups * a->n * (double)a->k < 9.0e18,
                     "args shapes overflow 64-bit offsets");
@@ -4743,9 +4752,11 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_sf_convert(const nvfp4moe_logg
                                                              const nvfp4moe_sf_convert_args* a) {
   size_t s, d;
   NVFP4MOE__REQUIRE(a != 0, "args is null");
-  NVFP4MOE__REQUIRE(a->groups >= 1 && a->rows >= 1, "args->groups = %d and rows = %d must be >= 1", a->groups, a->rows);
+  NVFP4MOE__REQUIRE(a->groups >= 1, "args->groups = %d must be >= 1", a->groups);
+  NVFP4MOE__REQUIRE(a->rows >= 1, "args->rows = %d must be >= 1", a->rows);
   NVFP4MOE__REQUIRE(a->k > 0 && a->k % 16 == 0, "args->k = %d must be a positive multiple of 16", a->k);
-  NVFP4MOE__REQUIRE(a->src != 0 && a->dst != 0, "args->src and dst must not be null");
+  NVFP4MOE__NONNULL(a, "args", src);
+  NVFP4MOE__NONNULL(a, "args", dst);
   NVFP4MOE__REQUIRE(a->dst_layout == NVFP4MOE_SF_LAYOUT_128X4 || a->dst_layout == NVFP4MOE_SF_LAYOUT_LINEAR,
                     "args->dst_layout = %d is not a layout", (int)a->dst_layout);
   d = nvfp4moe_sf_bytes(a->rows, a->k, a->dst_layout) * (size_t)a->groups;
@@ -4771,8 +4782,10 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_relayout(const nvfp4moe_logger
   NVFP4MOE__REQUIRE(a->k > 0 && a->k % 128 == 0, "args->k = %d must be a positive multiple of 128 (128-K steps)", a->k);
   NVFP4MOE__REQUIRE(a->dst_layout == NVFP4MOE_WEIGHTS_ROW_MAJOR || a->dst_layout == NVFP4MOE_WEIGHTS_TILED,
                     "args->dst_layout = %d is not a weight layout", (int)a->dst_layout);
-  NVFP4MOE__REQUIRE(a->src != 0 && a->dst != 0, "args->src and dst must not be null");
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->src, 16) && NVFP4MOE__ALIGNED(a->dst, 16), "args->src and dst must be 16-byte aligned");
+  NVFP4MOE__NONNULL(a, "args", src);
+  NVFP4MOE__NONNULL(a, "args", dst);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->src, 16), "args->src = 0x%llx must be 16-byte aligned", a->src);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->dst, 16), "args->dst = 0x%llx must be 16-byte aligned", a->dst);
   NVFP4MOE__REQUIRE((double)a->groups * a->n * (double)a->k < 9.0e18, "args shapes overflow 64-bit offsets");
   bytes = (size_t)a->groups * (size_t)a->n * (size_t)(a->k / 2);
   NVFP4MOE__REQUIRE(a->src + bytes <= a->dst || a->dst + bytes <= a->src, "args->src and dst overlap");
@@ -4782,18 +4795,23 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_relayout(const nvfp4moe_logger
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_dequantize(const nvfp4moe_logger* lg, const char* fn,
                                                              const nvfp4moe_dequantize_args* a, int dev) {
   NVFP4MOE__REQUIRE(a != 0, "args is null");
-  NVFP4MOE__REQUIRE(a->groups >= 1 && a->rows >= 1, "args->groups = %d and rows = %d must be >= 1", a->groups, a->rows);
+  NVFP4MOE__REQUIRE(a->groups >= 1, "args->groups = %d must be >= 1", a->groups);
+  NVFP4MOE__REQUIRE(a->rows >= 1, "args->rows = %d must be >= 1", a->rows);
   NVFP4MOE__REQUIRE(a->k > 0 && a->k % 16 == 0, "args->k = %d must be a positive multiple of 16", a->k);
-  NVFP4MOE__REQUIRE(a->e2m1 != 0 && a->sf != 0 && a->scale != 0 && a->out != 0,
-                    "args->e2m1, sf, scale and out must not be null");
+  NVFP4MOE__NONNULL(a, "args", e2m1);
+  NVFP4MOE__NONNULL(a, "args", sf);
+  NVFP4MOE__NONNULL(a, "args", scale);
+  NVFP4MOE__NONNULL(a, "args", out);
+  NVFP4MOE__REQUIRE(a->scale_per_row == 0 || a->scale_per_row == 1,
+                    "args->scale_per_row = %d must be 0 (scale f32 [G]) or 1 ([G, rows])", a->scale_per_row);
   NVFP4MOE__REQUIRE(a->sf_layout == NVFP4MOE_SF_LAYOUT_128X4 || a->sf_layout == NVFP4MOE_SF_LAYOUT_LINEAR,
                     "args->sf_layout = %d is not a layout", (int)a->sf_layout);
   NVFP4MOE__REQUIRE(a->out_dtype == NVFP4MOE_DTYPE_F32 || a->out_dtype == NVFP4MOE_DTYPE_BF16,
                     "args->out_dtype = %d must be F32 or BF16", (int)a->out_dtype);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->e2m1, 8), "args->e2m1 must be 8-byte aligned");
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->out, 16), "args->out must be 16-byte aligned");
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->scale, 4) && NVFP4MOE__ALIGNED(a->masked_m, 4),
-                    "args->scale and masked_m must be 4-byte aligned");
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->e2m1, 8), "args->e2m1 = 0x%llx must be 8-byte aligned", a->e2m1);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->out, 16), "args->out = 0x%llx must be 16-byte aligned", a->out);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->scale, 4), "args->scale = 0x%llx must be 4-byte aligned", a->scale);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->masked_m, 4), "args->masked_m = 0x%llx must be 4-byte aligned", a->masked_m);
   return NVFP4MOE_SUCCESS;
 }
 
@@ -4802,10 +4820,13 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_weights(const nvfp4moe_logger*
   NVFP4MOE__REQUIRE(a != 0, "args is null");
   NVFP4MOE__REQUIRE(a->dtype == NVFP4MOE_DTYPE_BF16 || a->dtype == NVFP4MOE_DTYPE_FP16,
                     "args->dtype = %d: weights must be BF16 or FP16", (int)a->dtype);
-  NVFP4MOE__REQUIRE(a->experts >= 1 && a->n >= 1, "args->experts = %d and n = %d must be >= 1", a->experts, a->n);
+  NVFP4MOE__REQUIRE(a->experts >= 1, "args->experts = %d must be >= 1", a->experts);
+  NVFP4MOE__REQUIRE(a->n >= 1, "args->n = %d must be >= 1", a->n);
   NVFP4MOE__REQUIRE(a->k > 0 && a->k % 16 == 0, "args->k = %d must be a positive multiple of 16", a->k);
-  NVFP4MOE__REQUIRE(a->w != 0 && a->out_e2m1 != 0 && a->out_sf != 0 && a->out_scale != 0,
-                    "args->w, out_e2m1, out_sf and out_scale must not be null");
+  NVFP4MOE__NONNULL(a, "args", w);
+  NVFP4MOE__NONNULL(a, "args", out_e2m1);
+  NVFP4MOE__NONNULL(a, "args", out_sf);
+  NVFP4MOE__NONNULL(a, "args", out_scale);
   NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->w, 16), "args->w must be 16-byte aligned");
   NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->out_e2m1, 8), "args->out_e2m1 must be 8-byte aligned");
   NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->out_scale, 4), "args->out_scale must be 4-byte aligned");
@@ -4816,13 +4837,19 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_weights(const nvfp4moe_logger*
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_moe(const nvfp4moe_logger* lg, const char* fn,
                                                       const nvfp4moe_moe_weights* w, const nvfp4moe_moe_args* a, int dev,
                                                       size_t need) {
-  NVFP4MOE__REQUIRE(w != 0 && a != 0, "weights and args must not be null");
+  NVFP4MOE__REQUIRE(w != 0, "weights is null");
+  NVFP4MOE__REQUIRE(a != 0, "args is null");
   NVFP4MOE__REQUIRE(w->experts >= 1, "weights->experts = %d must be >= 1", w->experts);
   NVFP4MOE__REQUIRE(w->hidden > 0 && w->hidden % 32 == 0, "weights->hidden = %d must be a positive multiple of 32",
                     w->hidden);
   NVFP4MOE__REQUIRE(w->inter > 0 && w->inter % 32 == 0, "weights->inter = %d must be a positive multiple of 32", w->inter);
-  NVFP4MOE__REQUIRE(w->w13 && w->w13_sf && w->w13_gate_scale && w->w13_up_scale && w->w2 && w->w2_sf && w->w2_scale,
-                    "weights: w13, w13_sf, w13_gate_scale, w13_up_scale, w2, w2_sf and w2_scale must not be null");
+  NVFP4MOE__NONNULL(w, "weights", w13);
+  NVFP4MOE__NONNULL(w, "weights", w13_sf);
+  NVFP4MOE__NONNULL(w, "weights", w13_gate_scale);
+  NVFP4MOE__NONNULL(w, "weights", w13_up_scale);
+  NVFP4MOE__NONNULL(w, "weights", w2);
+  NVFP4MOE__NONNULL(w, "weights", w2_sf);
+  NVFP4MOE__NONNULL(w, "weights", w2_scale);
   NVFP4MOE__REQUIRE(w->layout == NVFP4MOE_WEIGHTS_ROW_MAJOR || w->layout == NVFP4MOE_WEIGHTS_TILED,
                     "weights->layout = %d is not a weight layout", (int)w->layout);
   NVFP4MOE__REQUIRE(w->layout != NVFP4MOE_WEIGHTS_TILED || (w->hidden % 128 == 0 && w->inter % 128 == 0),
@@ -4835,8 +4862,11 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_moe(const nvfp4moe_logger* lg,
   NVFP4MOE__REQUIRE(a->m_max >= 1, "args->m_max = %d must be >= 1", a->m_max);
   NVFP4MOE__REQUIRE(a->expected_m >= 0, "args->expected_m = %d must be >= 0", a->expected_m);
   NVFP4MOE__REQUIRE((a->quant_flags & ~3u) == 0, "args->quant_flags = 0x%x has unknown bits", a->quant_flags);
-  NVFP4MOE__REQUIRE(a->x && a->masked_m && a->out, "args->x, masked_m and out must not be null");
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->x, 16) && NVFP4MOE__ALIGNED(a->out, 16), "args->x and out must be 16-byte aligned");
+  NVFP4MOE__NONNULL(a, "args", x);
+  NVFP4MOE__NONNULL(a, "args", masked_m);
+  NVFP4MOE__NONNULL(a, "args", out);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->x, 16), "args->x = 0x%llx must be 16-byte aligned", a->x);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->out, 16), "args->out = 0x%llx must be 16-byte aligned", a->out);
   NVFP4MOE__REQUIRE(a->workspace != 0 && NVFP4MOE__ALIGNED(a->workspace, 256),
                     "args->workspace must be a 256-byte aligned buffer");
   NVFP4MOE__REQUIRE(a->workspace_size >= need, "args->workspace_size = %zu but nvfp4moe_moe_workspace_size() = %zu",
@@ -5111,7 +5141,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_dequantize(nvfp4moe_context* ctx, const 
   p.q = a->e2m1; p.sf = a->sf; p.scale = a->scale; p.masked_m = a->masked_m; p.out = a->out;
   p.groups = a->groups; p.rows = a->rows; p.k = a->k;
   p.sf_linear = a->sf_layout == NVFP4MOE_SF_LAYOUT_LINEAR;
-  p.scale_per_row = a->scale_per_row != 0;
+  p.scale_per_row = a->scale_per_row;
   p.out_bf16 = a->out_dtype == NVFP4MOE_DTYPE_BF16;
   total = ((long long)a->groups * a->rows * (a->k / 16) + 255) / 256;
   cap = (long long)ctx->sm_count * 16;

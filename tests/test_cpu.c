@@ -531,6 +531,12 @@ static void test_argument_checks(void) {
   EXPECT_ARG_ERROR(nvfp4moe_dequantize(ctx, &dq, 0), "args->k");
   dq.k = 32; dq.out_dtype = NVFP4MOE_DTYPE_FP16;
   EXPECT_ARG_ERROR(nvfp4moe_ref_dequantize(&dq), "out_dtype");
+  dq.out_dtype = NVFP4MOE_DTYPE_F32; dq.scale_per_row = 2;
+  EXPECT_ARG_ERROR(nvfp4moe_ref_dequantize(&dq), "args->scale_per_row = 2");
+  dq.scale_per_row = 1; dq.sf = 0; /* a null pointer is named alone */
+  EXPECT_ARG_ERROR(nvfp4moe_ref_dequantize(&dq), "args->sf is null");
+  dq.sf = base; dq.rows = 0;
+  EXPECT_ARG_ERROR(nvfp4moe_dequantize(ctx, &dq, 0), "args->rows = 0");
 
   memset(&sc, 0, sizeof sc);
   sc.groups = 1; sc.rows = 4; sc.k = 64; sc.src = base; sc.dst = base + 8;
@@ -555,6 +561,18 @@ static void test_argument_checks(void) {
   EXPECT_ARG_ERROR(nvfp4moe_moe_forward(ctx, &mw, &ma, 0), "workspace_size");
   ma.workspace_size = nvfp4moe_moe_workspace_size(&mw, 4); ma.scaling = NVFP4MOE_ACT_PER_EXPERT;
   EXPECT_ARG_ERROR(nvfp4moe_ref_moe_forward(&mw, &ma), "input_scale1");
+  ma.scaling = NVFP4MOE_ACT_PER_TOKEN; mw.w2_sf = 0;
+  EXPECT_ARG_ERROR(nvfp4moe_moe_forward(ctx, &mw, &ma, 0), "weights->w2_sf is null");
+  mw.w2_sf = base;
+  g = g0; g.a_sf = 0;
+  EXPECT_ARG_ERROR(nvfp4moe_ref_grouped_gemm_nt_masked(&g), "args->a_sf is null");
+  g = g0; g.masked_m = 0;
+  EXPECT_ARG_ERROR(nvfp4moe_ref_grouped_gemm_nt_masked(&g), "a host array here");
+  /* sizes of invalid shapes are 0, not a guess */
+  CHECK(nvfp4moe_sf_bytes(5, 40, NVFP4MOE_SF_LAYOUT_128X4) == 0, "K % 16 != 0 gives 0");
+  CHECK(nvfp4moe_sf_bytes(5, 64, (nvfp4moe_sf_layout)7) == 0, "an unknown layout gives 0");
+  CHECK(nvfp4moe_sf_bytes(5, 64, NVFP4MOE_SF_LAYOUT_128X4) == 512 && nvfp4moe_sf_bytes(5, 64, NVFP4MOE_SF_LAYOUT_LINEAR) == 20,
+        "sf_bytes of [5, 64]");
   nvfp4moe_destroy(ctx);
 }
 
