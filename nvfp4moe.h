@@ -44,6 +44,8 @@
        NVFP4MOE_PDL          programmatic dependent launch (sm_90+): unset = the quantization
                              kernels, 0 = none, 1 = every kernel (each waits for the kernel
                              ahead of it on the stream before touching memory, README)
+       NVFP4MOE_LOG_LEVEL    level of loggers left at 0 and of the host reference functions:
+                             1 error ... 4 debug, 0 or negative = silent (default 2, warnings)
        NVFP4MOE_GEMM_CONFIG, NVFP4MOE_TUNE_DEFINE   benchmarks and tuning only (README)
 
    CONVENTIONS
@@ -179,9 +181,10 @@ typedef struct nvfp4moe_allocator {
 } nvfp4moe_allocator;
 
 /* Log callback; func null = messages at `level` or below go to stderr. level 0 means
-   NVFP4MOE_LOG_WARN; a negative level silences the context's messages (errors are still
-   returned, and nvfp4moe_last_error() keeps the text). The host reference functions take
-   no description: their messages follow the default (WARN to stderr). At NVFP4MOE_LOG_DEBUG
+   $NVFP4MOE_LOG_LEVEL if set, else NVFP4MOE_LOG_WARN; a negative level silences the context's
+   messages (errors are still returned, and nvfp4moe_last_error() keeps the text). The host
+   reference functions take no description: their messages follow that default (to stderr;
+   NVFP4MOE_LOG_LEVEL=-1 silences them). At NVFP4MOE_LOG_DEBUG
    every kernel launch is logged ("<function>: launched <kernel>, <n> CTAs of <t> threads, <b>
    bytes of dynamic shared memory"), to see which kernel a call took. The callback may be
    called from any thread that uses the context. */
@@ -491,7 +494,8 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_moe_forward(nvfp4moe_context* ctx, const n
 /* ---- host reference (CPU, bit-exact for quantization) ------------------------------------
    Same argument structs as the device functions, but every nvfp4moe_devptr holds a HOST
    address (NVFP4MOE_HOSTPTR(p)). Same argument checks (alignment excepted) and the same
-   INVALID_ARGUMENT results; messages go to stderr at WARN level (no context, no logger). */
+   INVALID_ARGUMENT results; messages go to stderr at the default level (no context, no logger:
+   $NVFP4MOE_LOG_LEVEL, else WARN). */
 #define NVFP4MOE_HOSTPTR(p) ((nvfp4moe_devptr)(size_t)(p))
 
 /* Scalar conversions: f32 -> E2M1 code (RNE, saturating, sign kept) and -> ue4m3 byte
@@ -789,8 +793,20 @@ NVFP4MOE__IMPL const char* nvfp4moe_result_string(nvfp4moe_result r) {
 
 NVFP4MOE__IMPL const char* nvfp4moe_last_error(void) { return nvfp4moe__last_error_buf; }
 
+/* The level of a logger whose level is 0, and of the host reference functions: $NVFP4MOE_LOG_LEVEL
+   (1 error ... 4 debug; 0 or negative = silent, -1), else NVFP4MOE_LOG_WARN. */
+NVFP4MOE__PRIVATE int nvfp4moe__level_of(const nvfp4moe_logger* lg) {
+  const char* env;
+  int v;
+  if (lg && lg->level) return lg->level;
+  env = getenv("NVFP4MOE_LOG_LEVEL");
+  if (!env || !*env) return NVFP4MOE_LOG_WARN;
+  v = atoi(env);
+  return v > 0 ? v : -1;
+}
+
 NVFP4MOE__PRIVATE void nvfp4moe__emit(const nvfp4moe_logger* lg, int level, const char* msg) {
-  int max_level = (lg && lg->level) ? lg->level : NVFP4MOE_LOG_WARN;
+  int max_level = nvfp4moe__level_of(lg);
   if (level > max_level) return;
   if (lg && lg->func) {
     lg->func(level, msg, lg->user_data);
@@ -815,7 +831,7 @@ NVFP4MOE__PRIVATE NVFP4MOE__PRINTF(3, 4) void
 nvfp4moe__log(const nvfp4moe_logger* lg, int level, const char* fmt, ...) {
   char buf[1024];
   va_list ap;
-  int max_level = (lg && lg->level) ? lg->level : NVFP4MOE_LOG_WARN;
+  int max_level = nvfp4moe__level_of(lg);
   if (level > max_level) return;
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
@@ -4258,7 +4274,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
       goto fail;
     }
     if (!nvfp4moe__nvrtc_supports(ctx->target_sm)) {
-      r = nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_NVRTC_TOO_OLD, "desc->target %s: NVRTC %d.%d (%s) cannot compile for it",
+      r = nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_NVRTC_TOO_OLD, "nvfp4moe_create: desc->target = %s: NVRTC %d.%d (%s) cannot compile for it",
                              d.target, nvfp4moe__nvrtc_major, nvfp4moe__nvrtc_minor, nvfp4moe__nvrtc_loaded_from);
       goto fail;
     }
@@ -4325,7 +4341,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   ctx->desc.backend = ctx->backend;
   ctx->desc.device = ctx->offline ? d.device : ctx->desc.device;
   ctx->desc.cu_context = ctx->cu_ctx;
-  if (!ctx->desc.logger.level) ctx->desc.logger.level = NVFP4MOE_LOG_WARN;
+  if (!ctx->desc.logger.level) ctx->desc.logger.level = nvfp4moe__level_of(&ctx->desc.logger);
   nvfp4moe__self_test(ctx);
   ctx->desc.backend = ctx->backend;
   *out = ctx;

@@ -437,6 +437,36 @@ static nvfp4moe_context* offline_ctx(const char* target) {
           needle);                                                                                            \
   } while (0)
 
+/* Bytes the host reference writes to stderr for one bad call under $NVFP4MOE_LOG_LEVEL = level
+   (null: unset); the call still fails with a message in nvfp4moe_last_error(). */
+static long stderr_bytes_of_bad_call(const char* level) {
+  nvfp4moe_dequantize_args dq;
+  FILE* tmp = tmpfile();
+  int saved = dup(2);
+  long n = -1;
+  nvfp4moe_result r;
+  if (!tmp || saved < 0) return -1;
+  if (level) setenv("NVFP4MOE_LOG_LEVEL", level, 1); else unsetenv("NVFP4MOE_LOG_LEVEL");
+  memset(&dq, 0, sizeof dq); /* groups 0 */
+  fflush(stderr);
+  dup2(fileno(tmp), 2);
+  r = nvfp4moe_ref_dequantize(&dq);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  unsetenv("NVFP4MOE_LOG_LEVEL");
+  if (r == NVFP4MOE_ERROR_INVALID_ARGUMENT && strstr(nvfp4moe_last_error(), "args->groups")) n = ftell(tmp);
+  fclose(tmp);
+  return n;
+}
+
+static void test_log_level_env(void) {
+  const long quiet = stderr_bytes_of_bad_call("-1"), zero = stderr_bytes_of_bad_call("0");
+  const long loud = stderr_bytes_of_bad_call(0), err = stderr_bytes_of_bad_call("1");
+  CHECK(quiet == 0 && zero == 0, "NVFP4MOE_LOG_LEVEL=-1 / 0 silence the host reference: %ld / %ld bytes", quiet, zero);
+  CHECK(loud > 0 && err > 0, "unset and 1 print the error: %ld / %ld bytes", loud, err);
+}
+
 static void test_argument_checks(void) {
   nvfp4moe_context* ctx = offline_ctx("sm_90a");
   static unsigned char buf[1 << 16];
@@ -831,6 +861,7 @@ int main(void) {
   RUN(test_bf16_rounding);
   RUN(test_ref_gemm_hand);
   RUN(test_argument_checks);
+  RUN(test_log_level_env);
   RUN(test_context_errors_and_queries);
   RUN(test_gemm_tile_heuristic);
   RUN(test_weight_layouts);
