@@ -99,6 +99,31 @@ quick_suite() {
   TEST_ONLY=moe_layer timeout 60 ./build/test_gpu > "$OUT/test_layer.log" 2>&1
   summ "layer tests" "$OUT/test_layer.log" $? 4
 }
+# the kernels of every define in $PDEFS compiled in parallel into the cache
+precompile_defs() {
+  for d in ${PDEFS:-}; do
+    NVFP4MOE_TUNE_DEFINE=$d ./build/nvfp4moe_precompile sm_90a > "/tmp/pc${d//=/_}.log" 2>&1 &
+  done
+  wait
+  for d in ${PDEFS:-}; do echo "precompile $d: $(tail -1 "/tmp/pc${d//=/_}.log")"; done
+}
+# quick GPU tests under every define in $PDEFS at once: LABEL TAG TEST_ONLY TIMEOUT [NAME=VALUE ...]
+# (more environment), logs $OUT/TAG<define>.log
+tests_under_defs() {
+  local label=$1 tag=$2 only=$3 t=$4
+  shift 4
+  for d in ${PDEFS:-}; do
+    (env NVFP4MOE_TUNE_DEFINE="$d" TEST_QUICK=1 TEST_ONLY="$only" "$@" timeout "$t" ./build/test_gpu > "$OUT/$tag${d//=/_}.log" 2>&1;
+     echo $? > "/tmp/$tag${d//=/_}.rc") &
+  done
+  wait
+  for d in ${PDEFS:-}; do summ "$label $d" "$OUT/$tag${d//=/_}.log" "$(cat "/tmp/$tag${d//=/_}.rc")" 6; done
+}
+# the A/B of the defines $QDEFS on the quantizer ($ABT2 s at most)
+quant_ab() {
+  PYTHONUNBUFFERED=1 timeout ${ABT2:-200} python3 tools/bench.py --defines "$QDEFS" --only quant \
+    --out "$OUT/ab_quant.json" 2>&1 | grep -E "tune=" | cut -c1-170
+}
 # the A/B of the defines $GDEFS on the GEMMs at $MS tokens and on the layers ($ABT s at most)
 gemm_ab() {
   PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --defines "$GDEFS" --ms "${MS:-32,128}" \
@@ -573,17 +598,8 @@ P)
   unset NVFP4MOE_TUNE_DEFINE
   ;;
 T13)
-  for d in ${PDEFS:-}; do
-    NVFP4MOE_TUNE_DEFINE=$d ./build/nvfp4moe_precompile sm_90a > "/tmp/pc${d//=/_}.log" 2>&1 &
-  done
-  wait
-  for d in ${PDEFS:-}; do echo "precompile $d: $(tail -1 "/tmp/pc${d//=/_}.log")"; done
-  for d in ${PDEFS:-}; do
-    (NVFP4MOE_TUNE_DEFINE=$d TEST_QUICK=1 TEST_ONLY=gemm TEST_CONFIGS=${TCONF:-gemm_sm90} timeout 300 ./build/test_gpu > "$OUT/gemm${d//=/_}.log" 2>&1;
-     echo $? > "/tmp/gemm${d//=/_}.rc") &
-  done
-  wait
-  for d in ${PDEFS:-}; do summ "quick gemm tests $d" "$OUT/gemm${d//=/_}.log" "$(cat "/tmp/gemm${d//=/_}.rc")" 6; done
+  precompile_defs
+  tests_under_defs "quick gemm tests" gemm gemm 300 TEST_CONFIGS="${TCONF:-gemm_sm90}"
   if [ -n "${DIAG:-}" ]; then # memcheck on the default-tile GEMM tests under the define $DIAG (where a kernel faults)
     NVFP4MOE_TUNE_DEFINE=$DIAG TEST_QUICK=1 TEST_ONLY=gemm_shapes timeout 120 compute-sanitizer --tool memcheck \
       ./build/test_gpu > "$OUT/diag.log" 2>&1
@@ -594,23 +610,13 @@ T13)
   if [ "${MC:-0}" = 1 ]; then echo "(memcheck under ${MCDEF:-no define})"; NVFP4MOE_TUNE_DEFINE=${MCDEF:-} memcheck_gemm ${MCT:-150}; fi
   ;;
 T14)
-  for d in ${PC:+${PDEFS:-}}; do
-    NVFP4MOE_TUNE_DEFINE=$d ./build/nvfp4moe_precompile sm_90a > "/tmp/pc${d//=/_}.log" 2>&1 &
-  done
-  wait
-  for d in ${PC:+${PDEFS:-}}; do echo "precompile $d: $(tail -1 "/tmp/pc${d//=/_}.log")"; done
-  for d in ${PDEFS:-}; do
-    (NVFP4MOE_TUNE_DEFINE=$d TEST_QUICK=1 TEST_ONLY=quantiz timeout 200 ./build/test_gpu > "$OUT/q${d//=/_}.log" 2>&1;
-     echo $? > "/tmp/q${d//=/_}.rc") &
-  done
-  wait
-  for d in ${PDEFS:-}; do summ "quick quantizer tests $d" "$OUT/q${d//=/_}.log" "$(cat "/tmp/q${d//=/_}.rc")" 6; done
+  if [ -n "${PC:-}" ]; then precompile_defs; fi
+  tests_under_defs "quick quantizer tests" q quantiz 200
   if [ "${FULLQ:-0}" = 1 ]; then
     NVFP4MOE_TUNE_DEFINE=${FQDEF:-} TEST_ONLY=quantiz timeout 200 ./build/test_gpu > "$OUT/qfull.log" 2>&1
     summ "quantizer tests in full under ${FQDEF:-no define}" "$OUT/qfull.log" $? 6
   fi
-  PYTHONUNBUFFERED=1 timeout ${ABT2:-200} python3 tools/bench.py --defines "$QDEFS" --only quant \
-    --out "$OUT/ab_quant.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  quant_ab
   if [ "${MC:-0}" = 1 ]; then
     NVFP4MOE_TUNE_DEFINE=${MCDEF:-} TEST_QUICK=1 TEST_ONLY=quantiz timeout 150 compute-sanitizer --tool memcheck \
       --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.q.log" 2>&1
@@ -641,10 +647,7 @@ S14)
 T12)
   if [ "${TESTS:-1}" = 1 ]; then quick_suite; fi
   if [ "${GAB:-1}" = 1 ]; then gemm_ab; fi
-  if [ "${QAB:-1}" = 1 ]; then
-    PYTHONUNBUFFERED=1 timeout ${ABT2:-200} python3 tools/bench.py --defines "$QDEFS" --only quant \
-      --out "$OUT/ab_quant.json" 2>&1 | grep -E "tune=" | cut -c1-170
-  fi
+  if [ "${QAB:-1}" = 1 ]; then quant_ab; fi
   if [ "${MC:-1}" = 1 ]; then memcheck_gemm ${MCT:-150}; fi
   if [ "${QMC:-0}" = 1 ]; then
     for t in memcheck racecheck; do
