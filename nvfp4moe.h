@@ -2550,6 +2550,252 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "// nvf_gemm_wgmma and nvf_gemm_wgmma_l2, or nvf_gemm_wgmma_tiled (gemm_common.cuh)\n"
   "NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma, nvf_gemm_wgmma_body, NVF_THREADS, NVF_WMINB)\n",
   0};
+static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
+  "// gemm_wgmma_ws.cu -- masked grouped NVFP4 GEMM (NT) on Hopper, warp-specialised (sm_90a).\n"
+  "//\n"
+  "// Same contract as gemm_portable.cu (NUMERICS.md 4) and the same exact BF16 widening and\n"
+  "// swap-AB as gemm_wgmma.cu (A = weights, 64 rows per consumer warpgroup; B = tokens, N =\n"
+  "// NVF_TOK), for 128 tokens per expert and more. There each warpgroup widens its own weights\n"
+  "// between its MMAs, so its tensor pipe waits for its ALU work (47-52 % busy at 128-512\n"
+  "// tokens, bench/NOTES.md, fourteenth session). Here producer warpgroups widen both operands\n"
+  "// of each 128-K step into a ring of shared-memory slots and consumer warpgroups only issue\n"
+  "// wgmma with both operands in shared memory (SS): the widening of later steps runs under\n"
+  "// the MMAs of earlier ones. The price is shared-memory traffic (the widened weights are\n"
+  "// written and read once per CTA, 4x their E2M1 bytes).\n"
+  "//\n"
+  "// Slot layout (one 128-K step): A (NVF_ROWS weight rows), then B (NVF_TOK tokens), each as\n"
+  "// 8 k16 MMAs x (rows / 8 core-matrix rows x 2 K halves x 8 rows x 16 bytes): K-major, no\n"
+  "// swizzle, lbo 128, sbo 256. K order: word j of a row's 16-byte piece q (K 32q + 8j ..\n"
+  "// + 7) is K half j % 2 of MMA 2q + j / 2, its 8 elements in the pair order (e, e + 4) that\n"
+  "// nvf_fp4x8_to_bf16x2 produces. A and B use the same order, so the dot products are the\n"
+  "// contract's. A producer thread widens whole (row, step) units, lanes on consecutive rows:\n"
+  "// a quarter warp's 16-byte stores cover one 128-byte core matrix (conflict-free).\n"
+  "//\n"
+  "// Hand-off per slot: full (every producer thread has stored and fenced its units) and empty\n"
+  "// (every consumer warp's MMAs that read the slot are retired). A consumer keeps one commit\n"
+  "// group in flight and releases a slot when the next step's group is issued.\n"
+  "#include \"common.cuh\"\n"
+  "#include \"gemm_common.cuh\"\n"
+  "#include \"dequant_bf16.cuh\"\n"
+  "#include \"ptx_wgmma.cuh\"\n"
+  "#include \"ptx_tcgen05.cuh\" // mbarriers (sm_90+)\n"
+  "\n"
+  "// Tile: 128 weight rows x 128 tokens a CTA; two consumer warpgroups (m64n128k16 each) and\n"
+  "// NVF_PWG producer warpgroups. The host mirrors the thread count and NVF_WS_SMEM.\n"
+  "#define NVF_TOK 128 // tokens per tile: the wgmma N\n"
+  "#define NVF_CWG 2   // consumer warpgroups, 64 weight rows each\n"
+  "#ifndef NVF_PWG\n"
+  "#define NVF_PWG 1 // producer warpgroups: 1 (a thread widens a weight row and a token) or 2 (one each)\n"
+  "#endif\n"
+  "#ifndef NVF_WSDEPTH\n"
+  "#define NVF_WSDEPTH 2 // steps of raw token bytes a producer thread holds in registers\n"
+  "#endif\n"
+  "#ifndef NVF_WSTAGES\n"
+  "#define NVF_WSTAGES 3 // steps of raw weight bytes in flight through cp.async (count-based waits)\n"
+  "#endif\n"
+  "#define NVF_THREADS (128 * (NVF_CWG + NVF_PWG))\n"
+  "#define NVF_ROWS (64 * NVF_CWG)\n"
+  "#define NVF_STEP 128\n"
+  "#define NVF_A_MMA (NVF_ROWS * 32) // bytes of one k16 MMA's A (all consumers' rows)\n"
+  "#define NVF_B_MMA (NVF_TOK * 32)\n"
+  "#define NVF_SLOT_BYTES (8 * (NVF_A_MMA + NVF_B_MMA))\n"
+  "#define NVF_SLOTS 3\n"
+  "#define NVF_STAGE_BYTES (NVF_ROWS * 72) // raw weights of a step: 64 bytes and 8 SFs a row\n"
+  "#define NVF_WS_SMEM (NVF_SLOTS * NVF_SLOT_BYTES + NVF_WSTAGES * NVF_STAGE_BYTES) // the host mirrors it\n"
+  "static_assert(NVF_ROWS == 128 && NVF_TOK == 128, \"a producer thread's rows: weight row and token pt % 128\");\n"
+  "static_assert(NVF_PWG == 1 || NVF_PWG == 2, \"NVF_PWG: 1 or 2\");\n"
+  "\n"
+  "// One unit's raw bytes: four 16-byte pieces (128 K of one row) and its 8 SFs.\n"
+  "struct NvfWsRaw {\n"
+  "  uint4 q[4];\n"
+  "  u32 sf[2];\n"
+  "};\n"
+  "\n"
+  "// Widen a unit (one row, one step) into its slot: piece q, word j -> MMA 2q + j / 2, K half\n",
+  "// j % 2. A piece past K was loaded as zero codes; it takes SF 0 too, not the row's padding SF bytes.\n"
+  "NVF_DEV void nvf_ws_store(u32 dst, u32 mma_bytes, int s, int k, const NvfWsRaw& r) {\n"
+  "  #pragma unroll\n"
+  "  for (int q = 0; q < 4; ++q) {\n"
+  "    const bool in = s * NVF_STEP + 32 * q < k;\n"
+  "    u32 w[16];\n"
+  "    nvf_dequant_piece(r.q[q], in \? r.sf[q >> 1] >> (16 * (q & 1)) : 0u, w);\n"
+  "    #pragma unroll\n"
+  "    for (int j = 0; j < 4; ++j)\n"
+  "      asm volatile(\"st.shared.v4.b32 [%0], {%1, %2, %3, %4};\" ::\"r\"(dst + (2 * q + (j >> 1)) * mma_bytes + (j & 1) * 128),\n"
+  "                   \"r\"(w[4 * j]), \"r\"(w[4 * j + 1]), \"r\"(w[4 * j + 2]), \"r\"(w[4 * j + 3])\n"
+  "                   : \"memory\");\n"
+  "  }\n"
+  "}\n"
+  "\n"
+  "// Step s of a token row into registers (src null: a token past masked_m, zeros).\n"
+  "NVF_DEV void nvf_ws_load_token(const u8* src, const u8* sf, int s, int k, NvfWsRaw& r) {\n"
+  "  #pragma unroll\n"
+  "  for (int q = 0; q < 4; ++q) {\n"
+  "    const bool in = src && s * NVF_STEP + 32 * q < k;\n"
+  "    r.q[q] = in \? __ldg((const uint4*)(src + (i64)s * 64 + 16 * q)) : make_uint4(0, 0, 0, 0);\n"
+  "  }\n"
+  "  #pragma unroll\n"
+  "  for (int h = 0; h < 2; ++h) {\n"
+  "    const bool in = src && s * NVF_STEP + 64 * h < k;\n"
+  "    r.sf[h] = in \? *(const u32*)(sf + (i64)s * 1024 + 512 * h) : 0u;\n"
+  "  }\n"
+  "}\n"
+  "\n"
+  "// Step s of weight row `row` (0..127 of the CTA) into its raw stage with cp.async, one commit\n"
+  "// group per step (empty past K or past the steps): piece q at stage + 16 (q 128 + row), SF\n"
+  "// group h at stage + 8192 + 4 (h 128 + row), so a warp's copies and reads are conflict-free.\n"
+  "// Register loads would not do: ptxas puts every load of a register pipeline on one scoreboard,\n"
+  "// so the first use of step s + 1 also waits for step s + 2 (bench/NOTES.md, fourteenth session).\n"
+  "template <bool WIDE> NVF_DEV void nvf_ws_issue_weights(const u8* src, const u8* sf, int s, int nsteps, int k, u32 stage,\n"
+  "                                                       int row) {\n"
+  "  #pragma unroll\n"
+  "  for (int q = 0; q < 4; ++q) {\n"
+  "    const bool in = src && s < nsteps && s * NVF_STEP + 32 * q < k;\n"
+  "    const u8* g = in \? src + (i64)s * NVF_WSTEP_BYTES + 16 * q : sf;\n"
+  "    if (WIDE)\n"
+  "      asm volatile(\"cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;\" ::\"r\"(stage + 16 * (q * 128 + row)), \"l\"(g),\n"
+  "                   \"r\"(in \? 16 : 0) : \"memory\");\n"
+  "    else\n"
+  "      asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" ::\"r\"(stage + 16 * (q * 128 + row)), \"l\"(g),\n"
+  "                   \"r\"(in \? 16 : 0) : \"memory\");\n"
+  "  }\n"
+  "  #pragma unroll\n"
+  "  for (int h = 0; h < 2; ++h) {\n"
+  "    const bool in = src && s < nsteps && s * NVF_STEP + 64 * h < k;\n"
+  "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\" ::\"r\"(stage + 8192 + 4 * (h * 128 + row)),\n"
+  "                 \"l\"(in \? sf + (i64)s * 1024 + 512 * h : sf), \"r\"(in \? 4 : 0) : \"memory\");\n"
+  "  }\n"
+  "  asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n"
+  "}\n"
+  "\n"
+  "template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {\n"
+  "  extern __shared__ __align__(128) u8 smem[]; // NVF_SLOTS slots, then NVF_WSTAGES raw weight stages\n"
+  "  __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]\n"
+  "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
+  "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n"
+  "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n"
+  "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
+  "  if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read\n",
+  "  const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;\n"
+  "  const u32 sbase = nvf_smem_u32(smem), full0 = nvf_smem_u32(bars), empty0 = full0 + 8u * NVF_SLOTS;\n"
+  "  if (threadIdx.x == 0) {\n"
+  "    #pragma unroll\n"
+  "    for (int b = 0; b < NVF_SLOTS; ++b) {\n"
+  "      nvf_mbar_init(full0 + 8u * b, 128 * NVF_PWG);\n"
+  "      nvf_mbar_init(empty0 + 8u * b, 4 * NVF_CWG);\n"
+  "    }\n"
+  "  }\n"
+  "  __syncthreads();\n"
+  "\n"
+  "  if (threadIdx.x >= 128 * NVF_CWG) {\n"
+  "    // ---- producers: raw weights through cp.async stages, raw tokens through registers, both\n"
+  "    // widened into the ring; with two producer warpgroups the first does weights, the second tokens\n"
+  "    const int pt = threadIdx.x - 128 * NVF_CWG, row = pt & 127;\n"
+  "    const bool has_w = NVF_PWG == 1 || pt < 128, has_t = NVF_PWG == 1 || pt >= 128;\n"
+  "    const int wr = bx * NVF_ROWS + row;\n"
+  "    const u8* wsrc = has_w && wr < p.n \? nvf_wpiece(p, g, wr, 0) : 0;\n"
+  "    const u8* wsf = p.b_sf + g * nvf_sf_group_bytes_128x4(p.n, p.k) + nvf_sf_offset_128x4(wr < p.n \? wr : 0, 0, kc4);\n"
+  "    const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);\n"
+  "    const u8* asf_g = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k);\n"
+  "    const u32 stage0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES, wdst = (row >> 3) * 256 + (row & 7) * 16;\n"
+  "    const u32 tdst = 8 * NVF_A_MMA + wdst;\n"
+  "    int slot = 0, wst = 0; // ring slot, raw weight stage of the step\n"
+  "    u32 phase = 1;         // empty: the phase before a fresh barrier's first counts as completed\n"
+  "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
+  "      const int m = tok0 + row;\n"
+  "      const u8* tsrc = has_t && m < valid \? a_g + (i64)m * (p.k / 2) : 0;\n"
+  "      const u8* tsf = asf_g + nvf_sf_offset_128x4(m < valid \? m : 0, 0, kc4);\n"
+  "      if (has_w) {\n"
+  "        #pragma unroll\n"
+  "        for (int d = 0; d < NVF_WSTAGES - 1; ++d)\n"
+  "          nvf_ws_issue_weights<WIDE>(wsrc, wsf, d, nsteps, p.k, stage0 + ((wst + d) % NVF_WSTAGES) * NVF_STAGE_BYTES, row);\n"
+  "      }\n"
+  "      NvfWsRaw traw[NVF_WSDEPTH];\n"
+  "      #pragma unroll\n"
+  "      for (int d = 0; d < NVF_WSDEPTH; ++d) nvf_ws_load_token(d < nsteps \? tsrc : 0, tsf, d, p.k, traw[d]);\n"
+  "      for (int s0 = 0; s0 < nsteps; s0 += NVF_WSDEPTH) {\n"
+  "        #pragma unroll\n"
+  "        for (int d = 0; d < NVF_WSDEPTH; ++d) {\n"
+  "          const int s = s0 + d;\n"
+  "          if (s < nsteps) {\n"
+  "            const u32 sl = sbase + slot * NVF_SLOT_BYTES;\n"
+  "            if (has_w) { // step s + STAGES - 1 into the stage read at step s - 1\n"
+  "              const int ws = wst == 0 \? NVF_WSTAGES - 1 : wst - 1;\n"
+  "              nvf_ws_issue_weights<WIDE>(wsrc, wsf, s + NVF_WSTAGES - 1, nsteps, p.k, stage0 + ws * NVF_STAGE_BYTES, row);\n"
+  "            }\n"
+  "            nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
+  "            if (has_w) {\n"
+  "              asm volatile(\"cp.async.wait_group %0;\" ::\"n\"(NVF_WSTAGES - 1) : \"memory\"); // step s has landed\n"
+  "              const u8* st = smem + NVF_SLOTS * NVF_SLOT_BYTES + wst * NVF_STAGE_BYTES;\n"
+  "              NvfWsRaw w;\n"
+  "              #pragma unroll\n"
+  "              for (int q = 0; q < 4; ++q) w.q[q] = *(const uint4*)(st + 16 * (q * 128 + row));\n"
+  "              w.sf[0] = *(const u32*)(st + 8192 + 4 * row);\n"
+  "              w.sf[1] = *(const u32*)(st + 8192 + 512 + 4 * row);\n"
+  "              nvf_ws_store(sl + wdst, NVF_A_MMA, s, p.k, w);\n"
+  "            }\n"
+  "            if (has_t) nvf_ws_store(sl + tdst, NVF_B_MMA, s, p.k, traw[d]);\n"
+  "            nvf_fence_proxy_async();\n"
+  "            nvf_mbar_arrive(full0 + 8u * slot);\n"
+  "            if (++slot == NVF_SLOTS) {\n"
+  "              slot = 0;\n",
+  "              phase ^= 1u;\n"
+  "            }\n"
+  "            if (++wst == NVF_WSTAGES) wst = 0;\n"
+  "            nvf_ws_load_token(s + NVF_WSDEPTH < nsteps \? tsrc : 0, tsf, s + NVF_WSDEPTH, p.k, traw[d]);\n"
+  "          }\n"
+  "        }\n"
+  "      }\n"
+  "      if (has_w) asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\"); // the empty groups past the tile\n"
+  "    }\n"
+  "    return;\n"
+  "  }\n"
+  "\n"
+  "  // ---- consumers: wgmma from the ring, one commit group in flight ----\n"
+  "  const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7, t = lane & 3;\n"
+  "  const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8\n"
+  "  const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
+  "  int slot = 0;\n"
+  "  u32 phase = 0;\n"
+  "  for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
+  "    float acc[NVF_TOK / 2];\n"
+  "    #pragma unroll\n"
+  "    for (int e = 0; e < NVF_TOK / 2; ++e) acc[e] = 0.0f;\n"
+  "    int prev = -1; // slot of the group in flight\n"
+  "    for (int s = 0; s < nsteps; ++s) {\n"
+  "      const u32 sl = sbase + slot * NVF_SLOT_BYTES;\n"
+  "      nvf_mbar_wait(full0 + 8u * slot, phase);\n"
+  "      nvf_wgmma_fence();\n"
+  "      #pragma unroll\n"
+  "      for (int i = 0; i < 8; ++i)\n"
+  "        nvf_wgmma_ss_n128(acc, nvf_wgmma_desc(sl + i * NVF_A_MMA + wg * 2048, 128, 256),\n"
+  "                          nvf_wgmma_desc(sl + 8 * NVF_A_MMA + i * NVF_B_MMA, 128, 256));\n"
+  "      nvf_wgmma_commit();\n"
+  "      nvf_wgmma_wait<1>(); // the previous step's MMAs are retired: their slot is free\n"
+  "      if (prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
+  "      prev = slot;\n"
+  "      if (++slot == NVF_SLOTS) {\n"
+  "        slot = 0;\n"
+  "        phase ^= 1u;\n"
+  "      }\n"
+  "    }\n"
+  "    nvf_wgmma_wait<0>();\n"
+  "    if (lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
+  "    #pragma unroll\n"
+  "    for (int e = 0; e < NVF_TOK / 2; ++e) nvf_reg_fence(acc[e]);\n"
+  "\n"
+  "    // ---- epilogue: D[g, m, n] for tokens m < valid and weight rows n < N ----\n"
+  "    #pragma unroll\n"
+  "    for (int j = 0; j < NVF_TOK / 8; ++j)\n"
+  "      #pragma unroll\n"
+  "      for (int e = 0; e < 4; ++e)\n"
+  "        nvf_store_swapab(p, g, valid, alpha, tok0 + j * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[4 * j + e]);\n"
+  "  }\n"
+  "}\n"
+  "\n"
+  "// nvf_gemm_wgmma_ws and nvf_gemm_wgmma_ws_l2, or nvf_gemm_wgmma_ws_tiled (gemm_common.cuh)\n"
+  "NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)\n",
+  0};
 static const char* const nvfp4moe__src_ptx_mma_cuh[] = {
   "// ptx_mma.cuh -- warp-level tensor-core wrappers (sm_80+): ldmatrix and mma.sync.\n"
   "#pragma once\n"
@@ -2730,6 +2976,16 @@ static const char* const nvfp4moe__src_ptx_wgmma_cuh[] = {
   "               \"{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, 0;\\n}\"\n"
   "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3]), \"+f\"(d[4]), \"+f\"(d[5]), \"+f\"(d[6]), \"+f\"(d[7]), \"+f\"(d[8]), \"+f\"(d[9]), \"+f\"(d[10]), \"+f\"(d[11]), \"+f\"(d[12]), \"+f\"(d[13]), \"+f\"(d[14]), \"+f\"(d[15]), \"+f\"(d[16]), \"+f\"(d[17]), \"+f\"(d[18]), \"+f\"(d[19]), \"+f\"(d[20]), \"+f\"(d[21]), \"+f\"(d[22]), \"+f\"(d[23]), \"+f\"(d[24]), \"+f\"(d[25]), \"+f\"(d[26]), \"+f\"(d[27]), \"+f\"(d[28]), \"+f\"(d[29]), \"+f\"(d[30]), \"+f\"(d[31]), \"+f\"(d[32]), \"+f\"(d[33]), \"+f\"(d[34]), \"+f\"(d[35]), \"+f\"(d[36]), \"+f\"(d[37]), \"+f\"(d[38]), \"+f\"(d[39]), \"+f\"(d[40]), \"+f\"(d[41]), \"+f\"(d[42]), \"+f\"(d[43]), \"+f\"(d[44]), \"+f\"(d[45]), \"+f\"(d[46]), \"+f\"(d[47]), \"+f\"(d[48]), \"+f\"(d[49]), \"+f\"(d[50]), \"+f\"(d[51]), \"+f\"(d[52]), \"+f\"(d[53]), \"+f\"(d[54]), \"+f\"(d[55]), \"+f\"(d[56]), \"+f\"(d[57]), \"+f\"(d[58]), \"+f\"(d[59]), \"+f\"(d[60]), \"+f\"(d[61]), \"+f\"(d[62]), \"+f\"(d[63])\n"
   "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b));\n"
+  "}\n"
+  "\n"
+  "// D(64 x N, f32) += A(64 x 16, bf16, K-major in shared memory at desc_a) * B(16 x N, bf16,\n"
+  "// K-major at desc_b): the SS form (no transpose of either operand), N = 128.\n"
+  "NVF_DEV void nvf_wgmma_ss_n128(float* d, u64 desc_a, u64 desc_b) {\n"
+  "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n"
+  "               \"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 \"\n",
+  "               \"{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\\n}\"\n"
+  "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3]), \"+f\"(d[4]), \"+f\"(d[5]), \"+f\"(d[6]), \"+f\"(d[7]), \"+f\"(d[8]), \"+f\"(d[9]), \"+f\"(d[10]), \"+f\"(d[11]), \"+f\"(d[12]), \"+f\"(d[13]), \"+f\"(d[14]), \"+f\"(d[15]), \"+f\"(d[16]), \"+f\"(d[17]), \"+f\"(d[18]), \"+f\"(d[19]), \"+f\"(d[20]), \"+f\"(d[21]), \"+f\"(d[22]), \"+f\"(d[23]), \"+f\"(d[24]), \"+f\"(d[25]), \"+f\"(d[26]), \"+f\"(d[27]), \"+f\"(d[28]), \"+f\"(d[29]), \"+f\"(d[30]), \"+f\"(d[31]), \"+f\"(d[32]), \"+f\"(d[33]), \"+f\"(d[34]), \"+f\"(d[35]), \"+f\"(d[36]), \"+f\"(d[37]), \"+f\"(d[38]), \"+f\"(d[39]), \"+f\"(d[40]), \"+f\"(d[41]), \"+f\"(d[42]), \"+f\"(d[43]), \"+f\"(d[44]), \"+f\"(d[45]), \"+f\"(d[46]), \"+f\"(d[47]), \"+f\"(d[48]), \"+f\"(d[49]), \"+f\"(d[50]), \"+f\"(d[51]), \"+f\"(d[52]), \"+f\"(d[53]), \"+f\"(d[54]), \"+f\"(d[55]), \"+f\"(d[56]), \"+f\"(d[57]), \"+f\"(d[58]), \"+f\"(d[59]), \"+f\"(d[60]), \"+f\"(d[61]), \"+f\"(d[62]), \"+f\"(d[63])\n"
+  "               : \"l\"(desc_a), \"l\"(desc_b));\n"
   "}\n",
   0};
 static const char* const nvfp4moe__src_quantize_cu[] = {
@@ -3540,6 +3796,7 @@ static const nvfp4moe__source nvfp4moe__sources[] = {
   {"gemm_sm100.cu", nvfp4moe__src_gemm_sm100_cu},
   {"gemm_swapab.cu", nvfp4moe__src_gemm_swapab_cu},
   {"gemm_wgmma.cu", nvfp4moe__src_gemm_wgmma_cu},
+  {"gemm_wgmma_ws.cu", nvfp4moe__src_gemm_wgmma_ws_cu},
   {"ptx_mma.cuh", nvfp4moe__src_ptx_mma_cuh},
   {"ptx_tcgen05.cuh", nvfp4moe__src_ptx_tcgen05_cuh},
   {"ptx_wgmma.cuh", nvfp4moe__src_ptx_wgmma_cuh},
@@ -3590,10 +3847,13 @@ enum {
   NVFP4MOE__SPEC_GEMM_W48_WG3,
   NVFP4MOE__SPEC_GEMM_W48_WG4,
   NVFP4MOE__SPEC_GEMM_W64_WG4,
+  NVFP4MOE__SPEC_GEMM_WS128, /* warp-specialised wgmma: NVF_CWG consumer and NVF_PWG producer warpgroups */
+  NVFP4MOE__SPEC_GEMM_WS128_P2,
+  NVFP4MOE__SPEC_GEMM_LAST = NVFP4MOE__SPEC_GEMM_WS128_P2,
   NVFP4MOE__SPEC_GEMM_SM100,
-  /* twins of GEMM_P16 .. GEMM_W64_WG4, in that order, for TILED weights (-DNVF_WTILED=1) */
+  /* twins of GEMM_P16 .. GEMM_LAST, in that order, for TILED weights (-DNVF_WTILED=1) */
   NVFP4MOE__SPEC_GEMM_TILED_FIRST,
-  NVFP4MOE__SPEC_COUNT = NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_W64_WG4 - NVFP4MOE__SPEC_GEMM_P16 + 1
+  NVFP4MOE__SPEC_COUNT = NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_LAST - NVFP4MOE__SPEC_GEMM_P16 + 1
 };
 /* kernels of the quantize specialisation */
 enum {
@@ -3610,16 +3870,19 @@ enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
    256-byte L2 fetches (nvfp4moe__gemm_kernel picks one). */
 #define NVFP4MOE__SWAPAB_KERNELS {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}
 #define NVFP4MOE__WGMMA_KERNELS {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}
+#define NVFP4MOE__WS_KERNELS {"nvf_gemm_wgmma_ws", "nvf_gemm_wgmma_ws_l2", 0}
 /* ... and of their twins for TILED weights: one kernel (the 256-byte fetch measured no gain
    on tiled weights); the portable module has one kernel either way */
 #define NVFP4MOE__SWAPAB_TILED_KERNELS {"nvf_gemm_swapab_tiled", 0}
 #define NVFP4MOE__WGMMA_TILED_KERNELS {"nvf_gemm_wgmma_tiled", 0}
+#define NVFP4MOE__WS_TILED_KERNELS {"nvf_gemm_wgmma_ws_tiled", 0}
 #define NVFP4MOE__PORTABLE_KERNELS {"nvf_gemm_portable", 0}
 /* The GEMM specialisations, once per weight layout: SUF is the name suffix, TD the layout
-   define (0: none), PK/SK/WK the kernel lists of the portable, swap-AB and wgmma modules. The
+   define (0: none), PK/SK/WK/XK the kernel lists of the portable, swap-AB, wgmma and
+   warp-specialised wgmma modules. The
    wgmma heuristic picks t32/t48/t64_wg4 and t128_wg3 (three or four warpgroups: 192 or 256
    weight rows, 168 or 128 registers; bench/NOTES.md). */
-#define NVFP4MOE__GEMM_SPECS(SUF, TD, PK, SK, WK) \
+#define NVFP4MOE__GEMM_SPECS(SUF, TD, PK, SK, WK, XK) \
     {"gemm_portable_m16" SUF, "gemm_portable.cu", {"-DNVF_BM=16", "-DNVF_WARPS_M=1", "-DNVF_WARPS_N=4", TD, 0},        \
      NVFP4MOE__NEEDS_SM80, 0, PK},                                                                                     \
     {"gemm_portable_m32" SUF, "gemm_portable.cu", {"-DNVF_BM=32", "-DNVF_WARPS_M=2", "-DNVF_WARPS_N=2", TD, 0},        \
@@ -3641,7 +3904,11 @@ enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
     {"gemm_sm90_t32_wg4" SUF, "gemm_wgmma.cu", {"-DNVF_TOK=32", "-DNVF_WG=4", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, WK},   \
     {"gemm_sm90_t48_wg3" SUF, "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=3", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, WK},   \
     {"gemm_sm90_t48_wg4" SUF, "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=4", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, WK},   \
-    {"gemm_sm90_t64_wg4" SUF, "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=4", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, WK},
+    {"gemm_sm90_t64_wg4" SUF, "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=4", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, WK},   \
+    {"gemm_sm90_ws_t128" SUF, "gemm_wgmma_ws.cu", {"-DNVF_TOK=128", "-DNVF_PWG=1", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0,    \
+     XK},                                                                                                              \
+    {"gemm_sm90_ws_t128_p2" SUF, "gemm_wgmma_ws.cu", {"-DNVF_TOK=128", "-DNVF_PWG=2", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, \
+     XK},
 static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"quantize", "quantize.cu", {0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_quantize", "nvf_weight_amax", "nvf_amax_to_scale", "nvf_scale_product", "nvf_sf_convert",
@@ -3654,17 +3921,20 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     /* SiLU rows with K > 4096: 2 register blocks per thread, 3 CTAs per SM */
     {"silu_quantize_wide", "quantize.cu", {"-DNVF_SILU", "-DNVF_QSILU2", 0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_silu_mul_quantize", "nvf_silu_mul_quantize_f16", 0}},
-    NVFP4MOE__GEMM_SPECS("", 0, NVFP4MOE__PORTABLE_KERNELS, NVFP4MOE__SWAPAB_KERNELS, NVFP4MOE__WGMMA_KERNELS)
+    NVFP4MOE__GEMM_SPECS("", 0, NVFP4MOE__PORTABLE_KERNELS, NVFP4MOE__SWAPAB_KERNELS, NVFP4MOE__WGMMA_KERNELS,
+                         NVFP4MOE__WS_KERNELS)
     {"gemm_sm100_n128", "gemm_sm100.cu", {"-DNVF_BN=128", 0}, NVFP4MOE__NEEDS_SM100, 0,
      {"nvf_gemm_sm100", 0}},
     /* the twins for TILED weights (nvfp4moe_weight_layout): only the weight addressing differs */
     NVFP4MOE__GEMM_SPECS("_tiled", "-DNVF_WTILED=1", NVFP4MOE__PORTABLE_KERNELS, NVFP4MOE__SWAPAB_TILED_KERNELS,
-                         NVFP4MOE__WGMMA_TILED_KERNELS)
+                         NVFP4MOE__WGMMA_TILED_KERNELS, NVFP4MOE__WS_TILED_KERNELS)
 };
 #undef NVFP4MOE__SWAPAB_KERNELS
 #undef NVFP4MOE__WGMMA_KERNELS
 #undef NVFP4MOE__SWAPAB_TILED_KERNELS
 #undef NVFP4MOE__WGMMA_TILED_KERNELS
+#undef NVFP4MOE__WS_KERNELS
+#undef NVFP4MOE__WS_TILED_KERNELS
 #undef NVFP4MOE__PORTABLE_KERNELS
 #undef NVFP4MOE__GEMM_SPECS
 
@@ -5204,7 +5474,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__cover_m(const nvfp4moe_gemm_args* a) {
 
 NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a) {
   int em = a->expected_m > 0 && a->expected_m < a->m_max ? a->expected_m : a->m_max, i;
-  if (ctx->forced_gemm_spec >= NVFP4MOE__SPEC_GEMM_P16 && ctx->forced_gemm_spec <= NVFP4MOE__SPEC_GEMM_W64_WG4)
+  if (ctx->forced_gemm_spec >= NVFP4MOE__SPEC_GEMM_P16 && ctx->forced_gemm_spec <= NVFP4MOE__SPEC_GEMM_LAST)
     return ctx->forced_gemm_spec;
   if (ctx->backend == NVFP4MOE_BACKEND_SM90) {
     em = nvfp4moe__cover_m(a);
@@ -5232,7 +5502,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__gemm_kernel(const nvfp4moe_context* ctx, const n
 }
 
 /* em: rows per expert the token tiles cover (nvfp4moe__cover_m), 1..m_max; spec: the tile
-   configuration (GEMM_P16 .. GEMM_W64_WG4); tiled: the weights are TILED, so the module is
+   configuration (GEMM_P16 .. GEMM_LAST); tiled: the weights are TILED, so the module is
    spec's twin (same geometry, one kernel) */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx, const char* fn,
                                                           const nvfp4moe__gemm_params* p, int spec, int em, int tiled,
@@ -5240,6 +5510,20 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
   const int mod = tiled ? spec - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST : spec;
   const int kern = tiled ? 0 : nvfp4moe__gemm_kernel(ctx, p);
   int bm;
+  if (spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS128_P2) {
+    /* one CTA per (group, 128 weight rows, 128-token tile): 2 consumer warpgroups and 1 or 2
+       producers (NVF_PWG); shared memory as NVF_WS_SMEM: 3 ring slots of 64 KB, 3 raw weight
+       stages of 9 KB */
+    unsigned pwg = spec == NVFP4MOE__SPEC_GEMM_WS128_P2 ? 2u : 1u;
+    long long blocks = (long long)p->groups * ((p->n + 127) / 128);
+    long long tiles = ((long long)em + 127) / 128, grid;
+    void* args[1];
+    if (tiles > 0x7FFFFFFFLL / blocks) tiles = 0x7FFFFFFFLL / blocks > 0 ? 0x7FFFFFFFLL / blocks : 1; /* the kernel loops */
+    grid = blocks * tiles;
+    args[0] = (void*)p;
+    return nvfp4moe__launch(ctx, fn, mod, kern, (unsigned)grid, 128u * (2u + pwg), 3u * 65536u + 3u * 9216u, stream,
+                            args);
+  }
   if (spec >= NVFP4MOE__SPEC_GEMM_W32 && spec <= NVFP4MOE__SPEC_GEMM_W64_WG4) {
     /* one CTA per (group, 64 * NVF_WG weight rows, token tile); the token tiles cover
        nvfp4moe__cover_m (the kernel loops when an expert has more); shared memory as NVF_SMEM_BYTES */

@@ -70,6 +70,9 @@
 # memory-workload and warp-state sections, then a second pass with the pipe and shared-memory counters
 # (a wrong metric name fails only that pass).
 # S14: Nsight Compute source counters (stall reasons per SASS line) of the same GEMM at $GMS tokens, as CSV.
+# Fifteenth session: W15: the quick GEMM tests of the configurations matching $TCONF (default gemm_sm90_ws, the
+# warp-specialised wgmma kernel), (MC=1) memcheck on them, (CONFIGS set) the forced configurations $CONFIGS timed at
+# $MS tokens (default 128,512) on ${ONLY:-gemm}, (GDEFS set) the A/B of $GDEFS as gemm_ab.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -643,6 +646,20 @@ S14)
     ncu --import "/tmp/g_m$m.ncu-rep" --page source --csv --print-source sass > "/tmp/src_m$m.csv" 2>&1
     gzip -c "/tmp/src_m$m.csv" > "$OUT/src14_m$m.csv.gz"; ls -la "$OUT"
   done
+  ;;
+W15)
+  TEST_QUICK=1 TEST_ONLY=gemm TEST_CONFIGS=${TCONF:-gemm_sm90_ws} timeout 240 ./build/test_gpu > "$OUT/ws_tests.log" 2>&1
+  summ "quick gemm tests, configurations ${TCONF:-gemm_sm90_ws}" "$OUT/ws_tests.log" $? 12
+  if [ "${MC:-0}" = 1 ]; then
+    TEST_QUICK=1 TEST_ONLY=gemm_every_tile_config TEST_CONFIGS=${TCONF:-gemm_sm90_ws} timeout ${MCT:-150} compute-sanitizer \
+      --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.ws.log" 2>&1
+    echo "memcheck ws exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.ws.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.ws.log") PASS"
+  fi
+  if [ -n "${CONFIGS:-}" ]; then
+    PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --configs "$CONFIGS" --ms "${MS:-128,512}" \
+      --only ${ONLY:-gemm} --out "$OUT/ab_configs.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  fi
+  if [ -n "${GDEFS:-}" ]; then gemm_ab; fi
   ;;
 T12)
   if [ "${TESTS:-1}" = 1 ]; then quick_suite; fi
