@@ -2551,209 +2551,200 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma, nvf_gemm_wgmma_body, NVF_THREADS, NVF_WMINB)\n",
   0};
 static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
-  "// gemm_wgmma_ws.cu -- masked grouped NVFP4 GEMM (NT) on Hopper, warp-specialised (sm_90a).\n"
+  "// gemm_wgmma_ws.cu -- masked grouped NVFP4 GEMM (NT) on Hopper, token producer (sm_90a).\n"
   "//\n"
-  "// Same contract as gemm_portable.cu (NUMERICS.md 4) and the same exact BF16 widening and\n"
-  "// swap-AB as gemm_wgmma.cu (A = weights, 64 rows per consumer warpgroup; B = tokens, N =\n"
-  "// NVF_TOK), for 128 tokens per expert and more. There each warpgroup widens its own weights\n"
-  "// between its MMAs, so its tensor pipe waits for its ALU work (47-52 % busy at 128-512\n"
-  "// tokens, bench/NOTES.md, fourteenth session). Here producer warpgroups widen both operands\n"
-  "// of each 128-K step into a ring of shared-memory slots and consumer warpgroups only issue\n"
-  "// wgmma with both operands in shared memory (SS): the widening of later steps runs under\n"
-  "// the MMAs of earlier ones. The price is shared-memory traffic (the widened weights are\n"
-  "// written and read once per CTA, 4x their E2M1 bytes).\n"
+  "// Same contract and the same step as gemm_wgmma.cu with 128 tokens and three warpgroups:\n"
+  "// swap-AB, each consumer warpgroup streams 64 weight rows into registers, widens them there\n"
+  "// and issues wgmma m64n128k16 with A from registers (RS). What differs is the token path.\n"
+  "// There every thread widens its part of the next 256-K token chunk between its MMAs and\n"
+  "// the warpgroups meet at each chunk (13 % of the stall samples on that hand-off, the token\n"
+  "// path a further 11-14 % of the time: bench/NOTES.md, twelfth and fourteenth sessions).\n"
+  "// Here a fourth, producer warpgroup widens the tokens, one 128-K step at a time, into a\n"
+  "// ring of NVF_SLOTS shared-memory slots (raw bytes through cp.async stages), up to\n"
+  "// NVF_SLOTS steps ahead, and the consumers only wait for a slot's full barrier. setmaxnreg\n"
+  "// moves registers from the producer (56) to the consumers (152).\n"
   "//\n"
-  "// Slot layout (one 128-K step): A (NVF_ROWS weight rows), then B (NVF_TOK tokens), each as\n"
-  "// 8 k16 MMAs x (rows / 8 core-matrix rows x 2 K halves x 8 rows x 16 bytes): K-major, no\n"
-  "// swizzle, lbo 128, sbo 256. K order: word j of a row's 16-byte piece q (K 32q + 8j ..\n"
-  "// + 7) is K half j % 2 of MMA 2q + j / 2, its 8 elements in the pair order (e, e + 4) that\n"
-  "// nvf_fp4x8_to_bf16x2 produces. A and B use the same order, so the dot products are the\n"
-  "// contract's. A producer thread widens whole (row, step) units, lanes on consecutive rows:\n"
-  "// a quarter warp's 16-byte stores cover one 128-byte core matrix (conflict-free).\n"
-  "//\n"
-  "// Hand-off per slot: full (every producer thread has stored and fenced its units) and empty\n"
-  "// (every consumer warp's MMAs that read the slot are retired). A consumer keeps one commit\n"
-  "// group in flight and releases a slot when the next step's group is issued.\n"
+  "// Slot layout (one step of 128 tokens, as gemm_wgmma.cu's chunk buffers): 8 k16 MMAs x 16\n"
+  "// core-matrix rows x 2 K halves x 8 tokens x 16 bytes (lbo 128, sbo 256); word j of piece\n"
+  "// t (16 bytes, K 32t .. 32t + 31) gives the pairs (8j + p, 8j + p + 4) of K slots 2t, 2t + 1\n"
+  "// of MMA 2j + p / 2, K half p % 2, the order the weights' register fragments use.\n"
+  "// Hand-off per slot: full (every producer thread has stored and fenced its token) and empty\n"
+  "// (every consumer warp has retired the MMAs that read the slot).\n"
   "#include \"common.cuh\"\n"
   "#include \"gemm_common.cuh\"\n"
   "#include \"dequant_bf16.cuh\"\n"
   "#include \"ptx_wgmma.cuh\"\n"
   "#include \"ptx_tcgen05.cuh\" // mbarriers (sm_90+)\n"
   "\n"
-  "// Tile: 128 weight rows x 128 tokens a CTA; two consumer warpgroups (m64n128k16 each) and\n"
-  "// NVF_PWG producer warpgroups. The host mirrors the thread count and NVF_WS_SMEM.\n"
-  "#define NVF_TOK 128 // tokens per tile: the wgmma N\n"
-  "#define NVF_CWG 2   // consumer warpgroups, 64 weight rows each\n"
-  "#ifndef NVF_PWG\n"
-  "#define NVF_PWG 1 // producer warpgroups: 1 (a thread widens a weight row and a token) or 2 (one each)\n"
+  "#ifndef NVF_TOK\n"
+  "#define NVF_TOK 128 // tokens per tile: the wgmma N (48, 64 or 128)\n"
   "#endif\n"
-  "#ifndef NVF_WSDEPTH\n"
-  "#define NVF_WSDEPTH 2 // steps of raw token bytes a producer thread holds in registers\n"
+  "#ifndef NVF_CWG\n"
+  "#define NVF_CWG 3 // consumer warpgroups, 64 weight rows each (3 or 4)\n"
   "#endif\n"
-  "#ifndef NVF_WSTAGES\n"
-  "#define NVF_WSTAGES 3 // steps of raw weight bytes in flight through cp.async (count-based waits)\n"
-  "#endif\n"
-  "#define NVF_THREADS (128 * (NVF_CWG + NVF_PWG))\n"
+  "#define NVF_THREADS (128 * (NVF_CWG + 1))\n"
   "#define NVF_ROWS (64 * NVF_CWG)\n"
   "#define NVF_STEP 128\n"
-  "#define NVF_A_MMA (NVF_ROWS * 32) // bytes of one k16 MMA's A (all consumers' rows)\n"
+  "#define NVF_DEPTH 2 // weight steps in flight per consumer thread (20 registers each)\n"
+  "// K steps per slot: 128 tokens fill the producer's 128 threads with one step, fewer tokens\n"
+  "// with two (units of one token and one step: 96 or 128 of them)\n"
+  "#define NVF_SPS (NVF_TOK >= 128 \? 1 : 2)\n"
+  "#define NVF_UNITS (NVF_TOK * NVF_SPS)\n"
   "#define NVF_B_MMA (NVF_TOK * 32)\n"
-  "#define NVF_SLOT_BYTES (8 * (NVF_A_MMA + NVF_B_MMA))\n"
-  "#define NVF_SLOTS 3\n"
-  "#define NVF_STAGE_BYTES (NVF_ROWS * 72) // raw weights of a step: 64 bytes and 8 SFs a row\n"
-  "#define NVF_WS_SMEM (NVF_SLOTS * NVF_SLOT_BYTES + NVF_WSTAGES * NVF_STAGE_BYTES) // the host mirrors it\n"
-  "static_assert(NVF_ROWS == 128 && NVF_TOK == 128, \"a producer thread's rows: weight row and token pt % 128\");\n"
-  "static_assert(NVF_PWG == 1 || NVF_PWG == 2, \"NVF_PWG: 1 or 2\");\n"
+  "#define NVF_SLOT_BYTES (NVF_SPS * 8 * NVF_B_MMA) // 24 or 32 KB\n"
+  "#ifndef NVF_SLOTS\n"
+  "#define NVF_SLOTS 6\n"
+  "#endif\n"
+  "#define NVF_TSTAGES 3                    // slots' worth of raw tokens in flight through cp.async\n"
+  "#define NVF_STAGE_BYTES (NVF_UNITS * 72) // 64 bytes and 8 SFs a unit\n"
+  "#define NVF_WS_SMEM (NVF_SLOTS * NVF_SLOT_BYTES + NVF_TSTAGES * NVF_STAGE_BYTES) // the host mirrors it\n"
+  "// Producer registers after setmaxnreg; the consumers get the rest of the pool (152 each with\n"
+  "// three, 104 with four). Spills in ptxas 13.0 (sm_90a) at 56: none at 128 and 48 tokens, 4\n"
+  "// bytes at 64 (64 there: 64 bytes).\n"
+  "#ifndef NVF_PREGS\n"
+  "#define NVF_PREGS 56\n"
+  "#endif\n"
+  "// setmaxnreg moves registers within the CTA's pool, what the launch allocated: the register\n"
+  "// count __launch_bounds__ gives (65536 / threads, a multiple of 8) for every thread. An\n"
+  "// increase past the pool never completes (the first 640-thread build hung that way).\n"
+  "#define NVF_LAUNCH_REGS (65536 / NVF_THREADS / 8 * 8)\n"
+  "#define NVF_CREGS ((NVF_LAUNCH_REGS * NVF_THREADS / 128 - NVF_PREGS) / NVF_CWG / 8 * 8)\n"
+  "static_assert(NVF_PREGS * 128 + NVF_CREGS * 128 * NVF_CWG <= NVF_LAUNCH_REGS * NVF_THREADS, \"register pool\");\n",
+  "static_assert(NVF_WS_SMEM <= 227 * 1024, \"shared memory\");\n"
+  "static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, \"units per producer pass, whole slots per round\");\n"
   "\n"
-  "// One unit's raw bytes: four 16-byte pieces (128 K of one row) and its 8 SFs.\n"
-  "struct NvfWsRaw {\n"
-  "  uint4 q[4];\n"
-  "  u32 sf[2];\n"
-  "};\n"
+  "#if NVF_TOK == 48\n"
+  "#define nvf_wgmma_rs nvf_wgmma_rs_n48\n"
+  "#elif NVF_TOK == 64\n"
+  "#define nvf_wgmma_rs nvf_wgmma_rs_n64\n"
+  "#elif NVF_TOK == 128\n"
+  "#define nvf_wgmma_rs nvf_wgmma_rs_n128\n"
+  "#else\n"
+  "#error \"NVF_TOK must be 48, 64 or 128\"\n"
+  "#endif\n"
   "\n"
-  "// Widen a unit (one row, one step) into its slot: piece q, word j -> MMA 2q + j / 2, K half\n",
-  "// j % 2. A piece past K was loaded as zero codes; it takes SF 0 too, not the row's padding SF bytes.\n"
-  "NVF_DEV void nvf_ws_store(u32 dst, u32 mma_bytes, int s, int k, const NvfWsRaw& r) {\n"
-  "  #pragma unroll\n"
-  "  for (int q = 0; q < 4; ++q) {\n"
-  "    const bool in = s * NVF_STEP + 32 * q < k;\n"
-  "    u32 w[16];\n"
-  "    nvf_dequant_piece(r.q[q], in \? r.sf[q >> 1] >> (16 * (q & 1)) : 0u, w);\n"
-  "    #pragma unroll\n"
-  "    for (int j = 0; j < 4; ++j)\n"
-  "      asm volatile(\"st.shared.v4.b32 [%0], {%1, %2, %3, %4};\" ::\"r\"(dst + (2 * q + (j >> 1)) * mma_bytes + (j & 1) * 128),\n"
-  "                   \"r\"(w[4 * j]), \"r\"(w[4 * j + 1]), \"r\"(w[4 * j + 2]), \"r\"(w[4 * j + 3])\n"
-  "                   : \"memory\");\n"
-  "  }\n"
-  "}\n"
-  "\n"
-  "// Step s of a token row into registers (src null: a token past masked_m, zeros).\n"
-  "NVF_DEV void nvf_ws_load_token(const u8* src, const u8* sf, int s, int k, NvfWsRaw& r) {\n"
-  "  #pragma unroll\n"
-  "  for (int q = 0; q < 4; ++q) {\n"
-  "    const bool in = src && s * NVF_STEP + 32 * q < k;\n"
-  "    r.q[q] = in \? __ldg((const uint4*)(src + (i64)s * 64 + 16 * q)) : make_uint4(0, 0, 0, 0);\n"
-  "  }\n"
-  "  #pragma unroll\n"
-  "  for (int h = 0; h < 2; ++h) {\n"
-  "    const bool in = src && s * NVF_STEP + 64 * h < k;\n"
-  "    r.sf[h] = in \? *(const u32*)(sf + (i64)s * 1024 + 512 * h) : 0u;\n"
-  "  }\n"
-  "}\n"
-  "\n"
-  "// Step s of weight row `row` (0..127 of the CTA) into its raw stage with cp.async, one commit\n"
-  "// group per step (empty past K or past the steps): piece q at stage + 16 (q 128 + row), SF\n"
-  "// group h at stage + 8192 + 4 (h 128 + row), so a warp's copies and reads are conflict-free.\n"
-  "// Register loads would not do: ptxas puts every load of a register pipeline on one scoreboard,\n"
-  "// so the first use of step s + 1 also waits for step s + 2 (bench/NOTES.md, fourteenth session).\n"
-  "template <bool WIDE> NVF_DEV void nvf_ws_issue_weights(const u8* src, const u8* sf, int s, int nsteps, int k, u32 stage,\n"
-  "                                                       int row) {\n"
+  "// Unit u's token step s into its raw stage with cp.async, one commit group per slot (empty past\n"
+  "// K or past the steps): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64 UNITS +\n"
+  "// 4 (h UNITS + u), so a warp's copies and reads are conflict-free. Register loads would\n"
+  "// not do: ptxas puts every load of a register pipeline on one scoreboard, so the first use of\n"
+  "// step s + 1 would also wait for step s + 2 (bench/NOTES.md, fourteenth session).\n"
+  "NVF_DEV void nvf_tp_issue(const u8* src, const u8* sf, int s, int nsteps, int k, u32 stage, int u) {\n"
+  "  if (NVF_UNITS == 128 || u < NVF_UNITS) // threads past the units copy nothing (their commit groups are empty)\n"
   "  #pragma unroll\n"
   "  for (int q = 0; q < 4; ++q) {\n"
   "    const bool in = src && s < nsteps && s * NVF_STEP + 32 * q < k;\n"
-  "    const u8* g = in \? src + (i64)s * NVF_WSTEP_BYTES + 16 * q : sf;\n"
-  "    if (WIDE)\n"
-  "      asm volatile(\"cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;\" ::\"r\"(stage + 16 * (q * 128 + row)), \"l\"(g),\n"
-  "                   \"r\"(in \? 16 : 0) : \"memory\");\n"
-  "    else\n"
-  "      asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" ::\"r\"(stage + 16 * (q * 128 + row)), \"l\"(g),\n"
-  "                   \"r\"(in \? 16 : 0) : \"memory\");\n"
+  "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" ::\"r\"(stage + 16 * (q * NVF_UNITS + u)),\n"
+  "                 \"l\"(in \? src + (i64)s * 64 + 16 * q : sf), \"r\"(in \? 16 : 0) : \"memory\");\n"
   "  }\n"
+  "  if (NVF_UNITS == 128 || u < NVF_UNITS)\n"
   "  #pragma unroll\n"
   "  for (int h = 0; h < 2; ++h) {\n"
   "    const bool in = src && s < nsteps && s * NVF_STEP + 64 * h < k;\n"
-  "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\" ::\"r\"(stage + 8192 + 4 * (h * 128 + row)),\n"
+  "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\" ::\"r\"(stage + 64 * NVF_UNITS + 4 * (h * NVF_UNITS + u)),\n"
   "                 \"l\"(in \? sf + (i64)s * 1024 + 512 * h : sf), \"r\"(in \? 4 : 0) : \"memory\");\n"
   "  }\n"
   "  asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n"
   "}\n"
   "\n"
+  "// Widen unit u's raw token step s (in its stage) into a slot. A piece past K was copied as zero\n"
+  "// codes; it takes SF 0 too, not the row's padding SF bytes.\n"
+  "NVF_DEV void nvf_tp_widen(const u8* st, u32 dst, int s, int k, int u) {\n"
+  "  uint4 q[4];\n"
+  "  u32 s0[4], s1[4];\n"
+  "  #pragma unroll\n"
+  "  for (int t = 0; t < 4; ++t) q[t] = *(const uint4*)(st + 16 * (t * NVF_UNITS + u));\n"
+  "  const u32 sfw[2] = {*(const u32*)(st + 64 * NVF_UNITS + 4 * u), *(const u32*)(st + 68 * NVF_UNITS + 4 * u)};\n"
+  "  #pragma unroll\n"
+  "  for (int t = 0; t < 4; ++t) {\n"
+  "    const bool in = s * NVF_STEP + 32 * t < k;\n"
+  "    nvf_sf2_to_bf16x2(in \? sfw[t >> 1] >> (16 * (t & 1)) : 0u, s0[t], s1[t]);\n"
+  "  }\n"
+  "  #pragma unroll\n"
+  "  for (int j = 0; j < 4; ++j) {\n"
+  "    u32 r[4][4];\n"
+  "    #pragma unroll\n"
+  "    for (int t = 0; t < 4; ++t) {\n"
+  "      nvf_fp4x8_to_bf16x2((&q[t].x)[j], r[t]);\n"
+  "      #pragma unroll\n"
+  "      for (int pp = 0; pp < 4; ++pp) r[t][pp] = nvf_bf16x2_mul(r[t][pp], j < 2 \? s0[t] : s1[t]);\n"
+  "    }\n"
+  "    #pragma unroll\n"
+  "    for (int pp = 0; pp < 4; ++pp)\n"
+  "      asm volatile(\"st.shared.v4.b32 [%0], {%1, %2, %3, %4};\" ::\"r\"(dst + (2 * j + (pp >> 1)) * NVF_B_MMA + (pp & 1) * 128),\n"
+  "                   \"r\"(r[0][pp]), \"r\"(r[1][pp]), \"r\"(r[2][pp]), \"r\"(r[3][pp])\n"
+  "                   : \"memory\");\n"
+  "  }\n"
+  "}\n"
+  "\n"
   "template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {\n"
-  "  extern __shared__ __align__(128) u8 smem[]; // NVF_SLOTS slots, then NVF_WSTAGES raw weight stages\n"
+  "  extern __shared__ __align__(128) u8 smem[]; // NVF_SLOTS slots, then NVF_TSTAGES raw token stages\n"
   "  __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]\n"
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
-  "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n"
+  "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n",
   "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n"
   "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
-  "  if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read\n",
+  "  if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read\n"
   "  const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;\n"
   "  const u32 sbase = nvf_smem_u32(smem), full0 = nvf_smem_u32(bars), empty0 = full0 + 8u * NVF_SLOTS;\n"
   "  if (threadIdx.x == 0) {\n"
   "    #pragma unroll\n"
   "    for (int b = 0; b < NVF_SLOTS; ++b) {\n"
-  "      nvf_mbar_init(full0 + 8u * b, 128 * NVF_PWG);\n"
+  "      nvf_mbar_init(full0 + 8u * b, 128);\n"
   "      nvf_mbar_init(empty0 + 8u * b, 4 * NVF_CWG);\n"
   "    }\n"
   "  }\n"
   "  __syncthreads();\n"
   "\n"
   "  if (threadIdx.x >= 128 * NVF_CWG) {\n"
-  "    // ---- producers: raw weights through cp.async stages, raw tokens through registers, both\n"
-  "    // widened into the ring; with two producer warpgroups the first does weights, the second tokens\n"
-  "    const int pt = threadIdx.x - 128 * NVF_CWG, row = pt & 127;\n"
-  "    const bool has_w = NVF_PWG == 1 || pt < 128, has_t = NVF_PWG == 1 || pt >= 128;\n"
-  "    const int wr = bx * NVF_ROWS + row;\n"
-  "    const u8* wsrc = has_w && wr < p.n \? nvf_wpiece(p, g, wr, 0) : 0;\n"
-  "    const u8* wsf = p.b_sf + g * nvf_sf_group_bytes_128x4(p.n, p.k) + nvf_sf_offset_128x4(wr < p.n \? wr : 0, 0, kc4);\n"
+  "    // ---- producer: unit pt = (token pt % TOK, step pt / TOK of each slot), raw through cp.async\n"
+  "    // stages, widened into the ring; threads past the units only pass the barriers\n"
+  "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\" ::\"n\"(NVF_PREGS));\n"
+  "    const int pt = threadIdx.x - 128 * NVF_CWG, n = NVF_SPS == 1 \? pt : pt % NVF_TOK, ss = NVF_SPS == 1 \? 0 : pt / NVF_TOK;\n"
+  "    const bool live = NVF_UNITS == 128 || pt < NVF_UNITS;\n"
+  "    const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS; // slot fills per token tile\n"
   "    const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);\n"
   "    const u8* asf_g = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k);\n"
-  "    const u32 stage0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES, wdst = (row >> 3) * 256 + (row & 7) * 16;\n"
-  "    const u32 tdst = 8 * NVF_A_MMA + wdst;\n"
-  "    int slot = 0, wst = 0; // ring slot, raw weight stage of the step\n"
-  "    u32 phase = 1;         // empty: the phase before a fresh barrier's first counts as completed\n"
+  "    const u32 stage0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES;\n"
+  "    const u32 dst0 = ss * 8 * NVF_B_MMA + (n >> 3) * 256 + (n & 7) * 16;\n"
+  "    int slot = 0, st = 0; // ring slot, raw stage of the fill\n"
+  "    u32 phase = 1;        // empty: the phase before a fresh barrier's first counts as completed\n"
   "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
-  "      const int m = tok0 + row;\n"
-  "      const u8* tsrc = has_t && m < valid \? a_g + (i64)m * (p.k / 2) : 0;\n"
-  "      const u8* tsf = asf_g + nvf_sf_offset_128x4(m < valid \? m : 0, 0, kc4);\n"
-  "      if (has_w) {\n"
-  "        #pragma unroll\n"
-  "        for (int d = 0; d < NVF_WSTAGES - 1; ++d)\n"
-  "          nvf_ws_issue_weights<WIDE>(wsrc, wsf, d, nsteps, p.k, stage0 + ((wst + d) % NVF_WSTAGES) * NVF_STAGE_BYTES, row);\n"
-  "      }\n"
-  "      NvfWsRaw traw[NVF_WSDEPTH];\n"
+  "      const int m = tok0 + n;\n"
+  "      const u8* src = live && m < valid \? a_g + (i64)m * (p.k / 2) : 0;\n"
+  "      const u8* sf = asf_g + nvf_sf_offset_128x4(m < valid \? m : 0, 0, kc4);\n"
   "      #pragma unroll\n"
-  "      for (int d = 0; d < NVF_WSDEPTH; ++d) nvf_ws_load_token(d < nsteps \? tsrc : 0, tsf, d, p.k, traw[d]);\n"
-  "      for (int s0 = 0; s0 < nsteps; s0 += NVF_WSDEPTH) {\n"
-  "        #pragma unroll\n"
-  "        for (int d = 0; d < NVF_WSDEPTH; ++d) {\n"
-  "          const int s = s0 + d;\n"
-  "          if (s < nsteps) {\n"
-  "            const u32 sl = sbase + slot * NVF_SLOT_BYTES;\n"
-  "            if (has_w) { // step s + STAGES - 1 into the stage read at step s - 1\n"
-  "              const int ws = wst == 0 \? NVF_WSTAGES - 1 : wst - 1;\n"
-  "              nvf_ws_issue_weights<WIDE>(wsrc, wsf, s + NVF_WSTAGES - 1, nsteps, p.k, stage0 + ws * NVF_STAGE_BYTES, row);\n"
-  "            }\n"
-  "            nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
-  "            if (has_w) {\n"
-  "              asm volatile(\"cp.async.wait_group %0;\" ::\"n\"(NVF_WSTAGES - 1) : \"memory\"); // step s has landed\n"
-  "              const u8* st = smem + NVF_SLOTS * NVF_SLOT_BYTES + wst * NVF_STAGE_BYTES;\n"
-  "              NvfWsRaw w;\n"
-  "              #pragma unroll\n"
-  "              for (int q = 0; q < 4; ++q) w.q[q] = *(const uint4*)(st + 16 * (q * 128 + row));\n"
-  "              w.sf[0] = *(const u32*)(st + 8192 + 4 * row);\n"
-  "              w.sf[1] = *(const u32*)(st + 8192 + 512 + 4 * row);\n"
-  "              nvf_ws_store(sl + wdst, NVF_A_MMA, s, p.k, w);\n"
-  "            }\n"
-  "            if (has_t) nvf_ws_store(sl + tdst, NVF_B_MMA, s, p.k, traw[d]);\n"
-  "            nvf_fence_proxy_async();\n"
-  "            nvf_mbar_arrive(full0 + 8u * slot);\n"
-  "            if (++slot == NVF_SLOTS) {\n"
-  "              slot = 0;\n",
-  "              phase ^= 1u;\n"
-  "            }\n"
-  "            if (++wst == NVF_WSTAGES) wst = 0;\n"
-  "            nvf_ws_load_token(s + NVF_WSDEPTH < nsteps \? tsrc : 0, tsf, s + NVF_WSDEPTH, p.k, traw[d]);\n"
-  "          }\n"
+  "      for (int d = 0; d < NVF_TSTAGES - 1; ++d)\n"
+  "        nvf_tp_issue(src, sf, d * NVF_SPS + ss, nsteps, p.k, stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt);\n"
+  "      for (int f = 0; f < nslots; ++f) {\n"
+  "        nvf_tp_issue(src, sf, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,\n"
+  "                     stage0 + (st == 0 \? NVF_TSTAGES - 1 : st - 1) * NVF_STAGE_BYTES, pt); // the stage read last fill\n"
+  "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
+  "        asm volatile(\"cp.async.wait_group %0;\" ::\"n\"(NVF_TSTAGES - 1) : \"memory\"); // fill f has landed\n"
+  "        if (live)\n"
+  "          nvf_tp_widen(smem + NVF_SLOTS * NVF_SLOT_BYTES + st * NVF_STAGE_BYTES, sbase + slot * NVF_SLOT_BYTES + dst0,\n"
+  "                       f * NVF_SPS + ss, p.k, pt);\n"
+  "        nvf_fence_proxy_async();\n"
+  "        nvf_mbar_arrive(full0 + 8u * slot);\n"
+  "        if (++slot == NVF_SLOTS) {\n"
+  "          slot = 0;\n"
+  "          phase ^= 1u;\n"
   "        }\n"
+  "        if (++st == NVF_TSTAGES) st = 0;\n"
   "      }\n"
-  "      if (has_w) asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\"); // the empty groups past the tile\n"
+  "      asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\"); // the empty groups past the tile\n"
   "    }\n"
   "    return;\n"
   "  }\n"
   "\n"
-  "  // ---- consumers: wgmma from the ring, one commit group in flight ----\n"
+  "  // ---- consumers: gemm_wgmma.cu's step, B from the ring ----\n"
+  "  asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %0;\" ::\"n\"(NVF_CREGS));\n"
   "  const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7, t = lane & 3;\n"
   "  const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8\n"
+  "  const bool ok0 = r0 < p.n, ok1 = r0 + 8 < p.n;\n"
+  "  const u8* w0 = nvf_wpiece(p, g, r0, t);\n"
+  "  const u8* w1 = w0 + NVF_WROW8(p);\n",
+  "  // SF pair of row r0 for step s at wsf + 1024 s; row r0 + 8 is 128 bytes on\n"
+  "  const u8* wsf = p.b_sf + g * nvf_sf_group_bytes_128x4(p.n, p.k) + nvf_sf_offset_128x4(r0, 2 * t, kc4);\n"
   "  const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
   "  int slot = 0;\n"
   "  u32 phase = 0;\n"
@@ -2761,22 +2752,56 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    float acc[NVF_TOK / 2];\n"
   "    #pragma unroll\n"
   "    for (int e = 0; e < NVF_TOK / 2; ++e) acc[e] = 0.0f;\n"
-  "    int prev = -1; // slot of the group in flight\n"
-  "    for (int s = 0; s < nsteps; ++s) {\n"
-  "      const u32 sl = sbase + slot * NVF_SLOT_BYTES;\n"
-  "      nvf_mbar_wait(full0 + 8u * slot, phase);\n"
-  "      nvf_wgmma_fence();\n"
+  "    uint4 wq[NVF_DEPTH][2];\n"
+  "    u32 ws[NVF_DEPTH][2];\n"
+  "    #pragma unroll\n"
+  "    for (int d = 0; d < NVF_DEPTH; ++d) {\n"
+  "      const int kel = d * NVF_STEP + 32 * t;\n"
+  "      const bool in = d < nsteps && kel < p.k;\n"
+  "      wq[d][0] = (in && ok0) \? nvf_ldg_weights<WIDE>(w0 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);\n"
+  "      wq[d][1] = (in && ok1) \? nvf_ldg_weights<WIDE>(w1 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);\n"
+  "      ws[d][0] = (in && ok0) \? *(const u16*)(wsf + d * 1024) : 0u;\n"
+  "      ws[d][1] = (in && ok1) \? *(const u16*)(wsf + d * 1024 + 128) : 0u;\n"
+  "    }\n"
+  "    // One set of widened weights (see gemm_wgmma.cu: a second set had its registers reused\n"
+  "    // under a pending wgmma), so every step first waits for all earlier MMAs.\n"
+  "    u32 a[32];\n"
+  "    int prev = -1; // slot of the step in flight\n"
+  "    for (int s0 = 0; s0 < nsteps; s0 += NVF_DEPTH) {\n"
   "      #pragma unroll\n"
-  "      for (int i = 0; i < 8; ++i)\n"
-  "        nvf_wgmma_ss_n128(acc, nvf_wgmma_desc(sl + i * NVF_A_MMA + wg * 2048, 128, 256),\n"
-  "                          nvf_wgmma_desc(sl + 8 * NVF_A_MMA + i * NVF_B_MMA, 128, 256));\n"
-  "      nvf_wgmma_commit();\n"
-  "      nvf_wgmma_wait<1>(); // the previous step's MMAs are retired: their slot is free\n"
-  "      if (prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
-  "      prev = slot;\n"
-  "      if (++slot == NVF_SLOTS) {\n"
-  "        slot = 0;\n"
-  "        phase ^= 1u;\n"
+  "      for (int d = 0; d < NVF_DEPTH; ++d) {\n"
+  "        const int s = s0 + d;\n"
+  "        if (s < nsteps) {\n"
+  "          nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done\n"
+  "          const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)\n"
+  "          if (first && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
+  "          nvf_dequant_piece(wq[d][0], ws[d][0], a);\n"
+  "          nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);\n"
+  "          {\n"
+  "            const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;\n"
+  "            const bool in = sn < nsteps && kel < p.k;\n"
+  "            wq[d][0] = (in && ok0) \? nvf_ldg_weights<WIDE>(w0 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);\n"
+  "            wq[d][1] = (in && ok1) \? nvf_ldg_weights<WIDE>(w1 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);\n"
+  "            ws[d][0] = (in && ok0) \? *(const u16*)(wsf + (i64)sn * 1024) : 0u;\n"
+  "            ws[d][1] = (in && ok1) \? *(const u16*)(wsf + (i64)sn * 1024 + 128) : 0u;\n"
+  "          }\n"
+  "          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;\n"
+  "          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n"
+  "          nvf_wgmma_fence();\n"
+  "          #pragma unroll\n"
+  "          for (int i = 0; i < 8; ++i) {\n"
+  "            const u32 af[4] = {a[2 * i], a[16 + 2 * i], a[2 * i + 1], a[16 + 2 * i + 1]};\n"
+  "            nvf_wgmma_rs(acc, af, nvf_wgmma_desc(buf + i * NVF_B_MMA, 128, 256));\n"
+  "          }\n"
+  "          nvf_wgmma_commit();\n"
+  "          if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot\n"
+  "            prev = slot;\n"
+  "            if (++slot == NVF_SLOTS) {\n"
+  "              slot = 0;\n"
+  "              phase ^= 1u;\n"
+  "            }\n"
+  "          }\n"
+  "        }\n"
   "      }\n"
   "    }\n"
   "    nvf_wgmma_wait<0>();\n"
@@ -2787,7 +2812,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    // ---- epilogue: D[g, m, n] for tokens m < valid and weight rows n < N ----\n"
   "    #pragma unroll\n"
   "    for (int j = 0; j < NVF_TOK / 8; ++j)\n"
-  "      #pragma unroll\n"
+  "      #pragma unroll\n",
   "      for (int e = 0; e < 4; ++e)\n"
   "        nvf_store_swapab(p, g, valid, alpha, tok0 + j * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[4 * j + e]);\n"
   "  }\n"
@@ -3847,9 +3872,10 @@ enum {
   NVFP4MOE__SPEC_GEMM_W48_WG3,
   NVFP4MOE__SPEC_GEMM_W48_WG4,
   NVFP4MOE__SPEC_GEMM_W64_WG4,
-  NVFP4MOE__SPEC_GEMM_WS128, /* warp-specialised wgmma: NVF_CWG consumer and NVF_PWG producer warpgroups */
-  NVFP4MOE__SPEC_GEMM_WS128_P2,
-  NVFP4MOE__SPEC_GEMM_LAST = NVFP4MOE__SPEC_GEMM_WS128_P2,
+  NVFP4MOE__SPEC_GEMM_WS128, /* wgmma with a token producer warpgroup (gemm_wgmma_ws.cu) */
+  NVFP4MOE__SPEC_GEMM_WS48,
+  NVFP4MOE__SPEC_GEMM_WS64,
+  NVFP4MOE__SPEC_GEMM_LAST = NVFP4MOE__SPEC_GEMM_WS64,
   NVFP4MOE__SPEC_GEMM_SM100,
   /* twins of GEMM_P16 .. GEMM_LAST, in that order, for TILED weights (-DNVF_WTILED=1) */
   NVFP4MOE__SPEC_GEMM_TILED_FIRST,
@@ -3880,8 +3906,9 @@ enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
 /* The GEMM specialisations, once per weight layout: SUF is the name suffix, TD the layout
    define (0: none), PK/SK/WK/XK the kernel lists of the portable, swap-AB, wgmma and
    warp-specialised wgmma modules. The
-   wgmma heuristic picks t32/t48/t64_wg4 and t128_wg3 (three or four warpgroups: 192 or 256
-   weight rows, 168 or 128 registers; bench/NOTES.md). */
+   wgmma heuristic picks ws_t48_wg4, ws_t64_wg4 and ws_t128_wg3 (gemm_wgmma_ws.cu: four or three
+   consumer warpgroups, 256 or 192 weight rows, and a token producer warpgroup); the gemm_wgmma.cu
+   tiles stay for forced configurations and A/Bs (bench/NOTES.md). */
 #define NVFP4MOE__GEMM_SPECS(SUF, TD, PK, SK, WK, XK) \
     {"gemm_portable_m16" SUF, "gemm_portable.cu", {"-DNVF_BM=16", "-DNVF_WARPS_M=1", "-DNVF_WARPS_N=4", TD, 0},        \
      NVFP4MOE__NEEDS_SM80, 0, PK},                                                                                     \
@@ -3905,9 +3932,11 @@ enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
     {"gemm_sm90_t48_wg3" SUF, "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=3", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, WK},   \
     {"gemm_sm90_t48_wg4" SUF, "gemm_wgmma.cu", {"-DNVF_TOK=48", "-DNVF_WG=4", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, WK},   \
     {"gemm_sm90_t64_wg4" SUF, "gemm_wgmma.cu", {"-DNVF_TOK=64", "-DNVF_WG=4", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, WK},   \
-    {"gemm_sm90_ws_t128" SUF, "gemm_wgmma_ws.cu", {"-DNVF_TOK=128", "-DNVF_PWG=1", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0,    \
+    {"gemm_sm90_ws_t128_wg3" SUF, "gemm_wgmma_ws.cu", {"-DNVF_TOK=128", "-DNVF_CWG=3", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, \
      XK},                                                                                                              \
-    {"gemm_sm90_ws_t128_p2" SUF, "gemm_wgmma_ws.cu", {"-DNVF_TOK=128", "-DNVF_PWG=2", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, \
+    {"gemm_sm90_ws_t48_wg4" SUF, "gemm_wgmma_ws.cu", {"-DNVF_TOK=48", "-DNVF_CWG=4", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0,   \
+     XK},                                                                                                              \
+    {"gemm_sm90_ws_t64_wg4" SUF, "gemm_wgmma_ws.cu", {"-DNVF_TOK=64", "-DNVF_CWG=4", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0,   \
      XK},
 static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"quantize", "quantize.cu", {0}, NVFP4MOE__NEEDS_SM80, 1,
@@ -5452,6 +5481,8 @@ static const int nvfp4moe__portable_bm[4] = {16, 32, 64, 128};
 static const int nvfp4moe__swapab_tok[4] = {8, 16, 32, 48};
 static const int nvfp4moe__wgmma_tok[10] = {32, 64, 128, 64, 128, 16, 32, 48, 48, 64}; /* NVF_TOK, NVF_WG of the W specs */
 static const int nvfp4moe__wgmma_wg[10] = {2, 2, 2, 3, 3, 4, 4, 3, 4, 4};
+static const int nvfp4moe__ws_tok[3] = {128, 48, 64}; /* NVF_TOK, NVF_CWG of the WS specs */
+static const int nvfp4moe__ws_cwg[3] = {3, 4, 4};
 
 /* Tile choice of the portable and sm90 backends. sm90: expected_m is a mean, so the tile
    should also hold the experts that get more (one past its tile costs a second pass over
@@ -5460,7 +5491,9 @@ static const int nvfp4moe__wgmma_wg[10] = {2, 2, 2, 3, 3, 4, 4, 3, 4, 4};
    an H200 (bench/NOTES.md, fourth and fifth sessions), swap-AB mma.sync up to 16 covered
    tokens (expected_m <= 9), the wgmma kernel with four warpgroups and 48 tokens up to 48
    (faster in sum than the 32-token tile from 8 to 32 tokens), 64 tokens up to 64, and
-   three warpgroups with 128 beyond. sm80 (not re-measured with the margin): swap-AB for
+   beyond that 128 tokens with three consumer warpgroups and a token producer
+   (gemm_wgmma_ws.cu: 6-14 % faster than the same tile without it at 128 and 512 tokens on
+   the five shapes, fifteenth session). sm80 (not re-measured with the margin): swap-AB for
    expected_m up to 48, then the tiled mma.sync kernel with the smallest M tile. */
 NVFP4MOE__PRIVATE int nvfp4moe__cover_m(const nvfp4moe_gemm_args* a) {
   long long e = a->expected_m, x, y;
@@ -5479,8 +5512,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const
   if (ctx->backend == NVFP4MOE_BACKEND_SM90) {
     em = nvfp4moe__cover_m(a);
     if (em > 16)
-      return em <= 48 ? NVFP4MOE__SPEC_GEMM_W48_WG4 : em <= 64 ? NVFP4MOE__SPEC_GEMM_W64_WG4
-                      : NVFP4MOE__SPEC_GEMM_W128_WG3;
+      return em <= 48 ? NVFP4MOE__SPEC_GEMM_WS48 : em <= 64 ? NVFP4MOE__SPEC_GEMM_WS64 : NVFP4MOE__SPEC_GEMM_WS128;
   }
   for (i = 0; i < 4; ++i)
     if (em <= nvfp4moe__swapab_tok[i]) return NVFP4MOE__SPEC_GEMM_T8 + i;
@@ -5510,19 +5542,20 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
   const int mod = tiled ? spec - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST : spec;
   const int kern = tiled ? 0 : nvfp4moe__gemm_kernel(ctx, p);
   int bm;
-  if (spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS128_P2) {
-    /* one CTA per (group, 128 weight rows, 128-token tile): 2 consumer warpgroups and 1 or 2
-       producers (NVF_PWG); shared memory as NVF_WS_SMEM: 3 ring slots of 64 KB, 3 raw weight
-       stages of 9 KB */
-    unsigned pwg = spec == NVFP4MOE__SPEC_GEMM_WS128_P2 ? 2u : 1u;
-    long long blocks = (long long)p->groups * ((p->n + 127) / 128);
-    long long tiles = ((long long)em + 127) / 128, grid;
+  if (spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS64) {
+    /* one CTA per (group, 64 NVF_CWG weight rows, token tile): NVF_CWG consumer warpgroups and a
+       token producer; shared memory as NVF_WS_SMEM: 6 ring slots of NVF_SPS steps (1 for 128
+       tokens, else 2) and 3 raw token stages of NVF_UNITS = NVF_TOK NVF_SPS units of 72 bytes */
+    unsigned tok = (unsigned)nvfp4moe__ws_tok[spec - NVFP4MOE__SPEC_GEMM_WS128];
+    int cwg = nvfp4moe__ws_cwg[spec - NVFP4MOE__SPEC_GEMM_WS128];
+    unsigned sps = tok >= 128 ? 1u : 2u, smem = 6u * sps * tok * 256u + 3u * tok * sps * 72u;
+    long long blocks = (long long)p->groups * ((p->n + 64 * cwg - 1) / (64 * cwg));
+    long long tiles = ((long long)em + tok - 1) / tok, grid;
     void* args[1];
     if (tiles > 0x7FFFFFFFLL / blocks) tiles = 0x7FFFFFFFLL / blocks > 0 ? 0x7FFFFFFFLL / blocks : 1; /* the kernel loops */
     grid = blocks * tiles;
     args[0] = (void*)p;
-    return nvfp4moe__launch(ctx, fn, mod, kern, (unsigned)grid, 128u * (2u + pwg), 3u * 65536u + 3u * 9216u, stream,
-                            args);
+    return nvfp4moe__launch(ctx, fn, mod, kern, (unsigned)grid, 128u * (unsigned)(cwg + 1), smem, stream, args);
   }
   if (spec >= NVFP4MOE__SPEC_GEMM_W32 && spec <= NVFP4MOE__SPEC_GEMM_W64_WG4) {
     /* one CTA per (group, 64 * NVF_WG weight rows, token tile); the token tiles cover

@@ -72,7 +72,9 @@
 # S14: Nsight Compute source counters (stall reasons per SASS line) of the same GEMM at $GMS tokens, as CSV.
 # Fifteenth session: W15: the quick GEMM tests of the configurations matching $TCONF (default gemm_sm90_ws, the
 # warp-specialised wgmma kernel), (MC=1) memcheck on them, (CONFIGS set) the forced configurations $CONFIGS timed at
-# $MS tokens (default 128,512) on ${ONLY:-gemm}, (GDEFS set) the A/B of $GDEFS as gemm_ab.
+# $MS tokens (default 128,512) on ${ONLY:-gemm}, (CONFIGS2 set) a second set at $MS2 on $ONLY2, (GDEFS set) the A/B of $GDEFS as gemm_ab.
+# W15B: the token-producer kernels' GEMM tests, their A/Bs at 32 (with the layers) and 64 tokens, the quick suite, the
+# layer tests, memcheck on their GEMM tests (each step under its own timeout, so a hang cannot take the call).
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -659,7 +661,22 @@ W15)
     PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --configs "$CONFIGS" --ms "${MS:-128,512}" \
       --only ${ONLY:-gemm} --out "$OUT/ab_configs.json" 2>&1 | grep -E "tune=" | cut -c1-170
   fi
+  if [ -n "${CONFIGS2:-}" ]; then # a second set: CONFIGS2 at MS2 on ONLY2
+    PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --configs "$CONFIGS2" --ms "${MS2:-32}" \
+      --only ${ONLY2:-gemm} --out "$OUT/ab_configs2.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  fi
   if [ -n "${GDEFS:-}" ]; then gemm_ab; fi
+  ;;
+W15B) # the fifteenth session's last test call: the token-producer configurations' tests, their A/Bs at 32 and
+  # 64 tokens (and the layers), the quick suite, the layer tests, memcheck on the token-producer GEMM tests
+  TEST_QUICK=1 TEST_ONLY=gemm TEST_CONFIGS=gemm_sm90_ws timeout 100 ./build/test_gpu > $OUT/ws.log 2>&1; echo "ws tests rc $?"; grep -E '^PASS|^FAIL|^#   ' $OUT/ws.log | head
+  if grep -q '^PASS test_gemm_every_tile_config' $OUT/ws.log; then
+    PYTHONUNBUFFERED=1 timeout 110 python3 tools/bench.py --configs gemm_sm90_t48_wg4,gemm_sm90_ws_t48_wg4,gemm_sm90_t48_wg4,gemm_sm90_ws_t48_wg4 --ms 32 --only gemm,layer --out $OUT/ab48.json > $OUT/ab48.txt 2>&1; echo "ab48 rc $?"
+    PYTHONUNBUFFERED=1 timeout 60 python3 tools/bench.py --configs gemm_sm90_t64_wg4,gemm_sm90_ws_t64_wg4,gemm_sm90_t64_wg4,gemm_sm90_ws_t64_wg4 --ms 64 --only gemm --out $OUT/ab64.json > $OUT/ab64.txt 2>&1; echo "ab64 rc $?"
+    TEST_QUICK=1 timeout 150 ./build/test_gpu > $OUT/quick.log 2>&1; echo "quick suite rc $?: $(grep -c ^PASS $OUT/quick.log) PASS $(grep -c ^FAIL $OUT/quick.log) FAIL"; grep -E '^FAIL|^#   ' $OUT/quick.log | head -5
+    TEST_ONLY=moe_layer timeout 40 ./build/test_gpu > $OUT/layer.log 2>&1; echo "layer tests rc $?: $(grep -c ^PASS $OUT/layer.log) PASS $(grep -c ^FAIL $OUT/layer.log) FAIL"
+    TEST_QUICK=1 TEST_ONLY=gemm_every_tile_config TEST_CONFIGS=gemm_sm90_ws timeout 70 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > $OUT/mc.log 2>&1; echo "memcheck ws rc $?: $(grep -hE 'ERROR SUMMARY' $OUT/mc.log | head -1) $(grep -c ^PASS $OUT/mc.log) PASS"
+  fi
   ;;
 T12)
   if [ "${TESTS:-1}" = 1 ]; then quick_suite; fi

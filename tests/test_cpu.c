@@ -680,13 +680,13 @@ static void test_gemm_tile_heuristic(void) {
       {0, 8, NVFP4MOE__SPEC_GEMM_T8},        {8, 8, NVFP4MOE__SPEC_GEMM_T8},
       {1, 256, NVFP4MOE__SPEC_GEMM_T8},      {4, 256, NVFP4MOE__SPEC_GEMM_T8},      /* 1 + 2 = 3, 4 + 4 = 8 */
       {5, 256, NVFP4MOE__SPEC_GEMM_T16},     {9, 256, NVFP4MOE__SPEC_GEMM_T16},     /* 5 + 6 = 11, 9 + 6 = 15 */
-      {16, 16, NVFP4MOE__SPEC_GEMM_T16},     {10, 256, NVFP4MOE__SPEC_GEMM_W48_WG4}, /* 10 + 8 = 18 */
-      {16, 256, NVFP4MOE__SPEC_GEMM_W48_WG4}, {32, 32, NVFP4MOE__SPEC_GEMM_W48_WG4},
-      {33, 256, NVFP4MOE__SPEC_GEMM_W48_WG4}, {36, 256, NVFP4MOE__SPEC_GEMM_W48_WG4}, /* 45, 48 */
-      {37, 256, NVFP4MOE__SPEC_GEMM_W64_WG4}, {64, 64, NVFP4MOE__SPEC_GEMM_W64_WG4},  /* 37 + 14 = 51 */
-      {33, 40, NVFP4MOE__SPEC_GEMM_W48_WG4},  {50, 256, NVFP4MOE__SPEC_GEMM_W128_WG3}, /* capped at 40; 50 + 16 */
-      {0, 512, NVFP4MOE__SPEC_GEMM_W128_WG3}, {4096, 4096, NVFP4MOE__SPEC_GEMM_W128_WG3},
-      {2147395601, 2147483647, NVFP4MOE__SPEC_GEMM_W128_WG3}};
+      {16, 16, NVFP4MOE__SPEC_GEMM_T16},     {10, 256, NVFP4MOE__SPEC_GEMM_WS48}, /* 10 + 8 = 18 */
+      {16, 256, NVFP4MOE__SPEC_GEMM_WS48}, {32, 32, NVFP4MOE__SPEC_GEMM_WS48},
+      {33, 256, NVFP4MOE__SPEC_GEMM_WS48}, {36, 256, NVFP4MOE__SPEC_GEMM_WS48}, /* 45, 48 */
+      {37, 256, NVFP4MOE__SPEC_GEMM_WS64}, {64, 64, NVFP4MOE__SPEC_GEMM_WS64},  /* 37 + 14 = 51 */
+      {33, 40, NVFP4MOE__SPEC_GEMM_WS48},  {50, 256, NVFP4MOE__SPEC_GEMM_WS128}, /* capped at 40; 50 + 16 */
+      {0, 512, NVFP4MOE__SPEC_GEMM_WS128}, {4096, 4096, NVFP4MOE__SPEC_GEMM_WS128},
+      {2147395601, 2147483647, NVFP4MOE__SPEC_GEMM_WS128}};
   /* sm80: expected_m itself (no margin) */
   static const int sm80[][3] = {
       {0, 8, NVFP4MOE__SPEC_GEMM_T8},   {16, 256, NVFP4MOE__SPEC_GEMM_T16}, {33, 256, NVFP4MOE__SPEC_GEMM_T48},
@@ -715,6 +715,21 @@ static void test_gemm_tile_heuristic(void) {
     snprintf(tok, sizeof tok, "-DNVF_TOK=%d", nvfp4moe__wgmma_tok[i]);
     snprintf(wg, sizeof wg, "-DNVF_WG=%d", nvfp4moe__wgmma_wg[i]);
     CHECK(strcmp(sp->file, "gemm_wgmma.cu") == 0 && sp->defines[0] && sp->defines[1] &&
+              strcmp(sp->defines[0], tok) == 0 && strcmp(sp->defines[1], wg) == 0,
+          "%s: compiled with %s %s, host table says %s %s", sp->name, sp->defines[0] ? sp->defines[0] : "-",
+          sp->defines[0] && sp->defines[1] ? sp->defines[1] : "-", tok, wg);
+  }
+  /* the same for the token-producer specialisations (NVF_TOK, NVF_CWG) */
+  CHECK(sizeof nvfp4moe__ws_tok / sizeof nvfp4moe__ws_tok[0] ==
+            (size_t)(NVFP4MOE__SPEC_GEMM_WS64 - NVFP4MOE__SPEC_GEMM_WS128 + 1) &&
+        sizeof nvfp4moe__ws_cwg == sizeof nvfp4moe__ws_tok && NVFP4MOE__SPEC_GEMM_WS64 == NVFP4MOE__SPEC_GEMM_LAST,
+        "token-producer tables: %d entries", (int)(sizeof nvfp4moe__ws_tok / sizeof nvfp4moe__ws_tok[0]));
+  for (i = 0; i < sizeof nvfp4moe__ws_tok / sizeof nvfp4moe__ws_tok[0]; ++i) {
+    const nvfp4moe__spec* sp = &nvfp4moe__specs[NVFP4MOE__SPEC_GEMM_WS128 + (int)i];
+    char tok[32], wg[32];
+    snprintf(tok, sizeof tok, "-DNVF_TOK=%d", nvfp4moe__ws_tok[i]);
+    snprintf(wg, sizeof wg, "-DNVF_CWG=%d", nvfp4moe__ws_cwg[i]);
+    CHECK(strcmp(sp->file, "gemm_wgmma_ws.cu") == 0 && sp->defines[0] && sp->defines[1] &&
               strcmp(sp->defines[0], tok) == 0 && strcmp(sp->defines[1], wg) == 0,
           "%s: compiled with %s %s, host table says %s %s", sp->name, sp->defines[0] ? sp->defines[0] : "-",
           sp->defines[0] && sp->defines[1] ? sp->defines[1] : "-", tok, wg);
@@ -797,7 +812,7 @@ static void test_weight_layouts(void) {
     }
   }
   /* twins: the same name plus "_tiled", file and defines, and -DNVF_WTILED=1 */
-  for (s = NVFP4MOE__SPEC_GEMM_P16; s <= NVFP4MOE__SPEC_GEMM_W64_WG4; ++s) {
+  for (s = NVFP4MOE__SPEC_GEMM_P16; s <= NVFP4MOE__SPEC_GEMM_LAST; ++s) {
     const nvfp4moe__spec* b = &nvfp4moe__specs[s];
     const nvfp4moe__spec* tw = &nvfp4moe__specs[s - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST];
     char name[64];
@@ -808,7 +823,7 @@ static void test_weight_layouts(void) {
               strcmp(tw->defines[j], "-DNVF_WTILED=1") == 0 && !tw->defines[j + 1] && tw->needs == b->needs,
           "twin of %s: %s", b->name, tw->name);
   }
-  CHECK(NVFP4MOE__SPEC_COUNT == NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_W64_WG4 - NVFP4MOE__SPEC_GEMM_P16 + 1,
+  CHECK(NVFP4MOE__SPEC_COUNT == NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_LAST - NVFP4MOE__SPEC_GEMM_P16 + 1,
         "spec count %d", (int)NVFP4MOE__SPEC_COUNT);
   CHECK(nvfp4moe_preferred_weight_layout(0, 256, 1024) == NVFP4MOE_WEIGHTS_ROW_MAJOR, "null ctx: row-major");
   { /* offline contexts: the preferred layout by backend, relayout refused, twin names force their
