@@ -112,6 +112,7 @@ static_assert(NVF_SPC % NVF_DEPTH == 0, "a chunk is a whole number of rounds of 
 #else
 #error "NVF_TOK must be 8, 16, 32, 48, 64 or 128"
 #endif
+#include "gemm_wgmma_step.cuh"
 
 // Token staging works in units of one token x one 128-K step (64 bytes of E2M1, 8 SFs):
 // unit u = token u % TOK of step u / TOK, so a warp's 16-byte stores of one MMA's core-matrix
@@ -160,10 +161,8 @@ NVF_DEV void nvf_tok_issue(const NvfGemmParams& p, const NvfTokUnit* u, int c, u
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
-// Widen this thread's staged units of chunk c into a chunk buffer, laid out per step as 8 MMAs x
-// TOK/8 core-matrix rows x 2 K halves x 8 tokens x 16 bytes (lbo 128, sbo 256). Word j of
-// piece t gives the pairs (8j+p, 8j+p+4), p = 0..3, of K slots 2t, 2t+1 of MMA 2j + p/2,
-// K half p % 2: the four pieces fill one 16-byte core-matrix row per (MMA, half).
+// Widen this thread's staged units of chunk c into a chunk buffer (per step the layout of
+// nvf_wg_widen_token).
 NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf, int c, int k) {
   asm volatile("cp.async.wait_group 0;" ::: "memory"); // a thread reads only its own copies
   #pragma unroll
@@ -171,30 +170,10 @@ NVF_DEV void nvf_tok_widen(u8* buf, const u8* stage, const u32* stage_sf, int c,
     const int ui = threadIdx.x + i * NVF_THREADS, n = ui % NVF_TOK, ss = ui / NVF_TOK;
     if (ui >= NVF_UNITS / NVF_WSHARE) continue;
     uint4 q[4];
-    u32 s0[4], s1[4];
     #pragma unroll
     for (int t = 0; t < 4; ++t) q[t] = *(const uint4*)(stage + 16 * (t * NVF_UNITS + ui));
     const u32 sfw[2] = {stage_sf[ui], stage_sf[NVF_UNITS + ui]};
-    #pragma unroll
-    for (int t = 0; t < 4; ++t) { // a piece past K (zero codes) takes SF 0, not padding SF bytes
-      const bool in = c * NVF_KC + ss * NVF_STEP + 32 * t < k;
-      nvf_sf2_to_bf16x2(in ? sfw[t >> 1] >> (16 * (t & 1)) : 0u, s0[t], s1[t]);
-    }
-    u8* base = buf + ss * NVF_STEP_BYTES + (n >> 3) * 256 + (n & 7) * 16;
-    #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      u32 r[4][4];
-      #pragma unroll
-      for (int t = 0; t < 4; ++t) {
-        nvf_fp4x8_to_bf16x2((&q[t].x)[j], r[t]);
-        #pragma unroll
-        for (int pp = 0; pp < 4; ++pp) r[t][pp] = nvf_bf16x2_mul(r[t][pp], j < 2 ? s0[t] : s1[t]);
-      }
-      #pragma unroll
-      for (int pp = 0; pp < 4; ++pp)
-        *(uint4*)(base + (2 * j + (pp >> 1)) * NVF_MMA_BYTES + (pp & 1) * 128) =
-            make_uint4(r[0][pp], r[1][pp], r[2][pp], r[3][pp]);
-    }
+    nvf_wg_widen_token(q, sfw, c * NVF_KC + ss * NVF_STEP, k, buf + ss * NVF_STEP_BYTES + (n >> 3) * 256 + (n & 7) * 16);
   }
 }
 
@@ -208,14 +187,9 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
   if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read
   const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;
   const int nchunks = (p.k + NVF_KC - 1) / NVF_KC;
-  const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);
+  const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k);
   const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8
-  const bool ok0 = r0 < p.n, ok1 = r0 + 8 < p.n;
-  const u8* w0 = nvf_wpiece(p, g, r0, t);
-  const u8* w1 = w0 + NVF_WROW8(p);
-  // SF pair of row r0 for step s at wsf + 1024 s (128x4: columns 8s + 2t, 8s + 2t + 1); row
-  // r0 + 8 is 128 bytes on (same 32-row group: r0 % 32 < 24)
-  const u8* wsf = p.b_sf + g * sfb_g + nvf_sf_offset_128x4(r0, 2 * t, kc4);
+  const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4);
   const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);
   const u8* asf_g = p.a_sf + g * sfa_g;
   const u32 sbase = (u32)__cvta_generic_to_shared(smem);
@@ -247,14 +221,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
     uint4 wq[NVF_DEPTH][2];
     u32 ws[NVF_DEPTH][2];
     #pragma unroll
-    for (int d = 0; d < NVF_DEPTH; ++d) {
-      const int kel = d * NVF_STEP + 32 * t;
-      const bool in = d < nsteps && kel < p.k;
-      wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
-      wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
-      ws[d][0] = (in && ok0) ? *(const u16*)(wsf + d * 1024) : 0u;
-      ws[d][1] = (in && ok1) ? *(const u16*)(wsf + d * 1024 + 128) : 0u;
-    }
+    for (int d = 0; d < NVF_DEPTH; ++d) nvf_wg_load<WIDE>(wr, d, nsteps, p.k, wq[d], ws[d]);
     NvfTokUnit units[NVF_UPT];
     nvf_tok_units(p, a_g, asf_g, valid, tok0, kc4, units);
     __syncthreads(); // the previous token tile's MMAs are done in every warpgroup (wait<0>)
@@ -291,14 +258,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
           nvf_dequant_piece(wq[d][0], ws[d][0], a);
           nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);
 #endif
-          {
-            const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;
-            const bool in = sn < nsteps && kel < p.k;
-            wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
-            wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
-            ws[d][0] = (in && ok0) ? *(const u16*)(wsf + (i64)sn * 1024) : 0u;
-            ws[d][1] = (in && ok1) ? *(const u16*)(wsf + (i64)sn * 1024 + 128) : 0u;
-          }
+          nvf_wg_load<WIDE>(wr, s + NVF_DEPTH, nsteps, p.k, wq[d], ws[d]);
 #if NVF_WCHUNKBAR
           if (ss == 0 && c > 0) { // the chunk's tokens are in buf (chunk 0: the tile's CTA barrier)
             const int b = c % NVF_NBUF;
@@ -307,11 +267,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
           }
 #endif
           nvf_wgmma_fence();
-          #pragma unroll
-          for (int i = 0; i < 8; ++i) {
-            const u32 af[4] = {a[2 * i], a[16 + 2 * i], a[2 * i + 1], a[16 + 2 * i + 1]};
-            nvf_wgmma_rs(acc, af, nvf_wgmma_desc(buf + ss * NVF_STEP_BYTES + i * NVF_MMA_BYTES, 128, 256));
-          }
+          nvf_wg_mmas(acc, a, buf + ss * NVF_STEP_BYTES);
           nvf_wgmma_commit();
         }
       }
@@ -345,12 +301,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
     #pragma unroll
     for (int e = 0; e < NVF_TOK / 2; ++e) nvf_reg_fence(acc[e]);
 
-    // ---- epilogue: D[g, m, n] for tokens m < valid and weight rows n < N ----
-    #pragma unroll
-    for (int j = 0; j < NVF_TOK / 8; ++j)
-      #pragma unroll
-      for (int e = 0; e < 4; ++e)
-        nvf_store_swapab(p, g, valid, alpha, tok0 + j * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[4 * j + e]);
+    nvf_wg_epilogue(p, g, valid, alpha, tok0, r0, t, acc); // D[g, m, n] for m < valid, n < N
   }
 }
 

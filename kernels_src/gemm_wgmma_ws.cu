@@ -1,22 +1,19 @@
-// gemm_wgmma_ws.cu -- masked grouped NVFP4 GEMM (NT) on Hopper, token producer (sm_90a).
+// gemm_wgmma_ws.cu -- masked grouped NVFP4 GEMM (NT) on Hopper with a token producer (sm_90a).
 //
-// Same contract and the same step as gemm_wgmma.cu with 128 tokens and three warpgroups:
-// swap-AB, each consumer warpgroup streams 64 weight rows into registers, widens them there
-// and issues wgmma m64n128k16 with A from registers (RS). What differs is the token path.
-// There every thread widens its part of the next 256-K token chunk between its MMAs and
-// the warpgroups meet at each chunk (13 % of the stall samples on that hand-off, the token
-// path a further 11-14 % of the time: bench/NOTES.md, twelfth and fourteenth sessions).
-// Here a fourth, producer warpgroup widens the tokens, one 128-K step at a time, into a
-// ring of NVF_SLOTS shared-memory slots (raw bytes through cp.async stages), up to
-// NVF_SLOTS steps ahead, and the consumers only wait for a slot's full barrier. setmaxnreg
-// moves registers from the producer (56) to the consumers (152).
+// Same contract and the same step as gemm_wgmma.cu (gemm_wgmma_step.cuh): swap-AB, each
+// consumer warpgroup streams 64 weight rows into registers, widens them there and issues wgmma
+// with A from registers (RS); NVF_TOK tokens (48, 64 or 128) are B. What differs is the token
+// path. There every thread widens its part of the next K chunk of tokens between its MMAs and
+// the warpgroups meet at each chunk (13 % of the stall samples on that hand-off, the token path
+// a further 11-14 % of the time at 128 tokens: bench/NOTES.md, twelfth and fourteenth sessions).
+// Here one more, producer warpgroup widens the tokens into a ring of NVF_SLOTS shared-memory
+// slots (raw bytes through cp.async stages), up to NVF_SLOTS slots ahead, and the consumers only
+// wait for a slot's full barrier; setmaxnreg moves registers from the producer to the consumers.
+// 2-17 % faster than the same tiles without it on an H200 (bench/NOTES.md, fifteenth session).
 //
-// Slot layout (one step of 128 tokens, as gemm_wgmma.cu's chunk buffers): 8 k16 MMAs x 16
-// core-matrix rows x 2 K halves x 8 tokens x 16 bytes (lbo 128, sbo 256); word j of piece
-// t (16 bytes, K 32t .. 32t + 31) gives the pairs (8j + p, 8j + p + 4) of K slots 2t, 2t + 1
-// of MMA 2j + p / 2, K half p % 2, the order the weights' register fragments use.
-// Hand-off per slot: full (every producer thread has stored and fenced its token) and empty
-// (every consumer warp has retired the MMAs that read the slot).
+// A slot holds NVF_SPS 128-K steps in the layout of nvf_wg_widen_token (as gemm_wgmma.cu's chunk
+// buffers). Hand-off per slot: full (every producer thread has stored and fenced its units) and
+// empty (every consumer warp has retired the MMAs that read the slot).
 #include "common.cuh"
 #include "gemm_common.cuh"
 #include "dequant_bf16.cuh"
@@ -69,6 +66,7 @@ static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer 
 #else
 #error "NVF_TOK must be 48, 64 or 128"
 #endif
+#include "gemm_wgmma_step.cuh"
 
 // Unit u's token step s into its raw stage with cp.async, one commit group per slot (empty past
 // K or past the steps): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64 UNITS +
@@ -93,34 +91,13 @@ NVF_DEV void nvf_tp_issue(const u8* src, const u8* sf, int s, int nsteps, int k,
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
-// Widen unit u's raw token step s (in its stage) into a slot. A piece past K was copied as zero
-// codes; it takes SF 0 too, not the row's padding SF bytes.
+// Widen unit u's raw token step s (in its stage) into a slot (dst: the unit's row in MMA 0).
 NVF_DEV void nvf_tp_widen(const u8* st, u32 dst, int s, int k, int u) {
   uint4 q[4];
-  u32 s0[4], s1[4];
   #pragma unroll
   for (int t = 0; t < 4; ++t) q[t] = *(const uint4*)(st + 16 * (t * NVF_UNITS + u));
   const u32 sfw[2] = {*(const u32*)(st + 64 * NVF_UNITS + 4 * u), *(const u32*)(st + 68 * NVF_UNITS + 4 * u)};
-  #pragma unroll
-  for (int t = 0; t < 4; ++t) {
-    const bool in = s * NVF_STEP + 32 * t < k;
-    nvf_sf2_to_bf16x2(in ? sfw[t >> 1] >> (16 * (t & 1)) : 0u, s0[t], s1[t]);
-  }
-  #pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    u32 r[4][4];
-    #pragma unroll
-    for (int t = 0; t < 4; ++t) {
-      nvf_fp4x8_to_bf16x2((&q[t].x)[j], r[t]);
-      #pragma unroll
-      for (int pp = 0; pp < 4; ++pp) r[t][pp] = nvf_bf16x2_mul(r[t][pp], j < 2 ? s0[t] : s1[t]);
-    }
-    #pragma unroll
-    for (int pp = 0; pp < 4; ++pp)
-      asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(dst + (2 * j + (pp >> 1)) * NVF_B_MMA + (pp & 1) * 128),
-                   "r"(r[0][pp]), "r"(r[1][pp]), "r"(r[2][pp]), "r"(r[3][pp])
-                   : "memory");
-  }
+  nvf_wg_widen_token(q, sfw, s * NVF_STEP, k, dst);
 }
 
 template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {
@@ -187,11 +164,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(NVF_CREGS));
   const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7, t = lane & 3;
   const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8
-  const bool ok0 = r0 < p.n, ok1 = r0 + 8 < p.n;
-  const u8* w0 = nvf_wpiece(p, g, r0, t);
-  const u8* w1 = w0 + NVF_WROW8(p);
-  // SF pair of row r0 for step s at wsf + 1024 s; row r0 + 8 is 128 bytes on
-  const u8* wsf = p.b_sf + g * nvf_sf_group_bytes_128x4(p.n, p.k) + nvf_sf_offset_128x4(r0, 2 * t, kc4);
+  const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4);
   const float alpha = p.alpha ? p.alpha[g] : 1.0f;
   int slot = 0;
   u32 phase = 0;
@@ -202,14 +175,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     uint4 wq[NVF_DEPTH][2];
     u32 ws[NVF_DEPTH][2];
     #pragma unroll
-    for (int d = 0; d < NVF_DEPTH; ++d) {
-      const int kel = d * NVF_STEP + 32 * t;
-      const bool in = d < nsteps && kel < p.k;
-      wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
-      wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
-      ws[d][0] = (in && ok0) ? *(const u16*)(wsf + d * 1024) : 0u;
-      ws[d][1] = (in && ok1) ? *(const u16*)(wsf + d * 1024 + 128) : 0u;
-    }
+    for (int d = 0; d < NVF_DEPTH; ++d) nvf_wg_load<WIDE>(wr, d, nsteps, p.k, wq[d], ws[d]);
     // One set of widened weights (see gemm_wgmma.cu: a second set had its registers reused
     // under a pending wgmma), so every step first waits for all earlier MMAs.
     u32 a[32];
@@ -224,22 +190,11 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
           if (first && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);
           nvf_dequant_piece(wq[d][0], ws[d][0], a);
           nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);
-          {
-            const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;
-            const bool in = sn < nsteps && kel < p.k;
-            wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
-            wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
-            ws[d][0] = (in && ok0) ? *(const u16*)(wsf + (i64)sn * 1024) : 0u;
-            ws[d][1] = (in && ok1) ? *(const u16*)(wsf + (i64)sn * 1024 + 128) : 0u;
-          }
+          nvf_wg_load<WIDE>(wr, s + NVF_DEPTH, nsteps, p.k, wq[d], ws[d]);
           const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;
           if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in
           nvf_wgmma_fence();
-          #pragma unroll
-          for (int i = 0; i < 8; ++i) {
-            const u32 af[4] = {a[2 * i], a[16 + 2 * i], a[2 * i + 1], a[16 + 2 * i + 1]};
-            nvf_wgmma_rs(acc, af, nvf_wgmma_desc(buf + i * NVF_B_MMA, 128, 256));
-          }
+          nvf_wg_mmas(acc, a, buf);
           nvf_wgmma_commit();
           if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot
             prev = slot;
@@ -256,12 +211,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     #pragma unroll
     for (int e = 0; e < NVF_TOK / 2; ++e) nvf_reg_fence(acc[e]);
 
-    // ---- epilogue: D[g, m, n] for tokens m < valid and weight rows n < N ----
-    #pragma unroll
-    for (int j = 0; j < NVF_TOK / 8; ++j)
-      #pragma unroll
-      for (int e = 0; e < 4; ++e)
-        nvf_store_swapab(p, g, valid, alpha, tok0 + j * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[4 * j + e]);
+    nvf_wg_epilogue(p, g, valid, alpha, tok0, r0, t, acc); // D[g, m, n] for m < valid, n < N
   }
 }
 
