@@ -674,6 +674,19 @@ static int pick(int backend, int expected_m, int m_max) {
   return s;
 }
 
+/* Specialisation s is built from `file` with -D<n0>=<v0> and -D<n1>=<v1> as its first two
+   defines (the values the host's launch tables hold for it). */
+static void check_spec_defines(int s, const char* file, const char* n0, int v0, const char* n1, int v1) {
+  const nvfp4moe__spec* sp = &nvfp4moe__specs[s];
+  char d0[32], d1[32];
+  snprintf(d0, sizeof d0, "-D%s=%d", n0, v0);
+  snprintf(d1, sizeof d1, "-D%s=%d", n1, v1);
+  CHECK(strcmp(sp->file, file) == 0 && sp->defines[0] && sp->defines[1] && strcmp(sp->defines[0], d0) == 0 &&
+            strcmp(sp->defines[1], d1) == 0,
+        "%s: compiled with %s %s, host table says %s %s", sp->name, sp->defines[0] ? sp->defines[0] : "-",
+        sp->defines[0] && sp->defines[1] ? sp->defines[1] : "-", d0, d1);
+}
+
 static void test_gemm_tile_heuristic(void) {
   /* sm90: the tile covers expected_m + 2 ceil(sqrt(expected_m)), at most m_max */
   static const int sm90[][3] = {
@@ -704,36 +717,22 @@ static void test_gemm_tile_heuristic(void) {
           nvfp4moe__specs[got].name, nvfp4moe__specs[sm80[i][2]].name);
   }
   /* the host's copies of NVF_TOK and NVF_WG (grid, threads, shared memory) match the defines
-     each wgmma specialisation is compiled with */
+     each wgmma specialisation is compiled with; the same for NVF_TOK and NVF_CWG of the
+     token-producer ones */
   CHECK(sizeof nvfp4moe__wgmma_tok / sizeof nvfp4moe__wgmma_tok[0] ==
             (size_t)(NVFP4MOE__SPEC_GEMM_W64_WG4 - NVFP4MOE__SPEC_GEMM_W32 + 1) &&
         sizeof nvfp4moe__wgmma_wg == sizeof nvfp4moe__wgmma_tok, "wgmma tables: %d entries",
         (int)(sizeof nvfp4moe__wgmma_tok / sizeof nvfp4moe__wgmma_tok[0]));
-  for (i = 0; i < sizeof nvfp4moe__wgmma_tok / sizeof nvfp4moe__wgmma_tok[0]; ++i) {
-    const nvfp4moe__spec* sp = &nvfp4moe__specs[NVFP4MOE__SPEC_GEMM_W32 + (int)i];
-    char tok[32], wg[32];
-    snprintf(tok, sizeof tok, "-DNVF_TOK=%d", nvfp4moe__wgmma_tok[i]);
-    snprintf(wg, sizeof wg, "-DNVF_WG=%d", nvfp4moe__wgmma_wg[i]);
-    CHECK(strcmp(sp->file, "gemm_wgmma.cu") == 0 && sp->defines[0] && sp->defines[1] &&
-              strcmp(sp->defines[0], tok) == 0 && strcmp(sp->defines[1], wg) == 0,
-          "%s: compiled with %s %s, host table says %s %s", sp->name, sp->defines[0] ? sp->defines[0] : "-",
-          sp->defines[0] && sp->defines[1] ? sp->defines[1] : "-", tok, wg);
-  }
-  /* the same for the token-producer specialisations (NVF_TOK, NVF_CWG) */
   CHECK(sizeof nvfp4moe__ws_tok / sizeof nvfp4moe__ws_tok[0] ==
             (size_t)(NVFP4MOE__SPEC_GEMM_WS64 - NVFP4MOE__SPEC_GEMM_WS128 + 1) &&
         sizeof nvfp4moe__ws_cwg == sizeof nvfp4moe__ws_tok && NVFP4MOE__SPEC_GEMM_WS64 == NVFP4MOE__SPEC_GEMM_LAST,
         "token-producer tables: %d entries", (int)(sizeof nvfp4moe__ws_tok / sizeof nvfp4moe__ws_tok[0]));
-  for (i = 0; i < sizeof nvfp4moe__ws_tok / sizeof nvfp4moe__ws_tok[0]; ++i) {
-    const nvfp4moe__spec* sp = &nvfp4moe__specs[NVFP4MOE__SPEC_GEMM_WS128 + (int)i];
-    char tok[32], wg[32];
-    snprintf(tok, sizeof tok, "-DNVF_TOK=%d", nvfp4moe__ws_tok[i]);
-    snprintf(wg, sizeof wg, "-DNVF_CWG=%d", nvfp4moe__ws_cwg[i]);
-    CHECK(strcmp(sp->file, "gemm_wgmma_ws.cu") == 0 && sp->defines[0] && sp->defines[1] &&
-              strcmp(sp->defines[0], tok) == 0 && strcmp(sp->defines[1], wg) == 0,
-          "%s: compiled with %s %s, host table says %s %s", sp->name, sp->defines[0] ? sp->defines[0] : "-",
-          sp->defines[0] && sp->defines[1] ? sp->defines[1] : "-", tok, wg);
-  }
+  for (i = 0; i < sizeof nvfp4moe__wgmma_tok / sizeof nvfp4moe__wgmma_tok[0]; ++i)
+    check_spec_defines(NVFP4MOE__SPEC_GEMM_W32 + (int)i, "gemm_wgmma.cu", "NVF_TOK", nvfp4moe__wgmma_tok[i], "NVF_WG",
+                       nvfp4moe__wgmma_wg[i]);
+  for (i = 0; i < sizeof nvfp4moe__ws_tok / sizeof nvfp4moe__ws_tok[0]; ++i)
+    check_spec_defines(NVFP4MOE__SPEC_GEMM_WS128 + (int)i, "gemm_wgmma_ws.cu", "NVF_TOK", nvfp4moe__ws_tok[i], "NVF_CWG",
+                       nvfp4moe__ws_cwg[i]);
 }
 
 /* TILED weights: the reference permutation against the layout written out element by element
