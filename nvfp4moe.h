@@ -948,6 +948,7 @@ typedef void* nvfp4moe__nvrtcProgram;
 #define NVFP4MOE__CU_ATTR_CC_MINOR 76
 #define NVFP4MOE__CU_ATTR_SMEM_OPTIN 97
 #define NVFP4MOE__CU_FUNC_MAX_DYN_SMEM 8
+#define NVFP4MOE__CU_FUNC_NUM_REGS 4
 #define NVFP4MOE__CUDA_ABI 12000 /* cuGetProcAddress: the entry points as of CUDA 12.0 */
 
 typedef struct nvfp4moe__driver_api {
@@ -980,6 +981,7 @@ typedef struct nvfp4moe__driver_api {
   nvfp4moe__CUresult (*cuTensorMapEncodeTiled)(void*, int, unsigned, void*, const unsigned long long*,
                                                const unsigned long long*, const unsigned*, const unsigned*, int,
                                                int, int, int);
+  nvfp4moe__CUresult (*cuFuncGetAttribute)(int*, int, nvfp4moe__CUfunction);
 } nvfp4moe__driver_api;
 
 /* CUDA 12 launch configuration (cuda.h CUlaunchConfig / CUlaunchAttribute), for the one
@@ -1093,7 +1095,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__load_driver_locked(void) {
         "cuCtxPushCurrent", "cuCtxPopCurrent", "cuCtxGetDevice", "cuModuleLoadData", "cuModuleUnload",
         "cuModuleGetFunction", "cuFuncSetAttribute", "cuOccupancyMaxActiveBlocksPerMultiprocessor",
         "cuLaunchKernel", "cuMemsetD32Async", "cuMemAlloc", "cuMemFree", "cuMemcpyHtoD", "cuMemcpyDtoH",
-        "cuStreamSynchronize", "cuGetErrorName", "cuTensorMapEncodeTiled"};
+        "cuStreamSynchronize", "cuGetErrorName", "cuTensorMapEncodeTiled", "cuFuncGetAttribute"};
     /* The table is a sequence of function pointers in the order of `names`. */
     void* ptrs[sizeof names / sizeof names[0]];
     size_t i;
@@ -2641,9 +2643,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#define NVF_UNITS (NVF_TOK * NVF_SPS)\n"
   "#define NVF_B_MMA (NVF_TOK * 32)\n"
   "#define NVF_SLOT_BYTES (NVF_SPS * 8 * NVF_B_MMA) // 24 or 32 KB\n"
-  "#ifndef NVF_SLOTS\n"
-  "#define NVF_SLOTS 6\n"
-  "#endif\n"
+  "#define NVF_SLOTS 6 // (fixed: the host sizes shared memory for 6 slots and 3 stages)\n"
   "#define NVF_TSTAGES 3                    // slots' worth of raw tokens in flight through cp.async\n"
   "#define NVF_STAGE_BYTES (NVF_UNITS * 72) // 64 bytes and 8 SFs a unit\n"
   "#define NVF_WS_SMEM (NVF_SLOTS * NVF_SLOT_BYTES + NVF_TSTAGES * NVF_STAGE_BYTES) // the host mirrors it\n"
@@ -2661,8 +2661,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "static_assert(NVF_PREGS * 128 + NVF_CREGS * 128 * NVF_CWG <= NVF_LAUNCH_REGS * NVF_THREADS, \"register pool\");\n"
   "static_assert(NVF_WS_SMEM <= 227 * 1024, \"shared memory\");\n"
   "static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, \"units per producer pass, whole slots per round\");\n"
-  "\n"
-  "#if NVF_TOK == 48\n",
+  "\n",
+  "#if NVF_TOK == 48\n"
   "#define nvf_wgmma_rs nvf_wgmma_rs_n48\n"
   "#elif NVF_TOK == 64\n"
   "#define nvf_wgmma_rs nvf_wgmma_rs_n64\n"
@@ -2673,18 +2673,19 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#endif\n"
   "#include \"gemm_wgmma_step.cuh\"\n"
   "\n"
-  "// Unit u's token step s into its raw stage with cp.async, one commit group per slot (empty past\n"
-  "// K or past the steps): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64 UNITS +\n"
-  "// 4 (h UNITS + u), so a warp's copies and reads are conflict-free. Register loads would\n"
+  "// Unit u's token step s into its raw stage with cp.async, one commit group per slot (zero-filled\n"
+  "// past K, past the steps and for a token past masked_m, whose copies name the 16-byte aligned\n"
+  "// `dummy` and read nothing): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64\n"
+  "// UNITS + 4 (h UNITS + u), so a warp's copies and reads are conflict-free. Register loads would\n"
   "// not do: ptxas puts every load of a register pipeline on one scoreboard, so the first use of\n"
   "// step s + 1 would also wait for step s + 2 (bench/NOTES.md, fourteenth session).\n"
-  "NVF_DEV void nvf_tp_issue(const u8* src, const u8* sf, int s, int nsteps, int k, u32 stage, int u) {\n"
+  "NVF_DEV void nvf_tp_issue(const u8* src, const u8* sf, const u8* dummy, int s, int nsteps, int k, u32 stage, int u) {\n"
   "  if (NVF_UNITS == 128 || u < NVF_UNITS) // threads past the units copy nothing (their commit groups are empty)\n"
   "  #pragma unroll\n"
   "  for (int q = 0; q < 4; ++q) {\n"
   "    const bool in = src && s < nsteps && s * NVF_STEP + 32 * q < k;\n"
   "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" ::\"r\"(stage + 16 * (q * NVF_UNITS + u)),\n"
-  "                 \"l\"(in \? src + (i64)s * 64 + 16 * q : sf), \"r\"(in \? 16 : 0) : \"memory\");\n"
+  "                 \"l\"(in \? src + (i64)s * 64 + 16 * q : dummy), \"r\"(in \? 16 : 0) : \"memory\");\n"
   "  }\n"
   "  if (NVF_UNITS == 128 || u < NVF_UNITS)\n"
   "  #pragma unroll\n"
@@ -2725,9 +2726,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  __syncthreads();\n"
   "\n"
   "  if (threadIdx.x >= 128 * NVF_CWG) {\n"
-  "    // ---- producer: unit pt = (token pt % TOK, step pt / TOK of each slot), raw through cp.async\n"
+  "    // ---- producer: unit pt = (token pt % TOK, step pt / TOK of each slot), raw through cp.async\n",
   "    // stages, widened into the ring; threads past the units only pass the barriers\n"
-  "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\" ::\"n\"(NVF_PREGS));\n",
+  "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\" ::\"n\"(NVF_PREGS));\n"
   "    const int pt = threadIdx.x - 128 * NVF_CWG, n = NVF_SPS == 1 \? pt : pt % NVF_TOK, ss = NVF_SPS == 1 \? 0 : pt / NVF_TOK;\n"
   "    const bool live = NVF_UNITS == 128 || pt < NVF_UNITS;\n"
   "    const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS; // slot fills per token tile\n"
@@ -2743,9 +2744,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      const u8* sf = asf_g + nvf_sf_offset_128x4(m < valid \? m : 0, 0, kc4);\n"
   "      #pragma unroll\n"
   "      for (int d = 0; d < NVF_TSTAGES - 1; ++d)\n"
-  "        nvf_tp_issue(src, sf, d * NVF_SPS + ss, nsteps, p.k, stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt);\n"
+  "        nvf_tp_issue(src, sf, p.a, d * NVF_SPS + ss, nsteps, p.k, stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt);\n"
   "      for (int f = 0; f < nslots; ++f) {\n"
-  "        nvf_tp_issue(src, sf, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,\n"
+  "        nvf_tp_issue(src, sf, p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,\n"
   "                     stage0 + (st == 0 \? NVF_TSTAGES - 1 : st - 1) * NVF_STAGE_BYTES, pt); // the stage read last fill\n"
   "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
   "        asm volatile(\"cp.async.wait_group %0;\" ::\"n\"(NVF_TSTAGES - 1) : \"memory\"); // fill f has landed\n"
@@ -2760,7 +2761,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        }\n"
   "        if (++st == NVF_TSTAGES) st = 0;\n"
   "      }\n"
-  "      asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\"); // the empty groups past the tile\n"
+  "      asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\"); // the zero fills past the tile's steps land first\n"
   "    }\n"
   "    return;\n"
   "  }\n"
@@ -2789,9 +2790,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      #pragma unroll\n"
   "      for (int d = 0; d < NVF_DEPTH; ++d) {\n"
   "        const int s = s0 + d;\n"
-  "        if (s < nsteps) {\n"
+  "        if (s < nsteps) {\n",
   "          nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done\n"
-  "          const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)\n",
+  "          const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)\n"
   "          if (first && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
   "          nvf_dequant_piece(wq[d][0], ws[d][0], a);\n"
   "          nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);\n"
@@ -3980,6 +3981,7 @@ typedef struct nvfp4moe__module {
   nvfp4moe__CUfunction fn[NVFP4MOE__MAX_KERNELS];
   int smem_set[NVFP4MOE__MAX_KERNELS];   /* dynamic shared memory limit raised to this */
   int occupancy[NVFP4MOE__MAX_KERNELS];  /* resident CTAs per SM, 0 = not asked yet */
+  int regs[NVFP4MOE__MAX_KERNELS];       /* registers per thread it was built with, 0 = not asked yet */
 } nvfp4moe__module;
 
 struct nvfp4moe_context {
@@ -4744,6 +4746,21 @@ NVFP4MOE__PRIVATE int nvfp4moe__occupancy(nvfp4moe_context* ctx, int s, int k, i
   occ = m->occupancy[k];
   nvfp4moe__unlock(&m->lock);
   return occ;
+}
+
+/* Registers per thread kernel k of module s was built with (-1 if the driver cannot say), asked once. */
+NVFP4MOE__PRIVATE int nvfp4moe__num_regs(nvfp4moe_context* ctx, int s, int k) {
+  nvfp4moe__module* m = &ctx->modules[s];
+  int regs;
+  nvfp4moe__lock(&m->lock);
+  if (!m->regs[k]) {
+    int n = 0;
+    if (nvfp4moe__cu.cuFuncGetAttribute(&n, NVFP4MOE__CU_FUNC_NUM_REGS, m->fn[k]) != 0 || n < 1) n = -1;
+    m->regs[k] = n;
+  }
+  regs = m->regs[k];
+  nvfp4moe__unlock(&m->lock);
+  return regs;
 }
 
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch(nvfp4moe_context* ctx, const char* op, int s, int k, unsigned grid,
@@ -5552,13 +5569,26 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
     unsigned tok = (unsigned)nvfp4moe__ws_tok[spec - NVFP4MOE__SPEC_GEMM_WS128];
     int cwg = nvfp4moe__ws_cwg[spec - NVFP4MOE__SPEC_GEMM_WS128];
     unsigned sps = tok >= 128 ? 1u : 2u, smem = 6u * sps * tok * 256u + 3u * tok * sps * 72u;
+    unsigned threads = 128u * (unsigned)(cwg + 1);
+    int regs, want = (int)(65536u / threads / 8u * 8u);
     long long blocks = (long long)p->groups * ((p->n + 64 * cwg - 1) / (64 * cwg));
     long long tiles = ((long long)em + tok - 1) / tok, grid;
     void* args[1];
+    nvfp4moe_result r = nvfp4moe__prepare(ctx, mod);
+    if (r != NVFP4MOE_SUCCESS) return r;
+    /* setmaxnreg moves registers within the pool the launch allocates, so the kernel must carry
+       the full count its launch bounds allow (NVF_LAUNCH_REGS): with fewer, the consumers'
+       increase would never complete and the launch would hang instead of failing */
+    regs = nvfp4moe__num_regs(ctx, mod, kern);
+    if (regs >= 0 && regs != want)
+      return nvfp4moe__fail_log(&ctx->desc.logger, NVFP4MOE_ERROR_NOT_SUPPORTED,
+                                "%s: %s was built with %d registers per thread, not the %d its warp specialisation "
+                                "needs; force another tile (NVFP4MOE_GEMM_CONFIG) or report the NVRTC version",
+                                fn, nvfp4moe__specs[mod].name, regs, want);
     if (tiles > 0x7FFFFFFFLL / blocks) tiles = 0x7FFFFFFFLL / blocks > 0 ? 0x7FFFFFFFLL / blocks : 1; /* the kernel loops */
     grid = blocks * tiles;
     args[0] = (void*)p;
-    return nvfp4moe__launch(ctx, fn, mod, kern, (unsigned)grid, 128u * (unsigned)(cwg + 1), smem, stream, args);
+    return nvfp4moe__launch(ctx, fn, mod, kern, (unsigned)grid, threads, smem, stream, args);
   }
   if (spec >= NVFP4MOE__SPEC_GEMM_W32 && spec <= NVFP4MOE__SPEC_GEMM_W64_WG4) {
     /* one CTA per (group, 64 * NVF_WG weight rows, token tile); the token tiles cover
@@ -5862,6 +5892,7 @@ NVFP4MOE__PRIVATE void nvfp4moe__self_test(nvfp4moe_context* ctx) {
         memset(ctx->modules[s].fn, 0, sizeof ctx->modules[s].fn);
         memset(ctx->modules[s].smem_set, 0, sizeof ctx->modules[s].smem_set);
         memset(ctx->modules[s].occupancy, 0, sizeof ctx->modules[s].occupancy);
+        memset(ctx->modules[s].regs, 0, sizeof ctx->modules[s].regs);
         ctx->modules[s].module = 0;
         ctx->modules[s].state = 0;
       }

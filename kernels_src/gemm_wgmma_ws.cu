@@ -36,9 +36,7 @@
 #define NVF_UNITS (NVF_TOK * NVF_SPS)
 #define NVF_B_MMA (NVF_TOK * 32)
 #define NVF_SLOT_BYTES (NVF_SPS * 8 * NVF_B_MMA) // 24 or 32 KB
-#ifndef NVF_SLOTS
-#define NVF_SLOTS 6
-#endif
+#define NVF_SLOTS 6 // (fixed: the host sizes shared memory for 6 slots and 3 stages)
 #define NVF_TSTAGES 3                    // slots' worth of raw tokens in flight through cp.async
 #define NVF_STAGE_BYTES (NVF_UNITS * 72) // 64 bytes and 8 SFs a unit
 #define NVF_WS_SMEM (NVF_SLOTS * NVF_SLOT_BYTES + NVF_TSTAGES * NVF_STAGE_BYTES) // the host mirrors it
@@ -68,18 +66,19 @@ static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer 
 #endif
 #include "gemm_wgmma_step.cuh"
 
-// Unit u's token step s into its raw stage with cp.async, one commit group per slot (empty past
-// K or past the steps): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64 UNITS +
-// 4 (h UNITS + u), so a warp's copies and reads are conflict-free. Register loads would
+// Unit u's token step s into its raw stage with cp.async, one commit group per slot (zero-filled
+// past K, past the steps and for a token past masked_m, whose copies name the 16-byte aligned
+// `dummy` and read nothing): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64
+// UNITS + 4 (h UNITS + u), so a warp's copies and reads are conflict-free. Register loads would
 // not do: ptxas puts every load of a register pipeline on one scoreboard, so the first use of
 // step s + 1 would also wait for step s + 2 (bench/NOTES.md, fourteenth session).
-NVF_DEV void nvf_tp_issue(const u8* src, const u8* sf, int s, int nsteps, int k, u32 stage, int u) {
+NVF_DEV void nvf_tp_issue(const u8* src, const u8* sf, const u8* dummy, int s, int nsteps, int k, u32 stage, int u) {
   if (NVF_UNITS == 128 || u < NVF_UNITS) // threads past the units copy nothing (their commit groups are empty)
   #pragma unroll
   for (int q = 0; q < 4; ++q) {
     const bool in = src && s < nsteps && s * NVF_STEP + 32 * q < k;
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(stage + 16 * (q * NVF_UNITS + u)),
-                 "l"(in ? src + (i64)s * 64 + 16 * q : sf), "r"(in ? 16 : 0) : "memory");
+                 "l"(in ? src + (i64)s * 64 + 16 * q : dummy), "r"(in ? 16 : 0) : "memory");
   }
   if (NVF_UNITS == 128 || u < NVF_UNITS)
   #pragma unroll
@@ -138,9 +137,9 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
       const u8* sf = asf_g + nvf_sf_offset_128x4(m < valid ? m : 0, 0, kc4);
       #pragma unroll
       for (int d = 0; d < NVF_TSTAGES - 1; ++d)
-        nvf_tp_issue(src, sf, d * NVF_SPS + ss, nsteps, p.k, stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt);
+        nvf_tp_issue(src, sf, p.a, d * NVF_SPS + ss, nsteps, p.k, stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt);
       for (int f = 0; f < nslots; ++f) {
-        nvf_tp_issue(src, sf, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,
+        nvf_tp_issue(src, sf, p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,
                      stage0 + (st == 0 ? NVF_TSTAGES - 1 : st - 1) * NVF_STAGE_BYTES, pt); // the stage read last fill
         nvf_mbar_wait(empty0 + 8u * slot, phase);
         asm volatile("cp.async.wait_group %0;" ::"n"(NVF_TSTAGES - 1) : "memory"); // fill f has landed
@@ -155,7 +154,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
         }
         if (++st == NVF_TSTAGES) st = 0;
       }
-      asm volatile("cp.async.wait_group 0;" ::: "memory"); // the empty groups past the tile
+      asm volatile("cp.async.wait_group 0;" ::: "memory"); // the zero fills past the tile's steps land first
     }
     return;
   }
