@@ -2612,7 +2612,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// with A from registers (RS); NVF_TOK tokens (48, 64 or 128) are B. What differs is the token\n"
   "// path. There every thread widens its part of the next K chunk of tokens between its MMAs and\n"
   "// the warpgroups meet at each chunk (13 % of the stall samples on that hand-off, the token path\n"
-  "// a further 11-14 % of the time at 128 tokens: bench/NOTES.md, twelfth and fourteenth sessions).\n"
+  "// a further 11-22 % of the time at 128 tokens: bench/NOTES.md, twelfth and fourteenth sessions).\n"
   "// Here one more, producer warpgroup widens the tokens into a ring of NVF_SLOTS shared-memory\n"
   "// slots (raw bytes through cp.async stages), up to NVF_SLOTS slots ahead, and the consumers only\n"
   "// wait for a slot's full barrier; setmaxnreg moves registers from the producer to the consumers.\n"
