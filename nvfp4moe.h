@@ -3004,16 +3004,6 @@ static const char* const nvfp4moe__src_ptx_wgmma_cuh[] = {
   "               \"{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, 0;\\n}\"\n"
   "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3]), \"+f\"(d[4]), \"+f\"(d[5]), \"+f\"(d[6]), \"+f\"(d[7]), \"+f\"(d[8]), \"+f\"(d[9]), \"+f\"(d[10]), \"+f\"(d[11]), \"+f\"(d[12]), \"+f\"(d[13]), \"+f\"(d[14]), \"+f\"(d[15]), \"+f\"(d[16]), \"+f\"(d[17]), \"+f\"(d[18]), \"+f\"(d[19]), \"+f\"(d[20]), \"+f\"(d[21]), \"+f\"(d[22]), \"+f\"(d[23]), \"+f\"(d[24]), \"+f\"(d[25]), \"+f\"(d[26]), \"+f\"(d[27]), \"+f\"(d[28]), \"+f\"(d[29]), \"+f\"(d[30]), \"+f\"(d[31]), \"+f\"(d[32]), \"+f\"(d[33]), \"+f\"(d[34]), \"+f\"(d[35]), \"+f\"(d[36]), \"+f\"(d[37]), \"+f\"(d[38]), \"+f\"(d[39]), \"+f\"(d[40]), \"+f\"(d[41]), \"+f\"(d[42]), \"+f\"(d[43]), \"+f\"(d[44]), \"+f\"(d[45]), \"+f\"(d[46]), \"+f\"(d[47]), \"+f\"(d[48]), \"+f\"(d[49]), \"+f\"(d[50]), \"+f\"(d[51]), \"+f\"(d[52]), \"+f\"(d[53]), \"+f\"(d[54]), \"+f\"(d[55]), \"+f\"(d[56]), \"+f\"(d[57]), \"+f\"(d[58]), \"+f\"(d[59]), \"+f\"(d[60]), \"+f\"(d[61]), \"+f\"(d[62]), \"+f\"(d[63])\n"
   "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b));\n"
-  "}\n"
-  "\n"
-  "// D(64 x N, f32) += A(64 x 16, bf16, K-major in shared memory at desc_a) * B(16 x N, bf16,\n"
-  "// K-major at desc_b): the SS form (no transpose of either operand), N = 128.\n"
-  "NVF_DEV void nvf_wgmma_ss_n128(float* d, u64 desc_a, u64 desc_b) {\n"
-  "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n"
-  "               \"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 \"\n",
-  "               \"{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\\n}\"\n"
-  "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3]), \"+f\"(d[4]), \"+f\"(d[5]), \"+f\"(d[6]), \"+f\"(d[7]), \"+f\"(d[8]), \"+f\"(d[9]), \"+f\"(d[10]), \"+f\"(d[11]), \"+f\"(d[12]), \"+f\"(d[13]), \"+f\"(d[14]), \"+f\"(d[15]), \"+f\"(d[16]), \"+f\"(d[17]), \"+f\"(d[18]), \"+f\"(d[19]), \"+f\"(d[20]), \"+f\"(d[21]), \"+f\"(d[22]), \"+f\"(d[23]), \"+f\"(d[24]), \"+f\"(d[25]), \"+f\"(d[26]), \"+f\"(d[27]), \"+f\"(d[28]), \"+f\"(d[29]), \"+f\"(d[30]), \"+f\"(d[31]), \"+f\"(d[32]), \"+f\"(d[33]), \"+f\"(d[34]), \"+f\"(d[35]), \"+f\"(d[36]), \"+f\"(d[37]), \"+f\"(d[38]), \"+f\"(d[39]), \"+f\"(d[40]), \"+f\"(d[41]), \"+f\"(d[42]), \"+f\"(d[43]), \"+f\"(d[44]), \"+f\"(d[45]), \"+f\"(d[46]), \"+f\"(d[47]), \"+f\"(d[48]), \"+f\"(d[49]), \"+f\"(d[50]), \"+f\"(d[51]), \"+f\"(d[52]), \"+f\"(d[53]), \"+f\"(d[54]), \"+f\"(d[55]), \"+f\"(d[56]), \"+f\"(d[57]), \"+f\"(d[58]), \"+f\"(d[59]), \"+f\"(d[60]), \"+f\"(d[61]), \"+f\"(d[62]), \"+f\"(d[63])\n"
-  "               : \"l\"(desc_a), \"l\"(desc_b));\n"
   "}\n",
   0};
 static const char* const nvfp4moe__src_quantize_cu[] = {
@@ -5511,9 +5501,9 @@ static const int nvfp4moe__ws_cwg[3] = {3, 4, 4};
    an H200 (bench/NOTES.md, fourth and fifth sessions), swap-AB mma.sync up to 16 covered
    tokens (expected_m <= 9), the wgmma kernel with four warpgroups and 48 tokens up to 48
    (faster in sum than the 32-token tile from 8 to 32 tokens), 64 tokens up to 64, and
-   beyond that 128 tokens with three consumer warpgroups and a token producer
-   (gemm_wgmma_ws.cu: 6-14 % faster than the same tile without it at 128 and 512 tokens on
-   the five shapes, fifteenth session). sm80 (not re-measured with the margin): swap-AB for
+   beyond that 128 tokens with three; each of these tiles with a token producer warpgroup
+   (gemm_wgmma_ws.cu: 2-17 % faster than the same tile without it at 32-512 tokens on the
+   five shapes, fifteenth session). sm80 (not re-measured with the margin): swap-AB for
    expected_m up to 48, then the tiled mma.sync kernel with the smallest M tile. */
 NVFP4MOE__PRIVATE int nvfp4moe__cover_m(const nvfp4moe_gemm_args* a) {
   long long e = a->expected_m, x, y;
@@ -5553,6 +5543,15 @@ NVFP4MOE__PRIVATE int nvfp4moe__gemm_kernel(const nvfp4moe_context* ctx, const n
   return ctx->target_sm == 90 && p->k >= 2560;
 }
 
+/* Grid of the wgmma kernels: one CTA per (group, `rows` weight rows, token tile of `tok`), the
+   tiles covering em tokens; past 2^31 - 1 CTAs fewer tiles (each kernel loops over its tiles). */
+NVFP4MOE__PRIVATE unsigned nvfp4moe__wgmma_grid(const nvfp4moe__gemm_params* p, int rows, unsigned tok, int em) {
+  long long blocks = (long long)p->groups * ((p->n + rows - 1) / rows);
+  long long tiles = ((long long)em + tok - 1) / tok;
+  if (tiles > 0x7FFFFFFFLL / blocks) tiles = 0x7FFFFFFFLL / blocks > 0 ? 0x7FFFFFFFLL / blocks : 1;
+  return (unsigned)(blocks * tiles);
+}
+
 /* em: rows per expert the token tiles cover (nvfp4moe__cover_m), 1..m_max; spec: the tile
    configuration (GEMM_P16 .. GEMM_LAST); tiled: the weights are TILED, so the module is
    spec's twin (same geometry, one kernel) */
@@ -5571,8 +5570,6 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
     unsigned sps = tok >= 128 ? 1u : 2u, smem = 6u * sps * tok * 256u + 3u * tok * sps * 72u;
     unsigned threads = 128u * (unsigned)(cwg + 1);
     int regs, want = (int)(65536u / threads / 8u * 8u);
-    long long blocks = (long long)p->groups * ((p->n + 64 * cwg - 1) / (64 * cwg));
-    long long tiles = ((long long)em + tok - 1) / tok, grid;
     void* args[1];
     nvfp4moe_result r = nvfp4moe__prepare(ctx, mod);
     if (r != NVFP4MOE_SUCCESS) return r;
@@ -5585,10 +5582,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
                                 "%s: %s was built with %d registers per thread, not the %d its warp specialisation "
                                 "needs; force another tile (NVFP4MOE_GEMM_CONFIG) or report the NVRTC version",
                                 fn, nvfp4moe__specs[mod].name, regs, want);
-    if (tiles > 0x7FFFFFFFLL / blocks) tiles = 0x7FFFFFFFLL / blocks > 0 ? 0x7FFFFFFFLL / blocks : 1; /* the kernel loops */
-    grid = blocks * tiles;
     args[0] = (void*)p;
-    return nvfp4moe__launch(ctx, fn, mod, kern, (unsigned)grid, threads, smem, stream, args);
+    return nvfp4moe__launch(ctx, fn, mod, kern, nvfp4moe__wgmma_grid(p, 64 * cwg, tok, em), threads, smem, stream, args);
   }
   if (spec >= NVFP4MOE__SPEC_GEMM_W32 && spec <= NVFP4MOE__SPEC_GEMM_W64_WG4) {
     /* one CTA per (group, 64 * NVF_WG weight rows, token tile); the token tiles cover
@@ -5599,14 +5594,10 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
     if (strncmp(ctx->tune_define, "-DNVF_WTUNE=", 12) == 0) kc = 256u * (unsigned)(atoi(ctx->tune_define + 12) / 100);
     units = tok * (kc / 128u);
     unsigned smem = 3u * units * 256u + units * 72u;
-    long long blocks = (long long)p->groups * ((p->n + 64 * wg - 1) / (64 * wg));
-    long long tiles = ((long long)em + tok - 1) / tok;
-    long long grid;
-    if (tiles > 0x7FFFFFFFLL / blocks) tiles = 0x7FFFFFFFLL / blocks > 0 ? 0x7FFFFFFFLL / blocks : 1; /* the kernel loops */
-    grid = blocks * tiles;
     void* args[1];
     args[0] = (void*)p;
-    return nvfp4moe__launch(ctx, fn, mod, kern, (unsigned)grid, 128u * (unsigned)wg, smem, stream, args);
+    return nvfp4moe__launch(ctx, fn, mod, kern, nvfp4moe__wgmma_grid(p, 64 * wg, tok, em), 128u * (unsigned)wg, smem,
+                            stream, args);
   }
   if (spec >= NVFP4MOE__SPEC_GEMM_T8 && spec <= NVFP4MOE__SPEC_GEMM_T48) {
     /* one CTA per (group, 128 weight rows); tokens of a 1024-K chunk in shared memory */
