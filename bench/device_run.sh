@@ -75,6 +75,8 @@
 # $MS tokens (default 128,512) on ${ONLY:-gemm}, (CONFIGS2 set) a second set at $MS2 on $ONLY2, (GDEFS set) the A/B of $GDEFS as gemm_ab.
 # W15B: the token-producer kernels' GEMM tests, their A/Bs at 32 (with the layers) and 64 tokens, the quick suite, the
 # layer tests, memcheck on their GEMM tests (each step under its own timeout, so a hang cannot take the call).
+# Sixteenth session: V16: the instruction-throughput probe (tools/pipe_probe.cu), the quick GPU suite and the layer
+# tests, memcheck and racecheck on the token-producer GEMM tests (each step under its own timeout).
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -689,5 +691,14 @@ T12)
       echo "$t quantize exit $?: $(grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/$t.q.log" | head -1) $(grep -c ^PASS "$OUT/$t.q.log") PASS $(grep -c ^FAIL "$OUT/$t.q.log") FAIL"
     done
   fi
+  ;;
+V16)
+  nvcc -arch=sm_90a -O3 tools/pipe_probe.cu -o build/pipe_probe && timeout 60 ./build/pipe_probe | tee "$OUT/pipe_probe.txt"
+  quick_suite
+  for t in memcheck racecheck; do
+    TEST_QUICK=1 TEST_ONLY=gemm_every_tile_config TEST_CONFIGS=gemm_sm90_ws timeout ${MCT:-150} compute-sanitizer \
+      --tool $t --error-exitcode 9 ./build/test_gpu > "$OUT/$t.ws.log" 2>&1
+    echo "$t ws exit $?: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$t.ws.log" | head -1) $(grep -c ^PASS "$OUT/$t.ws.log") PASS $(grep -c ^FAIL "$OUT/$t.ws.log") FAIL"
+  done
   ;;
 esac

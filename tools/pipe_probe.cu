@@ -1,0 +1,65 @@
+// pipe_probe.cu -- throughput of the single instructions an in-register NVFP4 widening can be
+// built from (LOP3, shifts, IMAD, PRMT, the e4m3x2 -> f16x2 convert F2FP, packed bf16/f16
+// multiplies), in warp-instructions per clock per SM. A measurement tool for bench/NOTES.md,
+// not part of the library: nvcc -arch=sm_90a -O3 tools/pipe_probe.cu -o build/pipe_probe
+#include <cstdio>
+#include <cuda_runtime.h>
+
+#define CHAINS 8
+#define ITERS 4096
+
+#define PROBE(NAME, ASM)                                                                   \
+  __global__ void NAME(unsigned* out, unsigned seed, unsigned k1, unsigned k2) {                                     \
+    unsigned v[CHAINS];                                                                    \
+    for (int c = 0; c < CHAINS; ++c) v[c] = seed * (threadIdx.x + 1) + c * 0x9E3779B9u;    \
+    for (int i = 0; i < ITERS; ++i) {                                                      \
+      _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) asm volatile(ASM : "+r"(v[c]) : "r"(k1), "r"(k2));  \
+    }                                                                                      \
+    unsigned x = 0;                                                                        \
+    for (int c = 0; c < CHAINS; ++c) x ^= v[c];                                            \
+    if (x == 0x12345678u) out[threadIdx.x] = x;                                            \
+  }
+
+PROBE(p_lop3, "lop3.b32 %0, %0, %1, %2, 0xE8;")
+PROBE(p_shf, "shf.l.wrap.b32 %0, %0, %0, %1;")
+PROBE(p_imad, "mad.lo.u32 %0, %0, %1, %2;")
+PROBE(p_prmt, "prmt.b32 %0, %0, %1, %2;")
+PROBE(p_f2fp, "{.reg .b16 h; mov.b32 {h, _}, %0; cvt.rn.f16x2.e4m3x2 %0, h;}")
+PROBE(p_hfma2_bf16, "fma.rn.bf16x2 %0, %0, %1, %2;")
+PROBE(p_hmul2_f16, "mul.rn.f16x2 %0, %0, %1;")
+PROBE(p_ffma, "{.reg .f32 f, g, h; mov.b32 f, %0; mov.b32 g, %1; mov.b32 h, %2; fma.rn.f32 f, f, g, h; mov.b32 %0, f;}")
+
+typedef void (*probe_fn)(unsigned*, unsigned, unsigned, unsigned);
+
+int main() {
+  const struct { const char* name; probe_fn fn; } probes[] = {
+      {"lop3", p_lop3}, {"shf", p_shf}, {"imad", p_imad}, {"prmt", p_prmt}, {"cvt.f16x2.e4m3x2 (F2FP)", p_f2fp},
+      {"fma.bf16x2", p_hfma2_bf16}, {"mul.f16x2", p_hmul2_f16}, {"fma.f32", p_ffma}};
+  int sms, clk_khz;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  cudaDeviceGetAttribute(&clk_khz, cudaDevAttrClockRate, 0);
+  unsigned* out;
+  cudaMalloc(&out, 1024 * sizeof(unsigned));
+  const int threads = 512, blocks = sms * 4;
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  printf("# %d SMs, %d blocks of %d threads, %d chains x %d iterations; clock for the rate: the SM clock\n", sms,
+         blocks, threads, CHAINS, ITERS);
+  for (const auto& p : probes) {
+    p.fn<<<blocks, threads>>>(out, 1u, 0x3F803F80u, 0x80008000u); // warm-up
+    cudaEventRecord(a);
+    p.fn<<<blocks, threads>>>(out, 2u, 0x3F803F80u, 0x80008000u);
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float ms;
+    cudaEventElapsedTime(&ms, a, b);
+    double warp_instr = (double)blocks * threads / 32 * CHAINS * ITERS;
+    double per_sm_per_ns = warp_instr / sms / (ms * 1e6);
+    printf("%-26s %8.3f ms  %6.3f warp-instr/ns/SM  (%.2f per clock at 1.98 GHz)\n", p.name, ms, per_sm_per_ns,
+           per_sm_per_ns / 1.98);
+  }
+  cudaError_t e = cudaGetLastError();
+  printf("%s\n", e == cudaSuccess ? "ok" : cudaGetErrorString(e));
+  return 0;
+}
