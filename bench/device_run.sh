@@ -77,6 +77,8 @@
 # layer tests, memcheck on their GEMM tests (each step under its own timeout, so a hang cannot take the call).
 # Sixteenth session: V16: the instruction-throughput probe (tools/pipe_probe.cu), the quick GPU suite and the layer
 # tests, memcheck and racecheck on the token-producer GEMM tests (each step under its own timeout).
+# F16: the swap-AB GEMM tests (the few-token path), then if they pass the quick GPU suite, the layer tests, the A/B
+# of $GDEFS (default: the few-token path off / on, twice) at $MS tokens (default 1,2,8), memcheck on the swap-AB GEMM tests.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -700,5 +702,18 @@ V16)
       --tool $t --error-exitcode 9 ./build/test_gpu > "$OUT/$t.ws.log" 2>&1
     echo "$t ws exit $?: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$t.ws.log" | head -1) $(grep -c ^PASS "$OUT/$t.ws.log") PASS $(grep -c ^FAIL "$OUT/$t.ws.log") FAIL"
   done
+  ;;
+F16)
+  TEST_QUICK=1 TEST_ONLY=gemm_every_tile_config TEST_CONFIGS=gemm_swapab timeout 120 ./build/test_gpu > "$OUT/swapab.log" 2>&1
+  summ "swap-AB GEMM tests" "$OUT/swapab.log" $? 12
+  if grep -q '^PASS test_gemm_every_tile_config' "$OUT/swapab.log"; then
+    quick_suite
+    PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py \
+      --defines "${GDEFS:--DNVF_FEW=0,-DNVF_SWDUMMY=1,-DNVF_FEW=0,-DNVF_SWDUMMY=1}" --ms "${MS:-1,2,8}" --only gemm \
+      --out "$OUT/ab_few.json" 2>&1 | grep -E "tune=" | cut -c1-170
+    TEST_QUICK=1 TEST_ONLY=gemm_every_tile_config TEST_CONFIGS=gemm_swapab timeout 150 compute-sanitizer --tool memcheck \
+      --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.swapab.log" 2>&1
+    echo "memcheck swapab exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.swapab.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.swapab.log") PASS"
+  fi
   ;;
 esac

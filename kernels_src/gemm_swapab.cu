@@ -53,9 +53,191 @@ static_assert(NVF_SKC % 1024 == 0 && NVF_SKC <= 8192, "NVF_SKC: 1024, 2048, ... 
 #error "NVF_TUNE must be 0, 1, 2 or 3"
 #endif
 #define NVF_TSTRIDE (NVF_KC / 2 + 8)   // words per token row in smem; +8 keeps 64-bit reads conflict-free
+// Few tokens (a group with at most NVF_FEW of them; 0 switches the path off): the SFs are applied after
+// the MMAs instead of to every weight, see nvf_swapab_few below.
+#ifndef NVF_FEW
+#if NVF_NT <= 2
+#define NVF_FEW 2
+#else
+#define NVF_FEW 0
+#endif
+#endif
+#define NVF_FSTEPS (NVF_KC / NVF_STEP) // 128-K steps per token chunk
 // Probe for tuning runs (wrong results, timing only; bench/NOTES.md, fourteenth session's next steps):
 // -DNVF_SWPROBE=1 loads the weights and SFs as always but only folds them into one accumulator (no
 // widening, no MMAs; the tokens are still staged): the rate of this grid's access pattern by itself.
+
+// ---- few tokens: per-block partial sums, SFs applied after the MMA (NVF_FEW) ----------------
+// Each 16-element block has its own pair of SFs, so an MMA that sums across blocks needs scaled
+// operands: the general path multiplies every widened weight by its SF (a quarter of its widening).
+// With one token an MMA column can be given to each block instead: thread t feeds the MMA its
+// blocks 2t (A slots 2t, 2t + 1) and 2t + 1 (slots 2t + 8, 2t + 9), so if B column n holds the
+// token's block n at exactly those slots and zeros elsewhere, D[r][n] is row r's partial sum over
+// block n alone, and the accumulator elements of thread t are its own blocks 2t, 2t + 1 of rows r0
+// and r0 + 8. The 8 MMAs of a step accumulate the same columns (the same blocks), then one FMA per
+// element applies SF(weight) * SF(token); a quad shuffle adds the four threads' blocks at the end.
+// Per token and step: 8 MMAs, 4 FMUL + 4 FFMA, against 32 SF multiplies of the weights (and their
+// SF widening) saved per step whatever the token count, so it pays for one or two tokens.
+// Exact as the general path: a block's partial is an exact f32 (16 products of E2M1 values, at most
+// 12 significant bits), times the SF product (8 bits), then f32 accumulation.
+// Scales: weights widened without SF are code * 2^-126 (0.5 the bf16 subnormal 2^-127), the
+// staged tokens code * 2^32 (widened, then * 2^127 * 2^31, exact), so products are code products
+// * 2^-94, normal f32; the epilogue multiplies by 2^94.
+// Shared memory: [NVF_FEW][NVF_FSTEPS][8 blocks][8 pairs] bf16x2 words, [NVF_FEW][NVF_FSTEPS][8]
+// f32 token SFs, then 8 zero words (what the lanes that feed no column load).
+#if NVF_FEW > 0
+NVF_DEV void nvf_sf2_to_f32(u32 sf2, float& f0, float& f1) { // ue4m3 bytes 0, 1 -> f32 (0x7F: NaN)
+#if __CUDA_ARCH__ >= 890
+  u32 h;
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"((u16)(sf2 & 0x7F7Fu))); // bit 7 is not a sign
+  f0 = nvf_fp16_to_f32((u16)h);
+  f1 = nvf_fp16_to_f32((u16)(h >> 16));
+#else
+  const u32 b0 = sf2 & 0x7Fu, b1 = (sf2 >> 8) & 0x7Fu;
+  f0 = b0 == 0x7Fu ? nvf_f32(0x7FC00000u) : nvf_e4m3_to_f32(b0);
+  f1 = b1 == 0x7Fu ? nvf_f32(0x7FC00000u) : nvf_e4m3_to_f32(b1);
+#endif
+}
+
+template <bool WIDE> NVF_DEV void nvf_swapab_few(const NvfGemmParams& p, int g, int bx, int valid) {
+  extern __shared__ __align__(16) u32 tok[];
+  float* tsf = (float*)(tok + NVF_FEW * NVF_FSTEPS * 64);
+  u32* zero = tok + NVF_FEW * NVF_FSTEPS * 72;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = lane & 3, n = lane >> 2;
+  const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;
+  const int nchunks = (p.k + NVF_KC - 1) / NVF_KC;
+  const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);
+  const int r0 = bx * NVF_ROWS + warp * 16 + n;
+  const bool ok0 = r0 < p.n, ok1 = r0 + 8 < p.n;
+  const u8* w0 = nvf_wpiece(p, g, r0, t);
+  const u8* w1 = w0 + NVF_WROW8(p);
+  const u8* bsf = p.b_sf + g * sfb_g;
+  const u8* sf0 = bsf + nvf_sf_offset_128x4(r0, 2 * t, kc4);
+  const u8* sf1 = bsf + nvf_sf_offset_128x4(r0 + 8, 2 * t, kc4);
+  const float alpha = p.alpha ? p.alpha[g] : 1.0f;
+  // the lane (n, t) with n >> 1 == t feeds column n (block n) through b0 (n even) or b1 (n odd)
+  const bool feeds = (n >> 1) == t;
+  const bool f0 = feeds && !(n & 1), f1 = feeds && (n & 1);
+  const u32* bsrc0 = f0 ? tok + n * 8 : zero; // the others read the zero words, at every step
+  const u32* bsrc1 = f1 ? tok + n * 8 : zero;
+  const int bmul0 = f0 ? 1 : 0, bmul1 = f1 ? 1 : 0;
+  if (threadIdx.x < 8) zero[threadIdx.x] = 0u;
+
+  float acc[NVF_FEW][2];
+  #pragma unroll
+  for (int j = 0; j < NVF_FEW; ++j) acc[j][0] = acc[j][1] = 0.0f;
+
+  uint4 wq[NVF_DEPTH][2];
+  u32 ws[NVF_DEPTH][2];
+  #pragma unroll
+  for (int d = 0; d < NVF_DEPTH; ++d) {
+    const int kel = d * NVF_STEP + 32 * t;
+    const bool in = d < nsteps && kel < p.k;
+    wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
+    wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
+    ws[d][0] = (in && ok0) ? *(const u16*)(sf0 + d * 1024) : 0u;
+    ws[d][1] = (in && ok1) ? *(const u16*)(sf1 + d * 1024) : 0u;
+  }
+
+  for (int c = 0; c < nchunks; ++c) {
+    // ---- stage the tokens of this chunk: per block 8 bf16x2 pairs and the f32 SF ----
+    __syncthreads(); // the previous chunk has been read by every warp
+    for (int piece = threadIdx.x; piece < valid * (NVF_KC / 32); piece += NVF_THREADS) {
+      const int m = piece / (NVF_KC / 32), pc = piece % (NVF_KC / 32), ss = pc >> 2, tt = pc & 3;
+      const int kel = c * NVF_KC + pc * 32;
+      uint4 o[4] = {make_uint4(0, 0, 0, 0), make_uint4(0, 0, 0, 0), make_uint4(0, 0, 0, 0), make_uint4(0, 0, 0, 0)};
+      float f0 = 0.0f, f1 = 0.0f;
+      if (kel < p.k) {
+        const uint4 q = *(const uint4*)(p.a + ((i64)g * p.m_max + m) * (p.k / 2) + kel / 2);
+        nvf_sf2_to_f32(*(const u16*)(p.a_sf + g * sfa_g + nvf_sf_offset_128x4(m, kel / 16, kc4)), f0, f1);
+        const u32 qw[4] = {q.x, q.y, q.z, q.w};
+        #pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          u32 r[4];
+          nvf_fp4x8_to_bf16x2(qw[j], r);
+          #pragma unroll
+          for (int e = 0; e < 4; ++e) // code * 2^-126 -> code * 2^32, exact
+            r[e] = nvf_bf16x2_mul(nvf_bf16x2_mul(r[e], 0x7F007F00u), 0x4F004F00u);
+          o[j] = make_uint4(r[0], r[1], r[2], r[3]);
+        }
+      }
+      u32* dst = tok + ((m * NVF_FSTEPS + ss) * 8 + 2 * tt) * 8; // blocks 2tt, 2tt + 1: 16 words
+      #pragma unroll
+      for (int j = 0; j < 4; ++j) *(uint4*)(dst + 4 * j) = o[j];
+      *(float2*)(tsf + (m * NVF_FSTEPS + ss) * 8 + 2 * tt) = make_float2(f0, f1);
+    }
+    __syncthreads();
+
+    #pragma unroll 1
+    for (int half = 0; half < NVF_FSTEPS / NVF_DEPTH; ++half) {
+      #pragma unroll
+      for (int d = 0; d < NVF_DEPTH; ++d) {
+        const int ss = half * NVF_DEPTH + d, s = c * NVF_FSTEPS + ss;
+        if (s < nsteps) {
+          float s00, s01, s10, s11; // the SFs of rows r0 / r0 + 8, blocks 2t / 2t + 1
+          nvf_sf2_to_f32(ws[d][0], s00, s01);
+          nvf_sf2_to_f32(ws[d][1], s10, s11);
+          // MMAs 4h .. 4h + 3 take pairs 4h .. 4h + 3 of each block: word h of block 2t (A slots
+          // 2t, 2t + 1) and word 2 + h of block 2t + 1 (slots 2t + 8, 2t + 9), widened without SF
+          float cs[NVF_FEW][4];
+          #pragma unroll
+          for (int j = 0; j < NVF_FEW; ++j) cs[j][0] = cs[j][1] = cs[j][2] = cs[j][3] = 0.0f;
+          #pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            u32 x0[4], x1[4], y0[4], y1[4]; // rows r0, r0 + 8; blocks 2t (x), 2t + 1 (y)
+            nvf_fp4x8_to_bf16x2(h ? wq[d][0].y : wq[d][0].x, x0);
+            nvf_fp4x8_to_bf16x2(h ? wq[d][1].y : wq[d][1].x, x1);
+            nvf_fp4x8_to_bf16x2(h ? wq[d][0].w : wq[d][0].z, y0);
+            nvf_fp4x8_to_bf16x2(h ? wq[d][1].w : wq[d][1].z, y1);
+            #pragma unroll
+            for (int j = 0; j < NVF_FEW; ++j) {
+              if (j < valid) {
+                const int w = (j * NVF_FSTEPS + ss) * 64 + 4 * h; // the token's step, in words
+                const uint4 b0 = *(const uint4*)(bsrc0 + bmul0 * w), b1 = *(const uint4*)(bsrc1 + bmul1 * w);
+                const u32 b0v[4] = {b0.x, b0.y, b0.z, b0.w}, b1v[4] = {b1.x, b1.y, b1.z, b1.w};
+                #pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                  const u32 af[4] = {x0[e], x1[e], y0[e], y1[e]};
+                  nvf_mma_bf16_16816(cs[j], af, b0v[e], b1v[e]);
+                }
+              }
+            }
+          }
+          { // the step DEPTH ahead, into the registers this step has used
+            const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;
+            const bool in = sn < nsteps && kel < p.k;
+            wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
+            wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
+            ws[d][0] = (in && ok0) ? *(const u16*)(sf0 + (i64)sn * 1024) : 0u;
+            ws[d][1] = (in && ok1) ? *(const u16*)(sf1 + (i64)sn * 1024) : 0u;
+          }
+          #pragma unroll
+          for (int j = 0; j < NVF_FEW; ++j) {
+            if (j < valid) {
+              const float2 sa = *(const float2*)(tsf + (j * NVF_FSTEPS + ss) * 8 + 2 * t);
+              acc[j][0] = __fmaf_rn(cs[j][0], __fmul_rn(s00, sa.x), acc[j][0]);
+              acc[j][0] = __fmaf_rn(cs[j][1], __fmul_rn(s01, sa.y), acc[j][0]);
+              acc[j][1] = __fmaf_rn(cs[j][2], __fmul_rn(s10, sa.x), acc[j][1]);
+              acc[j][1] = __fmaf_rn(cs[j][3], __fmul_rn(s11, sa.y), acc[j][1]);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // ---- epilogue: the quad's four threads hold blocks 2t, 2t + 1 of every step ----
+  #pragma unroll
+  for (int j = 0; j < NVF_FEW; ++j)
+    #pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float v = acc[j][r];
+      v += __shfl_xor_sync(0xFFFFFFFFu, v, 1);
+      v += __shfl_xor_sync(0xFFFFFFFFu, v, 2);
+      if (t == 0) nvf_store_scaled(p, g, valid, alpha, j, r0 + 8 * r, v, nvf_f32(0x6E800000u)); // * 2^94
+    }
+}
+#endif
 
 template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
   extern __shared__ __align__(16) u32 tok[]; // [NVF_TOK][NVF_TSTRIDE]
@@ -64,6 +246,9 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = lane & 3;
   const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);
   if (valid == 0) return; // an expert without tokens: its weights are not read
+#if NVF_FEW > 0
+  if (valid <= NVF_FEW) { nvf_swapab_few<WIDE>(p, g, bx, valid); return; }
+#endif
   const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;
   const int nchunks = (p.k + NVF_KC - 1) / NVF_KC;
   const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);
