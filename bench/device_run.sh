@@ -79,6 +79,8 @@
 # tests, memcheck and racecheck on the token-producer GEMM tests (each step under its own timeout).
 # F16: the swap-AB GEMM tests (the few-token path), then if they pass the quick GPU suite, the layer tests, the A/B
 # of $GDEFS (default: the few-token path off / on, twice) at $MS tokens (default 1,2,8), memcheck on the swap-AB GEMM tests.
+# (NVF_FEW is only in commit 604b58c: here both arms build the default.)
+# B16: the GEMM tests of every tile configuration (quick), then the full benchmark (as I).
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -715,5 +717,11 @@ F16)
       --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.swapab.log" 2>&1
     echo "memcheck swapab exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.swapab.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.swapab.log") PASS"
   fi
+  ;;
+B16)
+  TEST_QUICK=1 TEST_ONLY=gemm_every_tile_config timeout 120 ./build/test_gpu > "$OUT/tiles.log" 2>&1
+  summ "every tile configuration" "$OUT/tiles.log" $? 12
+  PYTHONUNBUFFERED=1 timeout ${BT:-450} python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -40 | cut -c1-150
+  cp bench/results/h200.json "$OUT/" 2>/dev/null || cp bench/results/*.json "$OUT/"
   ;;
 esac

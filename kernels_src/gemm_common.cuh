@@ -92,18 +92,13 @@ NVF_DEV const u8* nvf_wbyte(const NvfGemmParams& p, int g, i64 r, int o) {
   }
 #endif
 
-// One element of a swap-AB accumulator (token m, weight row n) to D[g, m, n]: undoes the power
-// of 2 the widened operands carry (unscale) exactly, applies alpha and the row scale. Only for
+// One element of a swap-AB accumulator (token m, weight row n) to D[g, m, n]: undoes the
+// 2^-8 * 2^-8 of the widened operands exactly, applies alpha and the row scale. Only for
 // m < valid and n < N (rows past masked_m are never written).
-NVF_DEV void nvf_store_scaled(const NvfGemmParams& p, int g, int valid, float alpha, int m, int n, float acc,
-                              float unscale) {
+NVF_DEV void nvf_store_swapab(const NvfGemmParams& p, int g, int valid, float alpha, int m, int n, float acc) {
   if (m < valid && n < p.n) {
     const float rs = p.row_scale ? p.row_scale[(i64)g * p.m_max + m] : 1.0f;
-    const float v = __fmul_rn(__fmul_rn(alpha, rs), __fmul_rn(acc, unscale));
+    const float v = __fmul_rn(__fmul_rn(alpha, rs), __fmul_rn(acc, 65536.0f));
     p.d[((i64)g * p.m_max + m) * p.ldd + n] = (u16)nvf_f32_to_bf16(v);
   }
-}
-// The same for operands widened by nvf_dequant_piece (2^-8 each).
-NVF_DEV void nvf_store_swapab(const NvfGemmParams& p, int g, int valid, float alpha, int m, int n, float acc) {
-  nvf_store_scaled(p, g, valid, alpha, m, n, acc, 65536.0f);
 }
