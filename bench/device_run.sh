@@ -81,6 +81,7 @@
 # of $GDEFS (default: the few-token path off / on, twice) at $MS tokens (default 1,2,8), memcheck on the swap-AB GEMM tests.
 # (NVF_FEW is only in commit 604b58c: here both arms build the default.)
 # B16: the GEMM tests of every tile configuration (quick), then the full benchmark (as I).
+# T16: the whole GPU suite, not quick ($TT s at most).
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -723,5 +724,10 @@ B16)
   summ "every tile configuration" "$OUT/tiles.log" $? 12
   PYTHONUNBUFFERED=1 timeout ${BT:-450} python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -40 | cut -c1-150
   cp bench/results/h200.json "$OUT/" 2>/dev/null || cp bench/results/*.json "$OUT/"
+  ;;
+T16)
+  timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1
+  summ "full GPU suite" "$OUT/test_gpu_full.log" $? 12
+  grep -E '^PASS|^FAIL|^SKIP|passed' "$OUT/test_gpu_full.log"
   ;;
 esac
