@@ -83,7 +83,7 @@ static int* make_masked_m(int groups, int rows, int pattern) {
       case 3: mm[g] = 1; break;
       case 5: mm[g] = 16 + (int)(tu_rand() % 35u); if (mm[g] > rows) mm[g] = rows; break; /* decode: ~33 */
       case 6: mm[g] = 50 + (int)(tu_rand() % 31u); if (mm[g] > rows) mm[g] = rows; break; /* ~65 */
-      case 7: mm[g] = 1 + g % 3; if (mm[g] > rows) mm[g] = rows; break; /* 1, 2, 3 tokens: the few-token path and past it */
+      case 7: mm[g] = 1 + g % 3; if (mm[g] > rows) mm[g] = rows; break; /* 1, 2, 3 tokens per group */
       default: {                                             /* random, with 0, 1, M_max and out-of-range */
         unsigned r = (unsigned)(tu_rand() % 10);
         mm[g] = r == 0 ? 0 : r == 1 ? 1 : r == 2 ? rows : r == 3 ? rows + 7 : r == 4 ? -3 : (int)(tu_rand() % (unsigned)rows);
@@ -725,9 +725,9 @@ static void test_gemm_every_tile_config(void) {
                                 /* TILED weights: the twin module of the configuration; N 272 ends
                                    inside a 128-row block, K 1152 inside a 1024-K chunk */
                                 {3, 300, 272, 1152, 4, 1, 1, 8, 0, 1}, {2, 300, 144, 4224, 0, 1, 1, 0, 20, 1},
-                                /* 1, 2 and 3 tokens per group (the swap-AB kernel's few-token path up to
-                                   NVF_FEW tokens): K 4160 over five 1024-K chunks ending inside a step,
-                                   N 264 inside a 128-row block; then TILED weights */
+                                /* 1, 2 and 3 tokens per group (groups far below every tile): K 4160 over
+                                   five 1024-K chunks ending inside a step, N 264 inside a 128-row block;
+                                   then TILED weights */
                                 {6, 8, 264, 4160, 7, 1, 1, 8, 0, 0}, {6, 16, 272, 1152, 7, 1, 1, 0, 0, 1}};
   nvfp4moe_info info;
   const char* config;
