@@ -82,6 +82,9 @@
 # (NVF_FEW is only in commit 604b58c: here both arms build the default.)
 # B16: the GEMM tests of every tile configuration (quick), then the full benchmark (as I).
 # T16: the whole GPU suite, not quick ($TT s at most).
+# Seventeenth session: W15 with TCONF=gemm_sm90_ws_t256 MC=1 CONFIGS=<t128_wg3,t256_wg2 twice> MS=256,512 (the
+# 256-token tile's tests, memcheck and A/B); P17: the token-producer tiles under the timing probes NVF_WSPROBE
+# 0-3 (gemm_wgmma_ws.cu): the 128- and 256-token tiles at 128 and 512 tokens, the 48-token tile at 32.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -724,6 +727,14 @@ B16)
   summ "every tile configuration" "$OUT/tiles.log" $? 12
   PYTHONUNBUFFERED=1 timeout ${BT:-450} python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -40 | cut -c1-150
   cp bench/results/h200.json "$OUT/" 2>/dev/null || cp bench/results/*.json "$OUT/"
+  ;;
+P17)
+  v=""; for c in gemm_sm90_ws_t128_wg3 gemm_sm90_ws_t256_wg2; do for d in 0 1 2 3; do v="$v,$c@-DNVF_WSPROBE=$d"; done; done
+  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --variants "${v#,}" --ms 128,512 --only gemm \
+    --out "$OUT/probe_t128_t256.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  v=""; for d in 0 1 2 3; do v="$v,gemm_sm90_ws_t48_wg4@-DNVF_WSPROBE=$d"; done
+  PYTHONUNBUFFERED=1 timeout ${ABT:-120} python3 tools/bench.py --variants "${v#,}" --ms 32 --only gemm \
+    --out "$OUT/probe_t48.json" 2>&1 | grep -E "tune=" | cut -c1-170
   ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1

@@ -61,6 +61,16 @@ static_assert(NVF_WS_SMEM <= 227 * 1024, "shared memory");
 static_assert((NVF_UNITS <= 128 || NVF_UNITS % 128 == 0) && NVF_DEPTH % NVF_SPS == 0,
               "units per producer pass, whole slots per round");
 
+// Timing-only probes (wrong results; bench/NOTES.md, seventeenth session): -DNVF_WSPROBE=1 the
+// consumers load and widen no weights (A is a constant), =2 also the producer copies and widens
+// no tokens (it only passes the barriers): what the RS wgmma loop with its waits and hand-offs
+// costs alone; =3 only the producer idles (the weights as always).
+#ifndef NVF_WSPROBE
+#define NVF_WSPROBE 0
+#endif
+#define NVF_WSP_W (NVF_WSPROBE == 1 || NVF_WSPROBE == 2) // no weight path
+#define NVF_WSP_T (NVF_WSPROBE >= 2)                     // no token path
+
 #if NVF_TOK == 48
 #define nvf_wgmma_rs nvf_wgmma_rs_n48
 #elif NVF_TOK == 64
@@ -151,6 +161,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
       }
       #pragma unroll
       for (int d = 0; d < NVF_TSTAGES - 1; ++d) {
+        if (NVF_WSP_T) break;
         #pragma unroll
         for (int j = 0; j < NVF_UPT; ++j)
           nvf_tp_issue(src[j], sf[j], p.a, d * NVF_SPS + ss, nsteps, p.k,
@@ -160,12 +171,12 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
       for (int f = 0; f < nslots; ++f) {
         #pragma unroll
         for (int j = 0; j < NVF_UPT; ++j)
-          nvf_tp_issue(src[j], sf[j], p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,
+          if (!NVF_WSP_T) nvf_tp_issue(src[j], sf[j], p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,
                        stage0 + (st == 0 ? NVF_TSTAGES - 1 : st - 1) * NVF_STAGE_BYTES, pt + 128 * j); // the stage read last fill
         nvf_tp_commit();
         nvf_mbar_wait(empty0 + 8u * slot, phase);
         asm volatile("cp.async.wait_group %0;" ::"n"(NVF_TSTAGES - 1) : "memory"); // fill f has landed
-        if (live)
+        if (live && !NVF_WSP_T)
           #pragma unroll
           for (int j = 0; j < NVF_UPT; ++j)
             nvf_tp_widen(smem + NVF_SLOTS * NVF_SLOT_BYTES + st * NVF_STAGE_BYTES,
@@ -198,10 +209,14 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     uint4 wq[NVF_DEPTH][2];
     u32 ws[NVF_DEPTH][2];
     #pragma unroll
-    for (int d = 0; d < NVF_DEPTH; ++d) nvf_wg_load<WIDE>(wr, d, nsteps, p.k, wq[d], ws[d]);
+    for (int d = 0; d < NVF_DEPTH; ++d)
+      if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, d, nsteps, p.k, wq[d], ws[d]);
     // One set of widened weights (see gemm_wgmma.cu: a second set had its registers reused
     // under a pending wgmma), so every step first waits for all earlier MMAs.
     u32 a[32];
+    if (NVF_WSP_W)
+      #pragma unroll
+      for (int i = 0; i < 32; ++i) a[i] = 0x3C003C00u + (u32)(lane & 3) + 8u * (u32)i; // probe: any values
     int prev = -1; // slot of the step in flight
     for (int s0 = 0; s0 < nsteps; s0 += NVF_DEPTH) {
       #pragma unroll
@@ -211,9 +226,11 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
           nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done
           const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)
           if (first && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);
-          nvf_dequant_piece(wq[d][0], ws[d][0], a);
-          nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);
-          nvf_wg_load<WIDE>(wr, s + NVF_DEPTH, nsteps, p.k, wq[d], ws[d]);
+          if (!NVF_WSP_W) {
+            nvf_dequant_piece(wq[d][0], ws[d][0], a);
+            nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);
+            nvf_wg_load<WIDE>(wr, s + NVF_DEPTH, nsteps, p.k, wq[d], ws[d]);
+          }
           const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;
           if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in
           nvf_wgmma_fence();
