@@ -2609,7 +2609,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "//\n"
   "// Same contract and the same step as gemm_wgmma.cu (gemm_wgmma_step.cuh): swap-AB, each\n"
   "// consumer warpgroup streams 64 weight rows into registers, widens them there and issues wgmma\n"
-  "// with A from registers (RS); NVF_TOK tokens (48, 64, 128 or 256) are B. What differs is the token\n"
+  "// with A from registers (RS); NVF_TOK tokens (32, 48, 64 or 128) are B. What differs is the token\n"
   "// path. There every thread widens its part of the next K chunk of tokens between its MMAs and\n"
   "// the warpgroups meet at each chunk (13 % of the stall samples on that hand-off, the token path\n"
   "// a further 11-22 % of the time at 128 tokens: bench/NOTES.md, twelfth and fourteenth sessions).\n"
@@ -2628,45 +2628,39 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#include \"ptx_tcgen05.cuh\" // mbarriers (sm_90+)\n"
   "\n"
   "#ifndef NVF_TOK\n"
-  "#define NVF_TOK 128 // tokens per tile: the wgmma N (48, 64, 128 or 256)\n"
+  "#define NVF_TOK 128 // tokens per tile: the wgmma N (32, 48, 64 or 128)\n"
   "#endif\n"
   "#ifndef NVF_CWG\n"
-  "#define NVF_CWG 3 // consumer warpgroups, 64 weight rows each (2 with 256 tokens, else 3 or 4)\n"
+  "#define NVF_CWG 3 // consumer warpgroups, 64 weight rows each (3 or 4)\n"
   "#endif\n"
   "#define NVF_THREADS (128 * (NVF_CWG + 1))\n"
   "#define NVF_ROWS (64 * NVF_CWG)\n"
   "#define NVF_STEP 128\n"
   "#define NVF_DEPTH 2 // weight steps in flight per consumer thread (20 registers each)\n"
   "// K steps per slot: 128 tokens fill the producer's 128 threads with one step, fewer tokens\n"
-  "// with two (units of one token and one step: 96 or 128 of them), 256 tokens give each\n"
-  "// producer thread two units of one step\n"
+  "// with two (units of one token and one step: 64, 96 or 128 of them)\n"
   "#define NVF_SPS (NVF_TOK >= 128 \? 1 : 2)\n"
   "#define NVF_UNITS (NVF_TOK * NVF_SPS)\n"
-  "#define NVF_UPT (NVF_UNITS > 128 \? NVF_UNITS / 128 : 1) // units per producer thread\n"
   "#define NVF_B_MMA (NVF_TOK * 32)\n"
-  "#define NVF_SLOT_BYTES (NVF_SPS * 8 * NVF_B_MMA) // 24, 32 or 64 KB\n"
-  "// (fixed: the host sizes shared memory for these) 6 slots, or 2 of 64 KB at 256 tokens (a\n"
-  "// step's 16 wgmma m64n256k16 outlast the producer's widening of the next)\n"
-  "#define NVF_SLOTS (NVF_TOK > 128 \? 2 : 6)\n"
+  "#define NVF_SLOT_BYTES (NVF_SPS * 8 * NVF_B_MMA) // 16, 24 or 32 KB\n"
+  "#define NVF_SLOTS 6 // (fixed: the host sizes shared memory for 6 slots and 3 stages)\n"
   "#define NVF_TSTAGES 3                    // slots' worth of raw tokens in flight through cp.async\n"
   "#define NVF_STAGE_BYTES (NVF_UNITS * 72) // 64 bytes and 8 SFs a unit\n"
   "#define NVF_WS_SMEM (NVF_SLOTS * NVF_SLOT_BYTES + NVF_TSTAGES * NVF_STAGE_BYTES) // the host mirrors it\n"
   "// Producer registers after setmaxnreg; the consumers get the rest of the pool (152 each with\n"
-  "// three, 104 with four, 216 with two). Spills in ptxas 13.0 (sm_90a) at 56: none at 128 and 48\n"
-  "// tokens, 4 bytes at 64 (64 there: 64 bytes), 40 at 256 (two units a thread; none at 64 or\n"
-  "// 72, which leave the consumers 216 either way).\n"
+  "// three, 104 with four). Spills in ptxas 13.0 (sm_90a) at 56: none at 128 and 48 tokens, 4\n"
+  "// bytes at 64 (64 there: 64 bytes).\n"
   "#ifndef NVF_PREGS\n"
-  "#define NVF_PREGS (NVF_TOK > 128 \? 72 : 56)\n"
+  "#define NVF_PREGS 56\n"
   "#endif\n"
   "// setmaxnreg moves registers within the CTA's pool, what the launch allocated: the register\n"
-  "// count __launch_bounds__ gives (65536 / threads, a multiple of 8) for every thread. An\n",
+  "// count __launch_bounds__ gives (65536 / threads, a multiple of 8) for every thread. An\n"
   "// increase past the pool never completes (the first 640-thread build hung that way).\n"
   "#define NVF_LAUNCH_REGS (65536 / NVF_THREADS / 8 * 8)\n"
   "#define NVF_CREGS ((NVF_LAUNCH_REGS * NVF_THREADS / 128 - NVF_PREGS) / NVF_CWG / 8 * 8)\n"
   "static_assert(NVF_PREGS * 128 + NVF_CREGS * 128 * NVF_CWG <= NVF_LAUNCH_REGS * NVF_THREADS, \"register pool\");\n"
-  "static_assert(NVF_WS_SMEM <= 227 * 1024, \"shared memory\");\n"
-  "static_assert((NVF_UNITS <= 128 || NVF_UNITS % 128 == 0) && NVF_DEPTH % NVF_SPS == 0,\n"
-  "              \"units per producer pass, whole slots per round\");\n"
+  "static_assert(NVF_WS_SMEM <= 227 * 1024, \"shared memory\");\n",
+  "static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, \"units per producer pass, whole slots per round\");\n"
   "\n"
   "// Timing-only probes (wrong results; bench/NOTES.md, seventeenth session): -DNVF_WSPROBE=1 the\n"
   "// consumers load and widen no weights (A is a constant), =2 also the producer copies and widens\n"
@@ -2678,42 +2672,42 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#define NVF_WSP_W (NVF_WSPROBE == 1 || NVF_WSPROBE == 2) // no weight path\n"
   "#define NVF_WSP_T (NVF_WSPROBE >= 2)                     // no token path\n"
   "\n"
-  "#if NVF_TOK == 48\n"
+  "#if NVF_TOK == 32\n"
+  "#define nvf_wgmma_rs nvf_wgmma_rs_n32\n"
+  "#elif NVF_TOK == 48\n"
   "#define nvf_wgmma_rs nvf_wgmma_rs_n48\n"
   "#elif NVF_TOK == 64\n"
   "#define nvf_wgmma_rs nvf_wgmma_rs_n64\n"
   "#elif NVF_TOK == 128\n"
   "#define nvf_wgmma_rs nvf_wgmma_rs_n128\n"
-  "#elif NVF_TOK == 256\n"
-  "#define nvf_wgmma_rs nvf_wgmma_rs_n256\n"
   "#else\n"
-  "#error \"NVF_TOK must be 48, 64, 128 or 256\"\n"
+  "#error \"NVF_TOK must be 32, 48, 64 or 128\"\n"
   "#endif\n"
   "#include \"gemm_wgmma_step.cuh\"\n"
   "\n"
-  "// Unit u's token step s into its raw stage with cp.async; the caller commits one group per slot (zero-filled\n"
+  "// Unit u's token step s into its raw stage with cp.async, one commit group per slot (zero-filled\n"
   "// past K, past the steps and for a token past masked_m, whose copies name the 16-byte aligned\n"
   "// `dummy` and read nothing): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64\n"
   "// UNITS + 4 (h UNITS + u), so a warp's copies and reads are conflict-free. Register loads would\n"
   "// not do: ptxas puts every load of a register pipeline on one scoreboard, so the first use of\n"
   "// step s + 1 would also wait for step s + 2 (bench/NOTES.md, fourteenth session).\n"
   "NVF_DEV void nvf_tp_issue(const u8* src, const u8* sf, const u8* dummy, int s, int nsteps, int k, u32 stage, int u) {\n"
-  "  if (NVF_UNITS % 128 == 0 || u < NVF_UNITS) // threads past the units copy nothing (their commit groups are empty)\n"
+  "  if (NVF_UNITS == 128 || u < NVF_UNITS) // threads past the units copy nothing (their commit groups are empty)\n"
   "  #pragma unroll\n"
   "  for (int q = 0; q < 4; ++q) {\n"
   "    const bool in = src && s < nsteps && s * NVF_STEP + 32 * q < k;\n"
   "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" ::\"r\"(stage + 16 * (q * NVF_UNITS + u)),\n"
   "                 \"l\"(in \? src + (i64)s * 64 + 16 * q : dummy), \"r\"(in \? 16 : 0) : \"memory\");\n"
   "  }\n"
-  "  if (NVF_UNITS % 128 == 0 || u < NVF_UNITS)\n"
+  "  if (NVF_UNITS == 128 || u < NVF_UNITS)\n"
   "  #pragma unroll\n"
   "  for (int h = 0; h < 2; ++h) {\n"
   "    const bool in = src && s < nsteps && s * NVF_STEP + 64 * h < k;\n"
   "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\" ::\"r\"(stage + 64 * NVF_UNITS + 4 * (h * NVF_UNITS + u)),\n"
   "                 \"l\"(in \? sf + (i64)s * 1024 + 512 * h : sf), \"r\"(in \? 4 : 0) : \"memory\");\n"
   "  }\n"
+  "  asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n"
   "}\n"
-  "NVF_DEV void nvf_tp_commit() { asm volatile(\"cp.async.commit_group;\" ::: \"memory\"); }\n"
   "\n"
   "// Widen unit u's raw token step s (in its stage) into a slot (dst: the unit's row in MMA 0).\n"
   "NVF_DEV void nvf_tp_widen(const u8* st, u32 dst, int s, int k, int u) {\n"
@@ -2723,13 +2717,13 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const u32 sfw[2] = {*(const u32*)(st + 64 * NVF_UNITS + 4 * u), *(const u32*)(st + 68 * NVF_UNITS + 4 * u)};\n"
   "  nvf_wg_widen_token(q, sfw, s * NVF_STEP, k, dst);\n"
   "}\n"
-  "\n",
+  "\n"
   "template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {\n"
   "  extern __shared__ __align__(128) u8 smem[]; // NVF_SLOTS slots, then NVF_TSTAGES raw token stages\n"
   "  __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]\n"
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
   "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n"
-  "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n"
+  "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n",
   "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "  if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read\n"
   "  const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;\n"
@@ -2744,50 +2738,33 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  __syncthreads();\n"
   "\n"
   "  if (threadIdx.x >= 128 * NVF_CWG) {\n"
-  "    // ---- producer: unit u = pt + 128 j (j < NVF_UPT) = (token u % TOK, step u / TOK of each\n"
-  "    // slot), raw through cp.async stages, widened into the ring; threads past the units only\n"
-  "    // pass the barriers\n"
+  "    // ---- producer: unit pt = (token pt % TOK, step pt / TOK of each slot), raw through cp.async\n"
+  "    // stages, widened into the ring; threads past the units only pass the barriers\n"
   "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\" ::\"n\"(NVF_PREGS));\n"
   "    const int pt = threadIdx.x - 128 * NVF_CWG, n = NVF_SPS == 1 \? pt : pt % NVF_TOK, ss = NVF_SPS == 1 \? 0 : pt / NVF_TOK;\n"
-  "    const bool live = NVF_UNITS >= 128 || pt < NVF_UNITS;\n"
+  "    const bool live = NVF_UNITS == 128 || pt < NVF_UNITS;\n"
   "    const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS; // slot fills per token tile\n"
   "    const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);\n"
   "    const u8* asf_g = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k);\n"
   "    const u32 stage0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES;\n"
-  "    const u32 dst0 = ss * 8 * NVF_B_MMA + (n >> 3) * 256 + (n & 7) * 16; // unit j: + j 4096 (token n + 128 j)\n"
+  "    const u32 dst0 = ss * 8 * NVF_B_MMA + (n >> 3) * 256 + (n & 7) * 16;\n"
   "    int slot = 0, st = 0; // ring slot, raw stage of the fill\n"
   "    u32 phase = 1;        // empty: the phase before a fresh barrier's first counts as completed\n"
   "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
-  "      const u8* src[NVF_UPT];\n"
-  "      const u8* sf[NVF_UPT];\n"
+  "      const int m = tok0 + n;\n"
+  "      const u8* src = live && m < valid \? a_g + (i64)m * (p.k / 2) : 0;\n"
+  "      const u8* sf = asf_g + nvf_sf_offset_128x4(m < valid \? m : 0, 0, kc4);\n"
   "      #pragma unroll\n"
-  "      for (int j = 0; j < NVF_UPT; ++j) {\n"
-  "        const int m = tok0 + n + 128 * j;\n"
-  "        src[j] = live && m < valid \? a_g + (i64)m * (p.k / 2) : 0;\n"
-  "        sf[j] = asf_g + nvf_sf_offset_128x4(m < valid \? m : 0, 0, kc4);\n"
-  "      }\n"
-  "      #pragma unroll\n"
-  "      for (int d = 0; d < NVF_TSTAGES - 1; ++d) {\n"
-  "        if (NVF_WSP_T) break;\n"
-  "        #pragma unroll\n"
-  "        for (int j = 0; j < NVF_UPT; ++j)\n"
-  "          nvf_tp_issue(src[j], sf[j], p.a, d * NVF_SPS + ss, nsteps, p.k,\n"
-  "                       stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt + 128 * j);\n"
-  "        nvf_tp_commit();\n"
-  "      }\n"
+  "      for (int d = 0; d < NVF_TSTAGES - 1; ++d)\n"
+  "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, d * NVF_SPS + ss, nsteps, p.k, stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt);\n"
   "      for (int f = 0; f < nslots; ++f) {\n"
-  "        #pragma unroll\n"
-  "        for (int j = 0; j < NVF_UPT; ++j)\n"
-  "          if (!NVF_WSP_T) nvf_tp_issue(src[j], sf[j], p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,\n"
-  "                       stage0 + (st == 0 \? NVF_TSTAGES - 1 : st - 1) * NVF_STAGE_BYTES, pt + 128 * j); // the stage read last fill\n"
-  "        nvf_tp_commit();\n"
+  "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,\n"
+  "                     stage0 + (st == 0 \? NVF_TSTAGES - 1 : st - 1) * NVF_STAGE_BYTES, pt); // the stage read last fill\n"
   "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
   "        asm volatile(\"cp.async.wait_group %0;\" ::\"n\"(NVF_TSTAGES - 1) : \"memory\"); // fill f has landed\n"
   "        if (live && !NVF_WSP_T)\n"
-  "          #pragma unroll\n"
-  "          for (int j = 0; j < NVF_UPT; ++j)\n",
-  "            nvf_tp_widen(smem + NVF_SLOTS * NVF_SLOT_BYTES + st * NVF_STAGE_BYTES,\n"
-  "                         sbase + slot * NVF_SLOT_BYTES + dst0 + 4096 * j, f * NVF_SPS + ss, p.k, pt + 128 * j);\n"
+  "          nvf_tp_widen(smem + NVF_SLOTS * NVF_SLOT_BYTES + st * NVF_STAGE_BYTES, sbase + slot * NVF_SLOT_BYTES + dst0,\n"
+  "                       f * NVF_SPS + ss, p.k, pt);\n"
   "        nvf_fence_proxy_async();\n"
   "        nvf_mbar_arrive(full0 + 8u * slot);\n"
   "        if (++slot == NVF_SLOTS) {\n"
@@ -2809,7 +2786,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
   "  int slot = 0;\n"
   "  u32 phase = 0;\n"
-  "  for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
+  "  for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n",
   "    float acc[NVF_TOK / 2];\n"
   "    #pragma unroll\n"
   "    for (int e = 0; e < NVF_TOK / 2; ++e) acc[e] = 0.0f;\n"
@@ -2979,7 +2956,7 @@ static const char* const nvfp4moe__src_ptx_tcgen05_cuh[] = {
 static const char* const nvfp4moe__src_ptx_wgmma_cuh[] = {
   "// ptx_wgmma.cuh -- warpgroup MMA wrappers for Hopper (sm_90a): fences, commit/wait, the\n"
   "// shared-memory matrix descriptor, and wgmma.mma_async with A from registers (RS form),\n"
-  "// BF16 inputs and F32 accumulators, M = 64, N in {8, 16, 32, 48, 64, 128, 256}. Operand forms follow\n"
+  "// BF16 inputs and F32 accumulators, M = 64, N in {8, 16, 32, 48, 64, 128}. Operand forms follow\n"
   "// the PTX ISA (warpgroup-level matrix instructions); the N variants differ only in the\n"
   "// length of the accumulator list, spelled out because inline asm needs fixed operands.\n"
   "#pragma once\n"
@@ -3025,8 +3002,8 @@ static const char* const nvfp4moe__src_ptx_wgmma_cuh[] = {
   "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3]), \"+f\"(d[4]), \"+f\"(d[5]), \"+f\"(d[6]), \"+f\"(d[7]), \"+f\"(d[8]), \"+f\"(d[9]), \"+f\"(d[10]), \"+f\"(d[11]), \"+f\"(d[12]), \"+f\"(d[13]), \"+f\"(d[14]), \"+f\"(d[15])\n"
   "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b));\n"
   "}\n"
-  "NVF_DEV void nvf_wgmma_rs_n48(float* d, const u32* a, u64 desc_b) {\n",
-  "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n"
+  "NVF_DEV void nvf_wgmma_rs_n48(float* d, const u32* a, u64 desc_b) {\n"
+  "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n",
   "               \"wgmma.mma_async.sync.aligned.m64n48k16.f32.bf16.bf16 \"\n"
   "               \"{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23}, {%24, %25, %26, %27}, %28, p, 1, 1, 0;\\n}\"\n"
   "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3]), \"+f\"(d[4]), \"+f\"(d[5]), \"+f\"(d[6]), \"+f\"(d[7]), \"+f\"(d[8]), \"+f\"(d[9]), \"+f\"(d[10]), \"+f\"(d[11]), \"+f\"(d[12]), \"+f\"(d[13]), \"+f\"(d[14]), \"+f\"(d[15]), \"+f\"(d[16]), \"+f\"(d[17]), \"+f\"(d[18]), \"+f\"(d[19]), \"+f\"(d[20]), \"+f\"(d[21]), \"+f\"(d[22]), \"+f\"(d[23])\n"
@@ -3044,13 +3021,6 @@ static const char* const nvfp4moe__src_ptx_wgmma_cuh[] = {
   "               \"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 \"\n"
   "               \"{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1, 0;\\n}\"\n"
   "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3]), \"+f\"(d[4]), \"+f\"(d[5]), \"+f\"(d[6]), \"+f\"(d[7]), \"+f\"(d[8]), \"+f\"(d[9]), \"+f\"(d[10]), \"+f\"(d[11]), \"+f\"(d[12]), \"+f\"(d[13]), \"+f\"(d[14]), \"+f\"(d[15]), \"+f\"(d[16]), \"+f\"(d[17]), \"+f\"(d[18]), \"+f\"(d[19]), \"+f\"(d[20]), \"+f\"(d[21]), \"+f\"(d[22]), \"+f\"(d[23]), \"+f\"(d[24]), \"+f\"(d[25]), \"+f\"(d[26]), \"+f\"(d[27]), \"+f\"(d[28]), \"+f\"(d[29]), \"+f\"(d[30]), \"+f\"(d[31]), \"+f\"(d[32]), \"+f\"(d[33]), \"+f\"(d[34]), \"+f\"(d[35]), \"+f\"(d[36]), \"+f\"(d[37]), \"+f\"(d[38]), \"+f\"(d[39]), \"+f\"(d[40]), \"+f\"(d[41]), \"+f\"(d[42]), \"+f\"(d[43]), \"+f\"(d[44]), \"+f\"(d[45]), \"+f\"(d[46]), \"+f\"(d[47]), \"+f\"(d[48]), \"+f\"(d[49]), \"+f\"(d[50]), \"+f\"(d[51]), \"+f\"(d[52]), \"+f\"(d[53]), \"+f\"(d[54]), \"+f\"(d[55]), \"+f\"(d[56]), \"+f\"(d[57]), \"+f\"(d[58]), \"+f\"(d[59]), \"+f\"(d[60]), \"+f\"(d[61]), \"+f\"(d[62]), \"+f\"(d[63])\n"
-  "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b));\n"
-  "}\n"
-  "NVF_DEV void nvf_wgmma_rs_n256(float* d, const u32* a, u64 desc_b) {\n"
-  "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n"
-  "               \"wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 \"\n",
-  "               \"{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, {%128, %129, %130, %131}, %132, p, 1, 1, 0;\\n}\"\n"
-  "               : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3]), \"+f\"(d[4]), \"+f\"(d[5]), \"+f\"(d[6]), \"+f\"(d[7]), \"+f\"(d[8]), \"+f\"(d[9]), \"+f\"(d[10]), \"+f\"(d[11]), \"+f\"(d[12]), \"+f\"(d[13]), \"+f\"(d[14]), \"+f\"(d[15]), \"+f\"(d[16]), \"+f\"(d[17]), \"+f\"(d[18]), \"+f\"(d[19]), \"+f\"(d[20]), \"+f\"(d[21]), \"+f\"(d[22]), \"+f\"(d[23]), \"+f\"(d[24]), \"+f\"(d[25]), \"+f\"(d[26]), \"+f\"(d[27]), \"+f\"(d[28]), \"+f\"(d[29]), \"+f\"(d[30]), \"+f\"(d[31]), \"+f\"(d[32]), \"+f\"(d[33]), \"+f\"(d[34]), \"+f\"(d[35]), \"+f\"(d[36]), \"+f\"(d[37]), \"+f\"(d[38]), \"+f\"(d[39]), \"+f\"(d[40]), \"+f\"(d[41]), \"+f\"(d[42]), \"+f\"(d[43]), \"+f\"(d[44]), \"+f\"(d[45]), \"+f\"(d[46]), \"+f\"(d[47]), \"+f\"(d[48]), \"+f\"(d[49]), \"+f\"(d[50]), \"+f\"(d[51]), \"+f\"(d[52]), \"+f\"(d[53]), \"+f\"(d[54]), \"+f\"(d[55]), \"+f\"(d[56]), \"+f\"(d[57]), \"+f\"(d[58]), \"+f\"(d[59]), \"+f\"(d[60]), \"+f\"(d[61]), \"+f\"(d[62]), \"+f\"(d[63]), \"+f\"(d[64]), \"+f\"(d[65]), \"+f\"(d[66]), \"+f\"(d[67]), \"+f\"(d[68]), \"+f\"(d[69]), \"+f\"(d[70]), \"+f\"(d[71]), \"+f\"(d[72]), \"+f\"(d[73]), \"+f\"(d[74]), \"+f\"(d[75]), \"+f\"(d[76]), \"+f\"(d[77]), \"+f\"(d[78]), \"+f\"(d[79]), \"+f\"(d[80]), \"+f\"(d[81]), \"+f\"(d[82]), \"+f\"(d[83]), \"+f\"(d[84]), \"+f\"(d[85]), \"+f\"(d[86]), \"+f\"(d[87]), \"+f\"(d[88]), \"+f\"(d[89]), \"+f\"(d[90]), \"+f\"(d[91]), \"+f\"(d[92]), \"+f\"(d[93]), \"+f\"(d[94]), \"+f\"(d[95]), \"+f\"(d[96]), \"+f\"(d[97]), \"+f\"(d[98]), \"+f\"(d[99]), \"+f\"(d[100]), \"+f\"(d[101]), \"+f\"(d[102]), \"+f\"(d[103]), \"+f\"(d[104]), \"+f\"(d[105]), \"+f\"(d[106]), \"+f\"(d[107]), \"+f\"(d[108]), \"+f\"(d[109]), \"+f\"(d[110]), \"+f\"(d[111]), \"+f\"(d[112]), \"+f\"(d[113]), \"+f\"(d[114]), \"+f\"(d[115]), \"+f\"(d[116]), \"+f\"(d[117]), \"+f\"(d[118]), \"+f\"(d[119]), \"+f\"(d[120]), \"+f\"(d[121]), \"+f\"(d[122]), \"+f\"(d[123]), \"+f\"(d[124]), \"+f\"(d[125]), \"+f\"(d[126]), \"+f\"(d[127])\n"
   "               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b));\n"
   "}\n",
   0};
@@ -3917,8 +3887,8 @@ enum {
   NVFP4MOE__SPEC_GEMM_WS128, /* wgmma with a token producer warpgroup (gemm_wgmma_ws.cu) */
   NVFP4MOE__SPEC_GEMM_WS48,
   NVFP4MOE__SPEC_GEMM_WS64,
-  NVFP4MOE__SPEC_GEMM_WS256,
-  NVFP4MOE__SPEC_GEMM_LAST = NVFP4MOE__SPEC_GEMM_WS256,
+  NVFP4MOE__SPEC_GEMM_WS32,
+  NVFP4MOE__SPEC_GEMM_LAST = NVFP4MOE__SPEC_GEMM_WS32,
   NVFP4MOE__SPEC_GEMM_SM100,
   /* twins of GEMM_P16 .. GEMM_LAST, in that order, for TILED weights (-DNVF_WTILED=1) */
   NVFP4MOE__SPEC_GEMM_TILED_FIRST,
@@ -3981,7 +3951,7 @@ enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
      XK},                                                                                                              \
     {"gemm_sm90_ws_t64_wg4" SUF, "gemm_wgmma_ws.cu", {"-DNVF_TOK=64", "-DNVF_CWG=4", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0,   \
      XK},                                                                                                              \
-    {"gemm_sm90_ws_t256_wg2" SUF, "gemm_wgmma_ws.cu", {"-DNVF_TOK=256", "-DNVF_CWG=2", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0, \
+    {"gemm_sm90_ws_t32_wg4" SUF, "gemm_wgmma_ws.cu", {"-DNVF_TOK=32", "-DNVF_CWG=4", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0,   \
      XK},
 static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"quantize", "quantize.cu", {0}, NVFP4MOE__NEEDS_SM80, 1,
@@ -5542,8 +5512,8 @@ static const int nvfp4moe__portable_bm[4] = {16, 32, 64, 128};
 static const int nvfp4moe__swapab_tok[4] = {8, 16, 32, 48};
 static const int nvfp4moe__wgmma_tok[10] = {32, 64, 128, 64, 128, 16, 32, 48, 48, 64}; /* NVF_TOK, NVF_WG of the W specs */
 static const int nvfp4moe__wgmma_wg[10] = {2, 2, 2, 3, 3, 4, 4, 3, 4, 4};
-static const int nvfp4moe__ws_tok[4] = {128, 48, 64, 256}; /* NVF_TOK, NVF_CWG of the WS specs */
-static const int nvfp4moe__ws_cwg[4] = {3, 4, 4, 2};
+static const int nvfp4moe__ws_tok[4] = {128, 48, 64, 32}; /* NVF_TOK, NVF_CWG of the WS specs */
+static const int nvfp4moe__ws_cwg[4] = {3, 4, 4, 4};
 
 /* Tile choice of the portable and sm90 backends. sm90: expected_m is a mean, so the tile
    should also hold the experts that get more (one past its tile costs a second pass over
@@ -5612,15 +5582,13 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
   const int mod = tiled ? spec - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST : spec;
   const int kern = tiled ? 0 : nvfp4moe__gemm_kernel(ctx, p);
   int bm;
-  if (spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS256) {
+  if (spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32) {
     /* one CTA per (group, 64 NVF_CWG weight rows, token tile): NVF_CWG consumer warpgroups and a
-       token producer; shared memory as NVF_WS_SMEM: NVF_SLOTS ring slots (6, or 2 for 256 tokens)
-       of NVF_SPS steps (1 for 128 tokens and more, else 2) and 3 raw token stages of
-       NVF_UNITS = NVF_TOK NVF_SPS units of 72 bytes */
+       token producer; shared memory as NVF_WS_SMEM: 6 ring slots of NVF_SPS steps (1 for 128
+       tokens, else 2) and 3 raw token stages of NVF_UNITS = NVF_TOK NVF_SPS units of 72 bytes */
     unsigned tok = (unsigned)nvfp4moe__ws_tok[spec - NVFP4MOE__SPEC_GEMM_WS128];
     int cwg = nvfp4moe__ws_cwg[spec - NVFP4MOE__SPEC_GEMM_WS128];
-    unsigned sps = tok >= 128 ? 1u : 2u, slots = tok > 128 ? 2u : 6u;
-    unsigned smem = slots * sps * tok * 256u + 3u * tok * sps * 72u;
+    unsigned sps = tok >= 128 ? 1u : 2u, smem = 6u * sps * tok * 256u + 3u * tok * sps * 72u;
     unsigned threads = 128u * (unsigned)(cwg + 1);
     int regs, want = (int)(65536u / threads / 8u * 8u);
     void* args[1];

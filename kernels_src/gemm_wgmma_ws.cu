@@ -2,7 +2,7 @@
 //
 // Same contract and the same step as gemm_wgmma.cu (gemm_wgmma_step.cuh): swap-AB, each
 // consumer warpgroup streams 64 weight rows into registers, widens them there and issues wgmma
-// with A from registers (RS); NVF_TOK tokens (48, 64, 128 or 256) are B. What differs is the token
+// with A from registers (RS); NVF_TOK tokens (32, 48, 64 or 128) are B. What differs is the token
 // path. There every thread widens its part of the next K chunk of tokens between its MMAs and
 // the warpgroups meet at each chunk (13 % of the stall samples on that hand-off, the token path
 // a further 11-22 % of the time at 128 tokens: bench/NOTES.md, twelfth and fourteenth sessions).
@@ -21,35 +21,30 @@
 #include "ptx_tcgen05.cuh" // mbarriers (sm_90+)
 
 #ifndef NVF_TOK
-#define NVF_TOK 128 // tokens per tile: the wgmma N (48, 64, 128 or 256)
+#define NVF_TOK 128 // tokens per tile: the wgmma N (32, 48, 64 or 128)
 #endif
 #ifndef NVF_CWG
-#define NVF_CWG 3 // consumer warpgroups, 64 weight rows each (2 with 256 tokens, else 3 or 4)
+#define NVF_CWG 3 // consumer warpgroups, 64 weight rows each (3 or 4)
 #endif
 #define NVF_THREADS (128 * (NVF_CWG + 1))
 #define NVF_ROWS (64 * NVF_CWG)
 #define NVF_STEP 128
 #define NVF_DEPTH 2 // weight steps in flight per consumer thread (20 registers each)
 // K steps per slot: 128 tokens fill the producer's 128 threads with one step, fewer tokens
-// with two (units of one token and one step: 96 or 128 of them), 256 tokens give each
-// producer thread two units of one step
+// with two (units of one token and one step: 64, 96 or 128 of them)
 #define NVF_SPS (NVF_TOK >= 128 ? 1 : 2)
 #define NVF_UNITS (NVF_TOK * NVF_SPS)
-#define NVF_UPT (NVF_UNITS > 128 ? NVF_UNITS / 128 : 1) // units per producer thread
 #define NVF_B_MMA (NVF_TOK * 32)
-#define NVF_SLOT_BYTES (NVF_SPS * 8 * NVF_B_MMA) // 24, 32 or 64 KB
-// (fixed: the host sizes shared memory for these) 6 slots, or 2 of 64 KB at 256 tokens (a
-// step's 16 wgmma m64n256k16 outlast the producer's widening of the next)
-#define NVF_SLOTS (NVF_TOK > 128 ? 2 : 6)
+#define NVF_SLOT_BYTES (NVF_SPS * 8 * NVF_B_MMA) // 16, 24 or 32 KB
+#define NVF_SLOTS 6 // (fixed: the host sizes shared memory for 6 slots and 3 stages)
 #define NVF_TSTAGES 3                    // slots' worth of raw tokens in flight through cp.async
 #define NVF_STAGE_BYTES (NVF_UNITS * 72) // 64 bytes and 8 SFs a unit
 #define NVF_WS_SMEM (NVF_SLOTS * NVF_SLOT_BYTES + NVF_TSTAGES * NVF_STAGE_BYTES) // the host mirrors it
 // Producer registers after setmaxnreg; the consumers get the rest of the pool (152 each with
-// three, 104 with four, 216 with two). Spills in ptxas 13.0 (sm_90a) at 56: none at 128 and 48
-// tokens, 4 bytes at 64 (64 there: 64 bytes), 40 at 256 (two units a thread; none at 64 or
-// 72, which leave the consumers 216 either way).
+// three, 104 with four). Spills in ptxas 13.0 (sm_90a) at 56: none at 128 and 48 tokens, 4
+// bytes at 64 (64 there: 64 bytes).
 #ifndef NVF_PREGS
-#define NVF_PREGS (NVF_TOK > 128 ? 72 : 56)
+#define NVF_PREGS 56
 #endif
 // setmaxnreg moves registers within the CTA's pool, what the launch allocated: the register
 // count __launch_bounds__ gives (65536 / threads, a multiple of 8) for every thread. An
@@ -58,8 +53,7 @@
 #define NVF_CREGS ((NVF_LAUNCH_REGS * NVF_THREADS / 128 - NVF_PREGS) / NVF_CWG / 8 * 8)
 static_assert(NVF_PREGS * 128 + NVF_CREGS * 128 * NVF_CWG <= NVF_LAUNCH_REGS * NVF_THREADS, "register pool");
 static_assert(NVF_WS_SMEM <= 227 * 1024, "shared memory");
-static_assert((NVF_UNITS <= 128 || NVF_UNITS % 128 == 0) && NVF_DEPTH % NVF_SPS == 0,
-              "units per producer pass, whole slots per round");
+static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer pass, whole slots per round");
 
 // Timing-only probes (wrong results; bench/NOTES.md, seventeenth session): -DNVF_WSPROBE=1 the
 // consumers load and widen no weights (A is a constant), =2 also the producer copies and widens
@@ -71,42 +65,42 @@ static_assert((NVF_UNITS <= 128 || NVF_UNITS % 128 == 0) && NVF_DEPTH % NVF_SPS 
 #define NVF_WSP_W (NVF_WSPROBE == 1 || NVF_WSPROBE == 2) // no weight path
 #define NVF_WSP_T (NVF_WSPROBE >= 2)                     // no token path
 
-#if NVF_TOK == 48
+#if NVF_TOK == 32
+#define nvf_wgmma_rs nvf_wgmma_rs_n32
+#elif NVF_TOK == 48
 #define nvf_wgmma_rs nvf_wgmma_rs_n48
 #elif NVF_TOK == 64
 #define nvf_wgmma_rs nvf_wgmma_rs_n64
 #elif NVF_TOK == 128
 #define nvf_wgmma_rs nvf_wgmma_rs_n128
-#elif NVF_TOK == 256
-#define nvf_wgmma_rs nvf_wgmma_rs_n256
 #else
-#error "NVF_TOK must be 48, 64, 128 or 256"
+#error "NVF_TOK must be 32, 48, 64 or 128"
 #endif
 #include "gemm_wgmma_step.cuh"
 
-// Unit u's token step s into its raw stage with cp.async; the caller commits one group per slot (zero-filled
+// Unit u's token step s into its raw stage with cp.async, one commit group per slot (zero-filled
 // past K, past the steps and for a token past masked_m, whose copies name the 16-byte aligned
 // `dummy` and read nothing): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64
 // UNITS + 4 (h UNITS + u), so a warp's copies and reads are conflict-free. Register loads would
 // not do: ptxas puts every load of a register pipeline on one scoreboard, so the first use of
 // step s + 1 would also wait for step s + 2 (bench/NOTES.md, fourteenth session).
 NVF_DEV void nvf_tp_issue(const u8* src, const u8* sf, const u8* dummy, int s, int nsteps, int k, u32 stage, int u) {
-  if (NVF_UNITS % 128 == 0 || u < NVF_UNITS) // threads past the units copy nothing (their commit groups are empty)
+  if (NVF_UNITS == 128 || u < NVF_UNITS) // threads past the units copy nothing (their commit groups are empty)
   #pragma unroll
   for (int q = 0; q < 4; ++q) {
     const bool in = src && s < nsteps && s * NVF_STEP + 32 * q < k;
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(stage + 16 * (q * NVF_UNITS + u)),
                  "l"(in ? src + (i64)s * 64 + 16 * q : dummy), "r"(in ? 16 : 0) : "memory");
   }
-  if (NVF_UNITS % 128 == 0 || u < NVF_UNITS)
+  if (NVF_UNITS == 128 || u < NVF_UNITS)
   #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const bool in = src && s < nsteps && s * NVF_STEP + 64 * h < k;
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(stage + 64 * NVF_UNITS + 4 * (h * NVF_UNITS + u)),
                  "l"(in ? sf + (i64)s * 1024 + 512 * h : sf), "r"(in ? 4 : 0) : "memory");
   }
+  asm volatile("cp.async.commit_group;" ::: "memory");
 }
-NVF_DEV void nvf_tp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 
 // Widen unit u's raw token step s (in its stage) into a slot (dst: the unit's row in MMA 0).
 NVF_DEV void nvf_tp_widen(const u8* st, u32 dst, int s, int k, int u) {
@@ -137,50 +131,33 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   __syncthreads();
 
   if (threadIdx.x >= 128 * NVF_CWG) {
-    // ---- producer: unit u = pt + 128 j (j < NVF_UPT) = (token u % TOK, step u / TOK of each
-    // slot), raw through cp.async stages, widened into the ring; threads past the units only
-    // pass the barriers
+    // ---- producer: unit pt = (token pt % TOK, step pt / TOK of each slot), raw through cp.async
+    // stages, widened into the ring; threads past the units only pass the barriers
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(NVF_PREGS));
     const int pt = threadIdx.x - 128 * NVF_CWG, n = NVF_SPS == 1 ? pt : pt % NVF_TOK, ss = NVF_SPS == 1 ? 0 : pt / NVF_TOK;
-    const bool live = NVF_UNITS >= 128 || pt < NVF_UNITS;
+    const bool live = NVF_UNITS == 128 || pt < NVF_UNITS;
     const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS; // slot fills per token tile
     const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);
     const u8* asf_g = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k);
     const u32 stage0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES;
-    const u32 dst0 = ss * 8 * NVF_B_MMA + (n >> 3) * 256 + (n & 7) * 16; // unit j: + j 4096 (token n + 128 j)
+    const u32 dst0 = ss * 8 * NVF_B_MMA + (n >> 3) * 256 + (n & 7) * 16;
     int slot = 0, st = 0; // ring slot, raw stage of the fill
     u32 phase = 1;        // empty: the phase before a fresh barrier's first counts as completed
     for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {
-      const u8* src[NVF_UPT];
-      const u8* sf[NVF_UPT];
+      const int m = tok0 + n;
+      const u8* src = live && m < valid ? a_g + (i64)m * (p.k / 2) : 0;
+      const u8* sf = asf_g + nvf_sf_offset_128x4(m < valid ? m : 0, 0, kc4);
       #pragma unroll
-      for (int j = 0; j < NVF_UPT; ++j) {
-        const int m = tok0 + n + 128 * j;
-        src[j] = live && m < valid ? a_g + (i64)m * (p.k / 2) : 0;
-        sf[j] = asf_g + nvf_sf_offset_128x4(m < valid ? m : 0, 0, kc4);
-      }
-      #pragma unroll
-      for (int d = 0; d < NVF_TSTAGES - 1; ++d) {
-        if (NVF_WSP_T) break;
-        #pragma unroll
-        for (int j = 0; j < NVF_UPT; ++j)
-          nvf_tp_issue(src[j], sf[j], p.a, d * NVF_SPS + ss, nsteps, p.k,
-                       stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt + 128 * j);
-        nvf_tp_commit();
-      }
+      for (int d = 0; d < NVF_TSTAGES - 1; ++d)
+        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, d * NVF_SPS + ss, nsteps, p.k, stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt);
       for (int f = 0; f < nslots; ++f) {
-        #pragma unroll
-        for (int j = 0; j < NVF_UPT; ++j)
-          if (!NVF_WSP_T) nvf_tp_issue(src[j], sf[j], p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,
-                       stage0 + (st == 0 ? NVF_TSTAGES - 1 : st - 1) * NVF_STAGE_BYTES, pt + 128 * j); // the stage read last fill
-        nvf_tp_commit();
+        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,
+                     stage0 + (st == 0 ? NVF_TSTAGES - 1 : st - 1) * NVF_STAGE_BYTES, pt); // the stage read last fill
         nvf_mbar_wait(empty0 + 8u * slot, phase);
         asm volatile("cp.async.wait_group %0;" ::"n"(NVF_TSTAGES - 1) : "memory"); // fill f has landed
         if (live && !NVF_WSP_T)
-          #pragma unroll
-          for (int j = 0; j < NVF_UPT; ++j)
-            nvf_tp_widen(smem + NVF_SLOTS * NVF_SLOT_BYTES + st * NVF_STAGE_BYTES,
-                         sbase + slot * NVF_SLOT_BYTES + dst0 + 4096 * j, f * NVF_SPS + ss, p.k, pt + 128 * j);
+          nvf_tp_widen(smem + NVF_SLOTS * NVF_SLOT_BYTES + st * NVF_STAGE_BYTES, sbase + slot * NVF_SLOT_BYTES + dst0,
+                       f * NVF_SPS + ss, p.k, pt);
         nvf_fence_proxy_async();
         nvf_mbar_arrive(full0 + 8u * slot);
         if (++slot == NVF_SLOTS) {

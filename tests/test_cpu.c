@@ -724,8 +724,8 @@ static void test_gemm_tile_heuristic(void) {
         sizeof nvfp4moe__wgmma_wg == sizeof nvfp4moe__wgmma_tok, "wgmma tables: %d entries",
         (int)(sizeof nvfp4moe__wgmma_tok / sizeof nvfp4moe__wgmma_tok[0]));
   CHECK(sizeof nvfp4moe__ws_tok / sizeof nvfp4moe__ws_tok[0] ==
-            (size_t)(NVFP4MOE__SPEC_GEMM_WS256 - NVFP4MOE__SPEC_GEMM_WS128 + 1) &&
-        sizeof nvfp4moe__ws_cwg == sizeof nvfp4moe__ws_tok && NVFP4MOE__SPEC_GEMM_WS256 == NVFP4MOE__SPEC_GEMM_LAST,
+            (size_t)(NVFP4MOE__SPEC_GEMM_WS32 - NVFP4MOE__SPEC_GEMM_WS128 + 1) &&
+        sizeof nvfp4moe__ws_cwg == sizeof nvfp4moe__ws_tok && NVFP4MOE__SPEC_GEMM_WS32 == NVFP4MOE__SPEC_GEMM_LAST,
         "token-producer tables: %d entries", (int)(sizeof nvfp4moe__ws_tok / sizeof nvfp4moe__ws_tok[0]));
   for (i = 0; i < sizeof nvfp4moe__wgmma_tok / sizeof nvfp4moe__wgmma_tok[0]; ++i)
     check_spec_defines(NVFP4MOE__SPEC_GEMM_W32 + (int)i, "gemm_wgmma.cu", "NVF_TOK", nvfp4moe__wgmma_tok[i], "NVF_WG",
