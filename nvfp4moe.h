@@ -3919,8 +3919,8 @@ enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
 /* The GEMM specialisations, once per weight layout: SUF is the name suffix, TD the layout
    define (0: none), PK/SK/WK/XK the kernel lists of the portable, swap-AB, wgmma and
    warp-specialised wgmma modules. The
-   wgmma heuristic picks ws_t48_wg4, ws_t64_wg4 and ws_t128_wg3 (gemm_wgmma_ws.cu: four or three
-   consumer warpgroups, 256 or 192 weight rows, and a token producer warpgroup); the gemm_wgmma.cu
+   wgmma heuristic picks ws_t32_wg4, ws_t48_wg4, ws_t64_wg4 and ws_t128_wg3 (gemm_wgmma_ws.cu: four or
+   three consumer warpgroups, 256 or 192 weight rows, and a token producer warpgroup); the gemm_wgmma.cu
    tiles stay for forced configurations and A/Bs (bench/NOTES.md). */
 #define NVFP4MOE__GEMM_SPECS(SUF, TD, PK, SK, WK, XK) \
     {"gemm_portable_m16" SUF, "gemm_portable.cu", {"-DNVF_BM=16", "-DNVF_WARPS_M=1", "-DNVF_WARPS_N=4", TD, 0},        \
@@ -5520,11 +5520,12 @@ static const int nvfp4moe__ws_cwg[4] = {3, 4, 4, 4};
    its weights): the token count to cover is expected_m + 2 sqrt(expected_m) (two standard
    deviations of a Poisson count), at most m_max; then, from forced-configuration sweeps on
    an H200 (bench/NOTES.md, fourth and fifth sessions), swap-AB mma.sync up to 16 covered
-   tokens (expected_m <= 9), the wgmma kernel with four warpgroups and 48 tokens up to 48
-   (faster in sum than the 32-token tile from 8 to 32 tokens), 64 tokens up to 64, and
-   beyond that 128 tokens with three; each of these tiles with a token producer warpgroup
-   (gemm_wgmma_ws.cu: 2-17 % faster than the same tile without it at 32-512 tokens on the
-   five shapes, fifteenth session). sm80 (not re-measured with the margin): swap-AB for
+   tokens (expected_m <= 9), the wgmma kernel with four warpgroups and 32 tokens up to 32
+   (5-10 % faster than the 48-token tile at 16 and 32 tokens with the token producer,
+   seventeenth session; without it the 48-token tile had won), 48 tokens up to 48, 64 up to
+   64, and beyond that 128 tokens with three; each of these tiles with a token producer
+   warpgroup (gemm_wgmma_ws.cu: 2-17 % faster than the same tile without it at 32-512 tokens
+   on the five shapes, fifteenth session). sm80 (not re-measured with the margin): swap-AB for
    expected_m up to 48, then the tiled mma.sync kernel with the smallest M tile. */
 NVFP4MOE__PRIVATE int nvfp4moe__cover_m(const nvfp4moe_gemm_args* a) {
   long long e = a->expected_m, x, y;
@@ -5543,7 +5544,10 @@ NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const
   if (ctx->backend == NVFP4MOE_BACKEND_SM90) {
     em = nvfp4moe__cover_m(a);
     if (em > 16)
-      return em <= 48 ? NVFP4MOE__SPEC_GEMM_WS48 : em <= 64 ? NVFP4MOE__SPEC_GEMM_WS64 : NVFP4MOE__SPEC_GEMM_WS128;
+      return em <= 32   ? NVFP4MOE__SPEC_GEMM_WS32
+             : em <= 48 ? NVFP4MOE__SPEC_GEMM_WS48
+             : em <= 64 ? NVFP4MOE__SPEC_GEMM_WS64
+                        : NVFP4MOE__SPEC_GEMM_WS128;
   }
   for (i = 0; i < 4; ++i)
     if (em <= nvfp4moe__swapab_tok[i]) return NVFP4MOE__SPEC_GEMM_T8 + i;

@@ -85,6 +85,9 @@
 # Seventeenth session: W15 with TCONF=gemm_sm90_ws_t256 MC=1 CONFIGS=<t128_wg3,t256_wg2 twice> MS=256,512 (the
 # 256-token tile's tests, memcheck and A/B); P17: the token-producer tiles under the timing probes NVF_WSPROBE
 # 0-3 (gemm_wgmma_ws.cu): the 128- and 256-token tiles at 128 and 512 tokens, the 48-token tile at 32.
+# W15 with TCONF=gemm_sm90_ws_t32 MC=1 CONFIGS=<ws_t48_wg4,ws_t32_wg4,swapab_t32 twice> MS=16,32 ONLY=gemm,layer
+# (the 32-token tile's tests, memcheck, A/B); R17: the quick GEMM and layer tests under the new heuristic, racecheck
+# on the 32-token tile's GEMM tests, an A/B of swap-AB t16 and the 32-token tile at 8 and 16 tokens; then B16.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -735,6 +738,18 @@ P17)
   v=""; for d in 0 1 2 3; do v="$v,gemm_sm90_ws_t48_wg4@-DNVF_WSPROBE=$d"; done
   PYTHONUNBUFFERED=1 timeout ${ABT:-120} python3 tools/bench.py --variants "${v#,}" --ms 32 --only gemm \
     --out "$OUT/probe_t48.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  ;;
+R17)
+  TEST_QUICK=1 TEST_ONLY=gemm timeout 200 ./build/test_gpu > "$OUT/gemm_tests.log" 2>&1
+  summ "quick GEMM tests" "$OUT/gemm_tests.log" $? 8
+  TEST_ONLY=moe_layer timeout 60 ./build/test_gpu > "$OUT/test_layer.log" 2>&1
+  summ "layer tests" "$OUT/test_layer.log" $? 4
+  TEST_QUICK=1 TEST_ONLY=gemm_every_tile_config TEST_CONFIGS=gemm_sm90_ws_t32 timeout 150 compute-sanitizer \
+    --tool racecheck --error-exitcode 9 ./build/test_gpu > "$OUT/racecheck.t32.log" 2>&1
+  echo "racecheck t32 exit $?: $(grep -hE 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/racecheck.t32.log" | head -1) $(grep -c ^PASS "$OUT/racecheck.t32.log") PASS"
+  PYTHONUNBUFFERED=1 timeout 150 python3 tools/bench.py --configs \
+    gemm_swapab_t16,gemm_sm90_ws_t32_wg4,gemm_swapab_t16,gemm_sm90_ws_t32_wg4 --ms 8,16 --only gemm \
+    --out "$OUT/ab_t16_t32.json" 2>&1 | grep -E "tune=" | cut -c1-170
   ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1

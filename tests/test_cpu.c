@@ -693,8 +693,9 @@ static void test_gemm_tile_heuristic(void) {
       {0, 8, NVFP4MOE__SPEC_GEMM_T8},        {8, 8, NVFP4MOE__SPEC_GEMM_T8},
       {1, 256, NVFP4MOE__SPEC_GEMM_T8},      {4, 256, NVFP4MOE__SPEC_GEMM_T8},      /* 1 + 2 = 3, 4 + 4 = 8 */
       {5, 256, NVFP4MOE__SPEC_GEMM_T16},     {9, 256, NVFP4MOE__SPEC_GEMM_T16},     /* 5 + 6 = 11, 9 + 6 = 15 */
-      {16, 16, NVFP4MOE__SPEC_GEMM_T16},     {10, 256, NVFP4MOE__SPEC_GEMM_WS48}, /* 10 + 8 = 18 */
-      {16, 256, NVFP4MOE__SPEC_GEMM_WS48}, {32, 32, NVFP4MOE__SPEC_GEMM_WS48},
+      {16, 16, NVFP4MOE__SPEC_GEMM_T16},     {10, 256, NVFP4MOE__SPEC_GEMM_WS32}, /* 10 + 8 = 18 */
+      {16, 256, NVFP4MOE__SPEC_GEMM_WS32}, {32, 32, NVFP4MOE__SPEC_GEMM_WS32},  /* 16 + 8 = 24; capped at 32 */
+      {22, 256, NVFP4MOE__SPEC_GEMM_WS32}, {23, 256, NVFP4MOE__SPEC_GEMM_WS48}, /* 22 + 10 = 32, 23 + 10 = 33 */
       {33, 256, NVFP4MOE__SPEC_GEMM_WS48}, {36, 256, NVFP4MOE__SPEC_GEMM_WS48}, /* 45, 48 */
       {37, 256, NVFP4MOE__SPEC_GEMM_WS64}, {64, 64, NVFP4MOE__SPEC_GEMM_WS64},  /* 37 + 14 = 51 */
       {33, 40, NVFP4MOE__SPEC_GEMM_WS48},  {50, 256, NVFP4MOE__SPEC_GEMM_WS128}, /* capped at 40; 50 + 16 */
