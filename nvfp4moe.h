@@ -315,8 +315,12 @@ typedef struct nvfp4moe_gemm_args {
   int expected_m;             /* typical (mean) masked_m, picks the tiles: a tile holds about
                                  expected_m + 2 sqrt(expected_m) rows, more rows in a group cost
                                  extra passes, never correctness; 0 = m_max */
-  nvfp4moe_devptr workspace;  /* nvfp4moe_gemm_workspace_size() bytes, or 0 when that is 0 */
-  size_t workspace_size;
+  nvfp4moe_devptr workspace;  /* optional, 16-byte aligned, >= nvfp4moe_gemm_workspace_size()
+                                 bytes: the sm90 token-producer tiles widen the tokens into it
+                                 once instead of in every CTA (4-20 % faster at K >= 2048 on an
+                                 H200, bench/NOTES.md); 0 = none, the same result. Written by the
+                                 call, so one buffer per concurrent call (stream) */
+  size_t workspace_size;      /* bytes at workspace */
   nvfp4moe_weight_layout b_layout; /* of b; 0 = ROW_MAJOR. TILED: N % 16 == 0, K % 128 == 0 */
 } nvfp4moe_gemm_args;
 
@@ -472,12 +476,17 @@ NVFP4MOE_API nvfp4moe_weight_layout nvfp4moe_preferred_weight_layout(const nvfp4
 
 /* Masked grouped NVFP4 GEMM (see nvfp4moe_gemm_args). Reads masked_m only on the device,
    so it can be captured in a CUDA graph and replayed with new counts.
-   Errors: INVALID_ARGUMENT (K % 32, N % 8, ldd, alignment, null pointers, small
-   workspace, an unknown b_layout, TILED with N % 16 or K % 128), NOT_SUPPORTED (offline
-   context). */
+   Errors: INVALID_ARGUMENT (K % 32, N % 8, ldd, alignment, null pointers, a nonzero
+   workspace smaller than nvfp4moe_gemm_workspace_size or not 16-byte aligned, an unknown
+   b_layout, TILED with N % 16 or K % 128), NOT_SUPPORTED (offline context). */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context* ctx,
                                                               const nvfp4moe_gemm_args* args,
                                                               nvfp4moe_stream stream);
+/* Bytes of the optional GEMM workspace for these args (shapes, expected_m and b_layout; the
+   pointers are not read): about 2 x m_max x K bytes a group (the tokens widened to bf16) where
+   the context's heuristic picks an sm90 token-producer tile, else 0 (sm100 with ROW_MAJOR
+   weights, sm_80 tiles, offline context, $NVFP4MOE_TOKEN_PREPASS=0, null or invalid args).
+   Same role as the workspace of CUTLASS's grouped GEMM: ask, allocate once, pass. */
 NVFP4MOE_API size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* args);
 
 /* Workspace of one expert-layer forward: quantized x, h, quantized SiLU output, scales. */
@@ -1543,6 +1552,7 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "  u16* d;                 // bf16 [G, m_max, ldd]\n"
   "  i64 ldd;\n"
   "  int groups, m_max, n, k;\n"
+  "  u8* tok_ws; // the token-producer tiles' widened tokens (gemm_wgmma_ws.cu), or null: widened in the GEMM\n"
   "};\n"
   "\n"
   "// 16 bytes of a weight row (read-only path). Each step reads 64 bytes of a row, and rows are\n"
@@ -1598,8 +1608,8 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "  return p.b + ((i64)g * p.n + r) * (p.k / 2) + o;\n"
   "#endif\n"
   "}\n"
-  "\n"
-  "// The entry points of a swap-AB or wgmma module, BODY<WIDE>(p) its kernel body. Row-major\n",
+  "\n",
+  "// The entry points of a swap-AB or wgmma module, BODY<WIDE>(p) its kernel body. Row-major\n"
   "// weights: NAME (plain loads) and NAME_l2 (256-byte L2 fetches); the host picks by K. Tiled\n"
   "// weights (-DNVF_WTILED=1, the host's twin of the module): NAME_tiled alone, plain loads (a warp\n"
   "// reads 1 KB in one piece; the 256-byte fetch measured the same).\n"
@@ -2621,6 +2631,12 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// A slot holds NVF_SPS 128-K steps in the layout of nvf_wg_widen_token (as gemm_wgmma.cu's chunk\n"
   "// buffers). Hand-off per slot: full (every producer thread has stored and fenced its units) and\n"
   "// empty (every consumer warp has retired the MMAs that read the slot).\n"
+  "//\n"
+  "// With a workspace (p.tok_ws), nvf_ws_widen_tokens first widens every token step once, into\n"
+  "// slot images in global memory, and one producer thread fills each slot with a single bulk copy\n"
+  "// (full: the copy's bytes have landed). Without it, each of the N / NVF_ROWS CTAs of a group\n"
+  "// widens the same tokens again: 15-23 % of the time at 128 tokens (bench/NOTES.md, seventeenth\n"
+  "// session, probe 3).\n"
   "#include \"common.cuh\"\n"
   "#include \"gemm_common.cuh\"\n"
   "#include \"dequant_bf16.cuh\"\n"
@@ -2655,11 +2671,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#endif\n"
   "// setmaxnreg moves registers within the CTA's pool, what the launch allocated: the register\n"
   "// count __launch_bounds__ gives (65536 / threads, a multiple of 8) for every thread. An\n"
-  "// increase past the pool never completes (the first 640-thread build hung that way).\n"
+  "// increase past the pool never completes (the first 640-thread build hung that way).\n",
   "#define NVF_LAUNCH_REGS (65536 / NVF_THREADS / 8 * 8)\n"
   "#define NVF_CREGS ((NVF_LAUNCH_REGS * NVF_THREADS / 128 - NVF_PREGS) / NVF_CWG / 8 * 8)\n"
   "static_assert(NVF_PREGS * 128 + NVF_CREGS * 128 * NVF_CWG <= NVF_LAUNCH_REGS * NVF_THREADS, \"register pool\");\n"
-  "static_assert(NVF_WS_SMEM <= 227 * 1024, \"shared memory\");\n",
+  "static_assert(NVF_WS_SMEM <= 227 * 1024, \"shared memory\");\n"
   "static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, \"units per producer pass, whole slots per round\");\n"
   "\n"
   "// Timing-only probes (wrong results; bench/NOTES.md, seventeenth session): -DNVF_WSPROBE=1 the\n"
@@ -2719,11 +2735,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "}\n"
   "\n"
   "template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {\n"
-  "  extern __shared__ __align__(128) u8 smem[]; // NVF_SLOTS slots, then NVF_TSTAGES raw token stages\n"
+  "  extern __shared__ __align__(128) u8 smem[]; // NVF_SLOTS slots, then NVF_TSTAGES raw token stages\n",
   "  __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]\n"
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
   "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n"
-  "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n",
+  "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n"
   "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "  if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read\n"
   "  const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;\n"
@@ -2731,12 +2747,34 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  if (threadIdx.x == 0) {\n"
   "    #pragma unroll\n"
   "    for (int b = 0; b < NVF_SLOTS; ++b) {\n"
-  "      nvf_mbar_init(full0 + 8u * b, 128);\n"
+  "      nvf_mbar_init(full0 + 8u * b, p.tok_ws \? 1 : 128); // one bulk copy, or every producer thread\n"
   "      nvf_mbar_init(empty0 + 8u * b, 4 * NVF_CWG);\n"
   "    }\n"
   "  }\n"
   "  __syncthreads();\n"
   "\n"
+  "  if (threadIdx.x >= 128 * NVF_CWG && p.tok_ws) {\n"
+  "    // ---- producer with a workspace: thread 0 copies the tile's slot images, one bulk copy a slot\n"
+  "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\" ::\"n\"(NVF_PREGS));\n"
+  "    if (threadIdx.x != 128 * NVF_CWG) return;\n"
+  "    const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS;\n"
+  "    const u8* img = p.tok_ws + (i64)g * ((p.m_max + NVF_TOK - 1) / NVF_TOK) * nslots * NVF_SLOT_BYTES;\n"
+  "    int slot = 0;\n"
+  "    u32 phase = 1; // as below\n"
+  "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
+  "      const u8* src = img + (i64)(tok0 / NVF_TOK) * nslots * NVF_SLOT_BYTES;\n"
+  "      for (int f = 0; f < nslots; ++f) {\n"
+  "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
+  "        nvf_mbar_expect_tx(full0 + 8u * slot, NVF_SLOT_BYTES);\n"
+  "        nvf_bulk_load(sbase + slot * NVF_SLOT_BYTES, src + (i64)f * NVF_SLOT_BYTES, NVF_SLOT_BYTES, full0 + 8u * slot);\n"
+  "        if (++slot == NVF_SLOTS) {\n"
+  "          slot = 0;\n"
+  "          phase ^= 1u;\n"
+  "        }\n"
+  "      }\n"
+  "    }\n"
+  "    return;\n"
+  "  }\n"
   "  if (threadIdx.x >= 128 * NVF_CWG) {\n"
   "    // ---- producer: unit pt = (token pt % TOK, step pt / TOK of each slot), raw through cp.async\n"
   "    // stages, widened into the ring; threads past the units only pass the barriers\n"
@@ -2757,7 +2795,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      #pragma unroll\n"
   "      for (int d = 0; d < NVF_TSTAGES - 1; ++d)\n"
   "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, d * NVF_SPS + ss, nsteps, p.k, stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt);\n"
-  "      for (int f = 0; f < nslots; ++f) {\n"
+  "      for (int f = 0; f < nslots; ++f) {\n",
   "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,\n"
   "                     stage0 + (st == 0 \? NVF_TSTAGES - 1 : st - 1) * NVF_STAGE_BYTES, pt); // the stage read last fill\n"
   "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
@@ -2786,7 +2824,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
   "  int slot = 0;\n"
   "  u32 phase = 0;\n"
-  "  for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n",
+  "  for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
   "    float acc[NVF_TOK / 2];\n"
   "    #pragma unroll\n"
   "    for (int e = 0; e < NVF_TOK / 2; ++e) acc[e] = 0.0f;\n"
@@ -2831,7 +2869,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      }\n"
   "    }\n"
   "    nvf_wgmma_wait<0>();\n"
-  "    if (lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
+  "    if (lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n",
   "    #pragma unroll\n"
   "    for (int e = 0; e < NVF_TOK / 2; ++e) nvf_reg_fence(acc[e]);\n"
   "\n"
@@ -2840,7 +2878,42 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "}\n"
   "\n"
   "// nvf_gemm_wgmma_ws and nvf_gemm_wgmma_ws_l2, or nvf_gemm_wgmma_ws_tiled (gemm_common.cuh)\n"
-  "NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)\n",
+  "NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)\n"
+  "\n"
+  "// The token pre-pass of a GEMM with a workspace: every token step widened once, into the slot\n"
+  "// images the producer above copies. Image f (slot fill f, steps f NVF_SPS ..) of token tile T of\n"
+  "// group g at p.tok_ws + ((g tiles_m + T) nslots + f) NVF_SLOT_BYTES, tiles_m = ceil(m_max /\n"
+  "// NVF_TOK), nslots = ceil(steps / NVF_SPS): the host's nvfp4moe__tok_ws_bytes. Tokens past\n"
+  "// masked_m and steps past K are zeros. 128 threads, one unit (token, step of the image) each, as\n"
+  "// the producer's; CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.\n"
+  "extern \"C\" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles) {\n"
+  "  nvf_pdl_enter();\n"
+  "  const int pt = threadIdx.x, n = NVF_SPS == 1 \? pt : pt % NVF_TOK, ss = NVF_SPS == 1 \? 0 : pt / NVF_TOK;\n"
+  "  if (NVF_UNITS < 128 && pt >= NVF_UNITS) return;\n"
+  "  const int nsteps = (p.k + NVF_STEP - 1) / NVF_STEP, nslots = (nsteps + NVF_SPS - 1) / NVF_SPS, kc4 = (p.k / 16 + 3) / 4;\n"
+  "  const int y = blockIdx.x % ytiles, gf = blockIdx.x / ytiles, g = gf / nslots, f = gf % nslots, s = f * NVF_SPS + ss;\n"
+  "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max), tiles_m = (p.m_max + NVF_TOK - 1) / NVF_TOK;\n"
+  "  for (int tile = y; tile * NVF_TOK < valid; tile += ytiles) {\n"
+  "    const int m = tile * NVF_TOK + n;\n"
+  "    uint4 q[4];\n"
+  "    u32 sfw[2] = {0u, 0u};\n"
+  "    #pragma unroll\n"
+  "    for (int t = 0; t < 4; ++t) q[t] = make_uint4(0, 0, 0, 0);\n"
+  "    if (m < valid && s < nsteps) { // else zeros (a padding row's SF bytes may be NaN)\n"
+  "      const u8* src = p.a + ((i64)g * p.m_max + m) * (p.k / 2) + (i64)s * 64;\n"
+  "      const u8* sf = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k) + nvf_sf_offset_128x4(m, 0, kc4) + (i64)s * 1024;\n"
+  "      #pragma unroll\n"
+  "      for (int t = 0; t < 4; ++t)\n"
+  "        if (s * NVF_STEP + 32 * t < p.k) q[t] = __ldg((const uint4*)(src + 16 * t));\n"
+  "      #pragma unroll\n"
+  "      for (int h = 0; h < 2; ++h)\n"
+  "        if (s * NVF_STEP + 64 * h < p.k) sfw[h] = __ldg((const u32*)(sf + 512 * h));\n"
+  "    }\n"
+  "    u8* dst = p.tok_ws + (((i64)g * tiles_m + tile) * nslots + f) * NVF_SLOT_BYTES + ss * 8 * NVF_B_MMA +\n"
+  "              (n >> 3) * 256 + (n & 7) * 16;\n"
+  "    nvf_wg_widen_token(q, sfw, s * NVF_STEP, p.k, dst);\n"
+  "  }\n"
+  "}\n",
   0};
 static const char* const nvfp4moe__src_ptx_mma_cuh[] = {
   "// ptx_mma.cuh -- warp-level tensor-core wrappers (sm_80+): ldmatrix and mma.sync.\n"
@@ -3909,12 +3982,12 @@ enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
    256-byte L2 fetches (nvfp4moe__gemm_kernel picks one). */
 #define NVFP4MOE__SWAPAB_KERNELS {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}
 #define NVFP4MOE__WGMMA_KERNELS {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}
-#define NVFP4MOE__WS_KERNELS {"nvf_gemm_wgmma_ws", "nvf_gemm_wgmma_ws_l2", 0}
+#define NVFP4MOE__WS_KERNELS {"nvf_gemm_wgmma_ws", "nvf_gemm_wgmma_ws_l2", "nvf_ws_widen_tokens", 0}
 /* ... and of their twins for TILED weights: one kernel (the 256-byte fetch measured no gain
    on tiled weights); the portable module has one kernel either way */
 #define NVFP4MOE__SWAPAB_TILED_KERNELS {"nvf_gemm_swapab_tiled", 0}
 #define NVFP4MOE__WGMMA_TILED_KERNELS {"nvf_gemm_wgmma_tiled", 0}
-#define NVFP4MOE__WS_TILED_KERNELS {"nvf_gemm_wgmma_ws_tiled", 0}
+#define NVFP4MOE__WS_TILED_KERNELS {"nvf_gemm_wgmma_ws_tiled", "nvf_ws_widen_tokens", 0}
 #define NVFP4MOE__PORTABLE_KERNELS {"nvf_gemm_portable", 0}
 /* The GEMM specialisations, once per weight layout: SUF is the name suffix, TD the layout
    define (0: none), PK/SK/WK/XK the kernel lists of the portable, swap-AB, wgmma and
@@ -4012,6 +4085,7 @@ struct nvfp4moe_context {
   int forced_gemm_spec; /* $NVFP4MOE_GEMM_CONFIG (tests, benchmarks), -1 = heuristic */
   char tune_define[64];  /* $NVFP4MOE_TUNE_DEFINE at creation (tuning runs), "" = none */
   int pdl;               /* programmatic dependent launch (sm_90+): 0 off, 1 quantization kernels, 2 every kernel */
+  int token_prepass;     /* the token-producer tiles take a workspace of widened tokens ($NVFP4MOE_TOKEN_PREPASS) */
   int sm100_self_test;
   nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
   unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
@@ -4649,6 +4723,11 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   ctx->pdl = ctx->offline || ctx->cc_major < 9 || nvfp4moe__cu_launch_ex == 0 || (v && strcmp(v, "0") == 0) ? 0
              : v && strcmp(v, "1") == 0                                                                  ? 2
                                                                                                          : 1;
+  /* The token pre-pass of the token-producer GEMM tiles (gemm_wgmma_ws.cu), which asks
+     nvfp4moe_gemm_workspace_size for the widened tokens; $NVFP4MOE_TOKEN_PREPASS=0 turns it off
+     (A/B runs: the same kernels, the tokens widened by every CTA). */
+  v = nvfp4moe__getenv("NVFP4MOE_TOKEN_PREPASS");
+  ctx->token_prepass = !(v && strcmp(v, "0") == 0);
   nvfp4moe__resolve_cache_dir(ctx);
   nvfp4moe__source_digest(ctx->source_digest);
   ctx->desc.cache_dir = ctx->cache_dir;
@@ -5506,6 +5585,7 @@ typedef struct nvfp4moe__gemm_params {
   nvfp4moe_devptr a, a_sf, b, b_sf, masked_m, alpha, row_scale, d;
   long long ldd;
   int groups, m_max, n, k;
+  nvfp4moe_devptr tok_ws; /* the token-producer tiles' widened tokens (nvfp4moe__tok_ws_bytes), or 0 */
 } nvfp4moe__gemm_params;
 
 static const int nvfp4moe__portable_bm[4] = {16, 32, 64, 128};
@@ -5554,10 +5634,32 @@ NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const
   return em <= 64 ? NVFP4MOE__SPEC_GEMM_P64 : NVFP4MOE__SPEC_GEMM_P128;
 }
 
+/* Bytes of the widened tokens of a token-producer tile (spec GEMM_WS128 .. GEMM_WS32) as
+   nvf_ws_widen_tokens writes them: per group, ceil(m_max / NVF_TOK) token tiles of
+   ceil(steps / NVF_SPS) slot images of NVF_SPS 128-K steps x NVF_TOK tokens in bf16 (256 bytes a
+   token-step). About 2 m_max K bytes a group: 4x the NVFP4 tokens. */
+NVFP4MOE__PRIVATE size_t nvfp4moe__tok_ws_bytes(int spec, int groups, int m_max, int k) {
+  size_t tok = (size_t)nvfp4moe__ws_tok[spec - NVFP4MOE__SPEC_GEMM_WS128], sps = tok >= 128 ? 1 : 2;
+  size_t steps = ((size_t)k + 127) / 128, nslots = (steps + sps - 1) / sps;
+  return (size_t)groups * (((size_t)m_max + tok - 1) / tok) * nslots * sps * tok * 256;
+}
+
+/* The tile configuration nvfp4moe_grouped_gemm_nt_masked runs, and the widened-token bytes it
+   can use (0 where none). */
+NVFP4MOE__PRIVATE size_t nvfp4moe__gemm_ws_need(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a, int* spec) {
+  *spec = nvfp4moe__portable_spec(ctx, a);
+  if (!ctx->token_prepass || ctx->offline || ctx->backend != NVFP4MOE_BACKEND_SM90 ||
+      *spec < NVFP4MOE__SPEC_GEMM_WS128 || *spec > NVFP4MOE__SPEC_GEMM_WS32 ||
+      (long long)a->groups * ((a->k + 127) / 128) > 0x7FFFFFFFLL) /* the pre-pass grid */
+    return 0;
+  return nvfp4moe__tok_ws_bytes(*spec, a->groups, a->m_max, a->k);
+}
+
 NVFP4MOE__IMPL size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* args) {
-  (void)ctx;
-  (void)args;
-  return 0; /* no split-K yet */
+  int spec;
+  if (!ctx || !args || args->groups < 1 || args->m_max < 1 || args->k < 32) return 0;
+  if (ctx->backend == NVFP4MOE_BACKEND_SM100 && args->b_layout == NVFP4MOE_WEIGHTS_ROW_MAJOR) return 0;
+  return nvfp4moe__gemm_ws_need(ctx, args, &spec);
 }
 
 /* Kernel 1 of a swap-AB or wgmma module (nvf_gemm_*_l2) has each weight load fetch the whole
@@ -5607,6 +5709,19 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
                                 "%s: %s was built with %d registers per thread, not the %d its warp specialisation "
                                 "needs; force another tile (NVFP4MOE_GEMM_CONFIG) or report the NVRTC version",
                                 fn, nvfp4moe__specs[mod].name, regs, want);
+    if (p->tok_ws) { /* the token pre-pass: 128 threads a (group, slot image, token tile), nvf_ws_widen_tokens */
+      void* wargs[2];
+      long long nslots = ((p->k + 127) / 128 + (long long)sps - 1) / sps, per = (long long)p->groups * nslots;
+      long long ytiles = ((long long)em + tok - 1) / tok;
+      int wk = tiled ? 1 : 2, y;
+      if (ytiles > 0x7FFFFFFFLL / per) ytiles = 0x7FFFFFFFLL / per > 0 ? 0x7FFFFFFFLL / per : 1;
+      y = (int)ytiles;
+      wargs[0] = (void*)p;
+      wargs[1] = &y;
+      r = nvfp4moe__launch(ctx, fn, mod, wk, (unsigned)(per * ytiles), 128, 0, stream, wargs);
+      if (r != NVFP4MOE_SUCCESS) return r;
+      smem -= 3u * tok * sps * 72u; /* no raw token stages */
+    }
     args[0] = (void*)p;
     return nvfp4moe__launch(ctx, fn, mod, kern, nvfp4moe__wgmma_grid(p, 64 * cwg, tok, em), threads, smem, stream, args);
   }
@@ -5715,13 +5830,23 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context*
   if (r != NVFP4MOE_SUCCESS) return r;
   p.a = a->a; p.a_sf = a->a_sf; p.b = a->b; p.b_sf = a->b_sf; p.masked_m = a->masked_m;
   p.alpha = a->alpha; p.row_scale = a->row_scale; p.d = a->d; p.ldd = ldd;
-  p.groups = a->groups; p.m_max = a->m_max; p.n = a->n; p.k = a->k;
+  p.groups = a->groups; p.m_max = a->m_max; p.n = a->n; p.k = a->k; p.tok_ws = 0;
   /* the tcgen05 kernel reads ROW_MAJOR weights by TMA; TILED ones take the sm_80 kernels */
-  if (ctx->backend == NVFP4MOE_BACKEND_SM100 && a->b_layout == NVFP4MOE_WEIGHTS_ROW_MAJOR)
+  if (ctx->backend == NVFP4MOE_BACKEND_SM100 && a->b_layout == NVFP4MOE_WEIGHTS_ROW_MAJOR) {
     r = nvfp4moe__gemm_sm100(ctx, fn, &p, stream);
-  else
-    r = nvfp4moe__gemm_portable(ctx, fn, &p, nvfp4moe__portable_spec(ctx, a), nvfp4moe__cover_m(a),
-                                a->b_layout == NVFP4MOE_WEIGHTS_TILED, stream);
+  } else {
+    int spec;
+    size_t need = nvfp4moe__gemm_ws_need(ctx, a, &spec);
+    if (need && a->workspace) { /* without one the token-producer tiles widen the tokens in every CTA */
+      if (a->workspace_size < need || a->workspace % 16 != 0)
+        return nvfp4moe__leave(&sc, nvfp4moe__fail_log(&ctx->desc.logger, NVFP4MOE_ERROR_INVALID_ARGUMENT,
+                                                       "%s: args->workspace (0x%llx, %zu bytes) must be 16-byte aligned and "
+                                                       "hold nvfp4moe_gemm_workspace_size() = %zu bytes, or be 0",
+                                                       fn, a->workspace, a->workspace_size, need));
+      p.tok_ws = a->workspace;
+    }
+    r = nvfp4moe__gemm_portable(ctx, fn, &p, spec, nvfp4moe__cover_m(a), a->b_layout == NVFP4MOE_WEIGHTS_TILED, stream);
+  }
   return nvfp4moe__leave(&sc, r);
 }
 

@@ -88,6 +88,9 @@
 # W15 with TCONF=gemm_sm90_ws_t32 MC=1 CONFIGS=<ws_t48_wg4,ws_t32_wg4,swapab_t32 twice> MS=16,32 ONLY=gemm,layer
 # (the 32-token tile's tests, memcheck, A/B); R17: the quick GEMM and layer tests under the new heuristic, racecheck
 # on the 32-token tile's GEMM tests, an A/B of swap-AB t16 and the 32-token tile at 8 and 16 tokens; then B16.
+# Eighteenth session: X18: the quick GEMM tests (each case of a token-producer tile again with the token pre-pass's
+# workspace), the A/B of the pre-pass off / on twice (NVFP4MOE_TOKEN_PREPASS) at $MS tokens on the default tiles,
+# then memcheck and racecheck on the token-producer tiles' GEMM tests (each step under its own timeout).
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -750,6 +753,20 @@ R17)
   PYTHONUNBUFFERED=1 timeout 150 python3 tools/bench.py --configs \
     gemm_swapab_t16,gemm_sm90_ws_t32_wg4,gemm_swapab_t16,gemm_sm90_ws_t32_wg4 --ms 8,16 --only gemm \
     --out "$OUT/ab_t16_t32.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  ;;
+X18)
+  TEST_QUICK=1 TEST_ONLY=gemm timeout ${TT:-200} ./build/test_gpu > "$OUT/gemm_tests.log" 2>&1
+  summ "quick GEMM tests" "$OUT/gemm_tests.log" $? 8
+  if grep -q '^PASS test_gemm_every_tile_config' "$OUT/gemm_tests.log"; then
+    e=NVFP4MOE_TOKEN_PREPASS
+    PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "$e=0,$e=1,$e=0,$e=1" --ms "${MS:-32,64,128,512}" \
+      --only ${ONLY:-gemm} --out "$OUT/ab_prepass.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  fi
+  for tool in ${SAN:-memcheck racecheck}; do
+    TEST_QUICK=1 TEST_ONLY=gemm_every_tile_config TEST_CONFIGS=${TCONF:-gemm_sm90_ws} timeout ${MCT:-120} compute-sanitizer \
+      --tool $tool --error-exitcode 9 ./build/test_gpu > "$OUT/$tool.ws.log" 2>&1
+    echo "$tool ws exit $?: $(grep -hE 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/$tool.ws.log" | head -1) $(grep -c ^PASS "$OUT/$tool.ws.log") PASS"
+  done
   ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1

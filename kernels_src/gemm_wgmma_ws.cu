@@ -14,6 +14,12 @@
 // A slot holds NVF_SPS 128-K steps in the layout of nvf_wg_widen_token (as gemm_wgmma.cu's chunk
 // buffers). Hand-off per slot: full (every producer thread has stored and fenced its units) and
 // empty (every consumer warp has retired the MMAs that read the slot).
+//
+// With a workspace (p.tok_ws), nvf_ws_widen_tokens first widens every token step once, into
+// slot images in global memory, and one producer thread fills each slot with a single bulk copy
+// (full: the copy's bytes have landed). Without it, each of the N / NVF_ROWS CTAs of a group
+// widens the same tokens again: 15-23 % of the time at 128 tokens (bench/NOTES.md, seventeenth
+// session, probe 3).
 #include "common.cuh"
 #include "gemm_common.cuh"
 #include "dequant_bf16.cuh"
@@ -124,12 +130,34 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   if (threadIdx.x == 0) {
     #pragma unroll
     for (int b = 0; b < NVF_SLOTS; ++b) {
-      nvf_mbar_init(full0 + 8u * b, 128);
+      nvf_mbar_init(full0 + 8u * b, p.tok_ws ? 1 : 128); // one bulk copy, or every producer thread
       nvf_mbar_init(empty0 + 8u * b, 4 * NVF_CWG);
     }
   }
   __syncthreads();
 
+  if (threadIdx.x >= 128 * NVF_CWG && p.tok_ws) {
+    // ---- producer with a workspace: thread 0 copies the tile's slot images, one bulk copy a slot
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(NVF_PREGS));
+    if (threadIdx.x != 128 * NVF_CWG) return;
+    const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS;
+    const u8* img = p.tok_ws + (i64)g * ((p.m_max + NVF_TOK - 1) / NVF_TOK) * nslots * NVF_SLOT_BYTES;
+    int slot = 0;
+    u32 phase = 1; // as below
+    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {
+      const u8* src = img + (i64)(tok0 / NVF_TOK) * nslots * NVF_SLOT_BYTES;
+      for (int f = 0; f < nslots; ++f) {
+        nvf_mbar_wait(empty0 + 8u * slot, phase);
+        nvf_mbar_expect_tx(full0 + 8u * slot, NVF_SLOT_BYTES);
+        nvf_bulk_load(sbase + slot * NVF_SLOT_BYTES, src + (i64)f * NVF_SLOT_BYTES, NVF_SLOT_BYTES, full0 + 8u * slot);
+        if (++slot == NVF_SLOTS) {
+          slot = 0;
+          phase ^= 1u;
+        }
+      }
+    }
+    return;
+  }
   if (threadIdx.x >= 128 * NVF_CWG) {
     // ---- producer: unit pt = (token pt % TOK, step pt / TOK of each slot), raw through cp.async
     // stages, widened into the ring; threads past the units only pass the barriers
@@ -234,3 +262,38 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
 
 // nvf_gemm_wgmma_ws and nvf_gemm_wgmma_ws_l2, or nvf_gemm_wgmma_ws_tiled (gemm_common.cuh)
 NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)
+
+// The token pre-pass of a GEMM with a workspace: every token step widened once, into the slot
+// images the producer above copies. Image f (slot fill f, steps f NVF_SPS ..) of token tile T of
+// group g at p.tok_ws + ((g tiles_m + T) nslots + f) NVF_SLOT_BYTES, tiles_m = ceil(m_max /
+// NVF_TOK), nslots = ceil(steps / NVF_SPS): the host's nvfp4moe__tok_ws_bytes. Tokens past
+// masked_m and steps past K are zeros. 128 threads, one unit (token, step of the image) each, as
+// the producer's; CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.
+extern "C" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles) {
+  nvf_pdl_enter();
+  const int pt = threadIdx.x, n = NVF_SPS == 1 ? pt : pt % NVF_TOK, ss = NVF_SPS == 1 ? 0 : pt / NVF_TOK;
+  if (NVF_UNITS < 128 && pt >= NVF_UNITS) return;
+  const int nsteps = (p.k + NVF_STEP - 1) / NVF_STEP, nslots = (nsteps + NVF_SPS - 1) / NVF_SPS, kc4 = (p.k / 16 + 3) / 4;
+  const int y = blockIdx.x % ytiles, gf = blockIdx.x / ytiles, g = gf / nslots, f = gf % nslots, s = f * NVF_SPS + ss;
+  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max), tiles_m = (p.m_max + NVF_TOK - 1) / NVF_TOK;
+  for (int tile = y; tile * NVF_TOK < valid; tile += ytiles) {
+    const int m = tile * NVF_TOK + n;
+    uint4 q[4];
+    u32 sfw[2] = {0u, 0u};
+    #pragma unroll
+    for (int t = 0; t < 4; ++t) q[t] = make_uint4(0, 0, 0, 0);
+    if (m < valid && s < nsteps) { // else zeros (a padding row's SF bytes may be NaN)
+      const u8* src = p.a + ((i64)g * p.m_max + m) * (p.k / 2) + (i64)s * 64;
+      const u8* sf = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k) + nvf_sf_offset_128x4(m, 0, kc4) + (i64)s * 1024;
+      #pragma unroll
+      for (int t = 0; t < 4; ++t)
+        if (s * NVF_STEP + 32 * t < p.k) q[t] = __ldg((const uint4*)(src + 16 * t));
+      #pragma unroll
+      for (int h = 0; h < 2; ++h)
+        if (s * NVF_STEP + 64 * h < p.k) sfw[h] = __ldg((const u32*)(sf + 512 * h));
+    }
+    u8* dst = p.tok_ws + (((i64)g * tiles_m + tile) * nslots + f) * NVF_SLOT_BYTES + ss * 8 * NVF_B_MMA +
+              (n >> 3) * 256 + (n & 7) * 16;
+    nvf_wg_widen_token(q, sfw, s * NVF_STEP, p.k, dst);
+  }
+}

@@ -691,6 +691,26 @@ static void run_gcase(nvfp4moe_context* ctx, const gcase* c, const char* label) 
   bad = gemm_verify(&t, d, &worst);
   CHECK(bad == 0, "%s G%d M%d N%d K%d mm%d rs%d tiled%d: %lld elements out of tolerance or touched", label, c->groups,
         c->m_max, c->n, c->k, c->mm_pattern, c->row_scale, c->tiled, bad);
+  /* again with the workspace the configuration asks for (the token-producer tiles' widened
+     tokens), filled with NaN bytes first: the same result */
+  g.workspace_size = nvfp4moe_gemm_workspace_size(ctx, &g);
+  if (g.workspace_size > 0) {
+    g.workspace = gu_alloc(g.workspace_size);
+    gu_fill(g.workspace, 0xFF, g.workspace_size);
+    gu_fill(t.dd, 0xAB, 2 * t.nd);
+    CHECK(nvfp4moe_grouped_gemm_nt_masked(ctx, &g, 0) == NVFP4MOE_SUCCESS, "%s with workspace: %s", label,
+          nvfp4moe_last_error());
+    gu_sync();
+    gu_get(d, t.dd, 2 * t.nd);
+    bad = gemm_verify(&t, d, &worst);
+    CHECK(bad == 0, "%s with a %zu-byte workspace G%d M%d N%d K%d mm%d rs%d tiled%d: %lld elements out of tolerance or "
+          "touched", label, g.workspace_size, c->groups, c->m_max, c->n, c->k, c->mm_pattern, c->row_scale, c->tiled, bad);
+    g.workspace_size -= 16; /* 16 bytes short: refused, naming the workspace */
+    CHECK(nvfp4moe_grouped_gemm_nt_masked(ctx, &g, 0) == NVFP4MOE_ERROR_INVALID_ARGUMENT &&
+          strstr(nvfp4moe_last_error(), "workspace") != 0, "%s: a short workspace gave '%s'", label, nvfp4moe_last_error());
+    gu_sync();
+    gu_free(g.workspace);
+  }
   free(d);
   gdata_free(&t);
 }

@@ -118,6 +118,15 @@ def main():
     # The weights are random bytes, so one buffer serves either layout.
     layout_opt = sys.argv[sys.argv.index("--layout") + 1] if "--layout" in sys.argv else "preferred"
 
+    def give_workspace(c, ga, keep):
+        # the workspace the configuration asks for (the token-producer tiles' widened tokens),
+        # allocated once per case like any caller's, outside the timed region
+        n = lib.nvfp4moe_gemm_workspace_size(c, ctypes.byref(ga))
+        if n:
+            buf = torch.empty(n, dtype=torch.uint8, device="cuda")
+            keep.append(buf)
+            ga.workspace, ga.workspace_size = buf.data_ptr(), n
+
     def layout_for(c, N, K):
         if layout_opt == "preferred":
             return lib.nvfp4moe_preferred_weight_layout(c, N, K)
@@ -272,11 +281,14 @@ def main():
                     ga = GemmArgs(groups=G, m_max=m, n=N, k=K, a=A.data_ptr(), a_sf=asf.data_ptr(), b=w.data_ptr(),
                                   b_sf=wsf.data_ptr(), masked_m=mm_t.data_ptr(), alpha=alpha.data_ptr(),
                                   d=d.data_ptr(), ldd=N, expected_m=m, b_layout=layout_for(tctx, N, K))
+                    wkeep = []
+                    give_workspace(tctx, ga, wkeep)
                     t_us = time_graph([lambda: check(lib.nvfp4moe_grouped_gemm_nt_masked(tctx, ctypes.byref(ga),
                                                                                          stream()), name)])
                     bytes_ = gemm_bytes(G, N, K, m)
                     record("grouped_gemm_nt_masked_tune", t_us, bytes_, flops=2 * G * m * N * K, shape=name, m=m,
-                           n=N, k=K, groups=G, tune=define, weight_layout=["row_major", "tiled"][ga.b_layout])
+                           n=N, k=K, groups=G, tune=define, weight_layout=["row_major", "tiled"][ga.b_layout],
+                           workspace_bytes=ga.workspace_size)
                 del w, wsf
             if "layer" in only:
                 layer_cases(tctx, tune=define)
@@ -306,12 +318,15 @@ def main():
             args = [GemmArgs(groups=G, m_max=m, n=N, k=K, a=As[i].data_ptr(), a_sf=asf[i].data_ptr(), b=w.data_ptr(),
                              b_sf=wsf.data_ptr(), masked_m=mm_t.data_ptr(), alpha=alpha.data_ptr(), d=d.data_ptr(),
                              ldd=N, expected_m=m, b_layout=lay) for i in range(a_copies)]
+            wkeep = []
+            for ga in args:
+                give_workspace(ctx, ga, wkeep)
             calls = [(lambda ga=ga: check(lib.nvfp4moe_grouped_gemm_nt_masked(ctx, ctypes.byref(ga), stream()), name))
                      for ga in args]
             t_us = time_graph(calls)
             bytes_ = gemm_bytes(G, N, K, m)
             r = record("grouped_gemm_nt_masked", t_us, bytes_, flops=2 * G * m * N * K, shape=name, m=m, n=N, k=K,
-                       groups=G, weight_layout=["row_major", "tiled"][lay])
+                       groups=G, weight_layout=["row_major", "tiled"][lay], workspace_bytes=args[0].workspace_size)
             if lay:  # the same GEMM on row-major weights, for comparison
                 for ga in args:
                     ga.b_layout = 0
