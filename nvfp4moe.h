@@ -489,7 +489,10 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context* c
    Same role as the workspace of CUTLASS's grouped GEMM: ask, allocate once, pass. */
 NVFP4MOE_API size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* args);
 
-/* Workspace of one expert-layer forward: quantized x, h, quantized SiLU output, scales. */
+/* Workspace of one expert-layer forward: quantized x, h (bf16, 2 x inter wide), quantized
+   SiLU output, scales, and the GEMMs' workspace (nvfp4moe_gemm_workspace_size: widened tokens,
+   up to experts x (m_max + 127) x max(hidden, inter) x 2 bytes). Depends only on the
+   weights' shapes and m_max, not on the GPU. */
 NVFP4MOE_API size_t nvfp4moe_moe_workspace_size(const nvfp4moe_moe_weights* w, int m_max);
 /* The expert layer forward (see nvfp4moe_moe_args). GEMM1 applies the x scales; the
    gate and up weight scales are applied separately before the SiLU, so checkpoints
@@ -6056,7 +6059,7 @@ NVFP4MOE__PRIVATE void nvfp4moe__self_test(nvfp4moe_context* ctx) {
 
 /* Workspace of the expert layer, regions 256-byte aligned. */
 typedef struct nvfp4moe__moe_ws {
-  size_t xq, xsf, xs, h, yq, ysf, ys, alpha2, total;
+  size_t xq, xsf, xs, h, yq, ysf, ys, alpha2, tok, tok_bytes, total;
 } nvfp4moe__moe_ws;
 
 NVFP4MOE__PRIVATE size_t nvfp4moe__carve(size_t* off, size_t bytes) {
@@ -6076,6 +6079,12 @@ NVFP4MOE__PRIVATE nvfp4moe__moe_ws nvfp4moe__moe_layout(const nvfp4moe_moe_weigh
   ws.ysf = nvfp4moe__carve(&off, (size_t)w->experts * nvfp4moe_sf_bytes(m_max, w->inter, NVFP4MOE_SF_LAYOUT_128X4));
   ws.ys = nvfp4moe__carve(&off, rows * 4);
   ws.alpha2 = nvfp4moe__carve(&off, (size_t)w->experts * 4);
+  /* the GEMM workspace both GEMMs share (one after the other on the stream): widened tokens,
+     at most G (m_max + 127) roundup(K, 256) bf16 for K = hidden or inter, a bound on
+     nvfp4moe__tok_ws_bytes for every token tile (NVF_TOK <= 128, NVF_SPS <= 2) */
+  ws.tok_bytes = (size_t)w->experts * ((size_t)m_max + 127) *
+                 (((size_t)(w->hidden > w->inter ? w->hidden : w->inter) + 255) / 256 * 256) * 2;
+  ws.tok = nvfp4moe__carve(&off, ws.tok_bytes);
   ws.total = off;
   return ws;
 }
@@ -6119,6 +6128,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   g.a = base + ws.xq; g.a_sf = base + ws.xsf; g.b = w->w13; g.b_sf = w->w13_sf;
   g.masked_m = a->masked_m; g.alpha = per_token ? 0 : w->input_scale1; g.row_scale = per_token ? base + ws.xs : 0;
   g.d = base + ws.h; g.ldd = 2 * w->inter; g.expected_m = a->expected_m; g.b_layout = w->layout;
+  g.workspace = ctx ? base + ws.tok : 0; g.workspace_size = ctx ? ws.tok_bytes : 0;
   r = ctx ? nvfp4moe_grouped_gemm_nt_masked(ctx, &g, stream) : nvfp4moe_ref_grouped_gemm_nt_masked(&g);
   if (r != NVFP4MOE_SUCCESS) return r;
 
@@ -6159,6 +6169,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   g.a = base + ws.yq; g.a_sf = base + ws.ysf; g.b = w->w2; g.b_sf = w->w2_sf;
   g.masked_m = a->masked_m; g.alpha = alpha2; g.row_scale = per_token ? base + ws.ys : 0;
   g.d = a->out; g.ldd = w->hidden; g.expected_m = a->expected_m; g.b_layout = w->layout;
+  g.workspace = ctx ? base + ws.tok : 0; g.workspace_size = ctx ? ws.tok_bytes : 0;
   return ctx ? nvfp4moe_grouped_gemm_nt_masked(ctx, &g, stream) : nvfp4moe_ref_grouped_gemm_nt_masked(&g);
 }
 

@@ -91,6 +91,8 @@
 # Eighteenth session: X18: the quick GEMM tests (each case of a token-producer tile again with the token pre-pass's
 # workspace), the A/B of the pre-pass off / on twice (NVFP4MOE_TOKEN_PREPASS) at $MS tokens on the default tiles,
 # then memcheck and racecheck on the token-producer tiles' GEMM tests (each step under its own timeout).
+# Nineteenth session: X19: the quick GPU suite and the layer tests (the layer now passes its GEMMs the token
+# workspace), memcheck on the quick layer tests, the A/B of the pre-pass off / on twice on the layers.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -767,6 +769,15 @@ X18)
       --tool $tool --error-exitcode 9 ./build/test_gpu > "$OUT/$tool.ws.log" 2>&1
     echo "$tool ws exit $?: $(grep -hE 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/$tool.ws.log" | head -1) $(grep -c ^PASS "$OUT/$tool.ws.log") PASS"
   done
+  ;;
+X19)
+  quick_suite
+  TEST_QUICK=1 TEST_ONLY=moe_layer timeout ${MCT:-120} compute-sanitizer --tool memcheck --error-exitcode 9 \
+    ./build/test_gpu > "$OUT/memcheck.layer.log" 2>&1
+  echo "memcheck layer exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.layer.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.layer.log") PASS"
+  e=NVFP4MOE_TOKEN_PREPASS
+  PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --envs "$e=0,$e=1,$e=0,$e=1" --only layer \
+    --out "$OUT/ab_prepass_layer.json" 2>&1 | grep -E "tune=|layer" | cut -c1-170
   ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1

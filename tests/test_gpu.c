@@ -675,6 +675,8 @@ static long long gemm_verify(const gdata* t, const unsigned short* d, double* wo
   return bad;
 }
 
+static int g_ws_cases; /* run_gcase calls that ran again with a GEMM workspace */
+
 static void run_gcase(nvfp4moe_context* ctx, const gcase* c, const char* label) {
   gdata t;
   nvfp4moe_gemm_args g;
@@ -695,6 +697,7 @@ static void run_gcase(nvfp4moe_context* ctx, const gcase* c, const char* label) 
      tokens), filled with NaN bytes first: the same result */
   g.workspace_size = nvfp4moe_gemm_workspace_size(ctx, &g);
   if (g.workspace_size > 0) {
+    ++g_ws_cases;
     g.workspace = gu_alloc(g.workspace_size);
     gu_fill(g.workspace, 0xFF, g.workspace_size);
     gu_fill(t.dd, 0xAB, 2 * t.nd);
@@ -751,7 +754,7 @@ static void test_gemm_every_tile_config(void) {
                                 {6, 8, 264, 4160, 7, 1, 1, 8, 0, 0}, {6, 16, 272, 1152, 7, 1, 1, 0, 0, 1}};
   nvfp4moe_info info;
   const char* config;
-  int i;
+  int i, ws0;
   size_t j;
   NEED_GPU();
   nvfp4moe_query_info(g_ctx, &info);
@@ -771,9 +774,15 @@ static void test_gemm_every_tile_config(void) {
     CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_SUCCESS, "%s: %s", config, nvfp4moe_last_error());
     unsetenv("NVFP4MOE_GEMM_CONFIG");
     if (!ctx) continue;
+    ws0 = g_ws_cases;
     for (j = 0; j < sizeof cases / sizeof cases[0]; ++j) run_gcase(ctx, &cases[j], config);
+    /* a token-producer tile (sm90 backend) asks for the token workspace in every case */
+    if (strstr(config, "gemm_sm90_ws") && info.gemm_backend == NVFP4MOE_BACKEND_SM90 && !getenv("NVFP4MOE_TOKEN_PREPASS"))
+      CHECK(g_ws_cases - ws0 == (int)(sizeof cases / sizeof cases[0]), "%s: %d of %d cases ran with a workspace", config,
+            g_ws_cases - ws0, (int)(sizeof cases / sizeof cases[0]));
     nvfp4moe_destroy(ctx);
   }
+  printf("# %d cases ran again with the token workspace\n", g_ws_cases);
 }
 
 /* A poisoned group (NaN SFs in A, NaN alpha) changes nothing in the other groups. */
