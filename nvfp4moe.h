@@ -2753,6 +2753,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      nvf_mbar_init(full0 + 8u * b, p.tok_ws \? 1 : 128); // one bulk copy, or every producer thread\n"
   "      nvf_mbar_init(empty0 + 8u * b, 4 * NVF_CWG);\n"
   "    }\n"
+  "    if (p.tok_ws) nvf_fence_mbar_init(); // the inits visible to the bulk copies' complete_tx (async proxy)\n"
   "  }\n"
   "  __syncthreads();\n"
   "\n"
@@ -2797,8 +2798,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      const u8* sf = asf_g + nvf_sf_offset_128x4(m < valid \? m : 0, 0, kc4);\n"
   "      #pragma unroll\n"
   "      for (int d = 0; d < NVF_TSTAGES - 1; ++d)\n"
-  "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, d * NVF_SPS + ss, nsteps, p.k, stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt);\n"
-  "      for (int f = 0; f < nslots; ++f) {\n",
+  "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, d * NVF_SPS + ss, nsteps, p.k, stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt);\n",
+  "      for (int f = 0; f < nslots; ++f) {\n"
   "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,\n"
   "                     stage0 + (st == 0 \? NVF_TSTAGES - 1 : st - 1) * NVF_STAGE_BYTES, pt); // the stage read last fill\n"
   "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
@@ -2871,8 +2872,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        }\n"
   "      }\n"
   "    }\n"
-  "    nvf_wgmma_wait<0>();\n"
-  "    if (lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n",
+  "    nvf_wgmma_wait<0>();\n",
+  "    if (lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
   "    #pragma unroll\n"
   "    for (int e = 0; e < NVF_TOK / 2; ++e) nvf_reg_fence(acc[e]);\n"
   "\n"

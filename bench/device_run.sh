@@ -93,6 +93,8 @@
 # then memcheck and racecheck on the token-producer tiles' GEMM tests (each step under its own timeout).
 # Nineteenth session: X19: the quick GPU suite and the layer tests (the layer now passes its GEMMs the token
 # workspace), memcheck on the quick layer tests, the A/B of the pre-pass off / on twice on the layers.
+# N19: Nsight Compute durations and DRAM / L2 bytes of the token pre-pass kernel and the GEMM at $SHAPES
+# (name:groups:N:K:tokens), with the GEMM workspace and without.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -778,6 +780,18 @@ X19)
   e=NVFP4MOE_TOKEN_PREPASS
   PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --envs "$e=0,$e=1,$e=0,$e=1" --only layer \
     --out "$OUT/ab_prepass_layer.json" 2>&1 | grep -E "tune=|layer" | cut -c1-170
+  ;;
+N19)
+  M="gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed"
+  for shape in ${SHAPES:-dsv3g1:32:4096:7168:128 dsv3g2:32:7168:2048:128 qwen3g1:128:1536:2048:128 qwen3g2:128:2048:768:128 dsv3g2:32:7168:2048:32}; do
+    IFS=: read -r name g n k m <<< "$shape"
+    for ws in 1 0; do
+      PROFILE_GEMM_G=$g PROFILE_GEMM_N=$n PROFILE_GEMM_K=$k PROFILE_GEMM_M=$m PROFILE_GEMM_WS=$ws timeout 100 ncu --clock-control none \
+        -k regex:"nvf_gemm|nvf_ws_widen" --launch-skip $((ws + 1)) --launch-count $((ws + 1)) --metrics "$M" ./build/profile_kernels \
+        > "$OUT/ncu19_${name}_m${m}_ws$ws.txt" 2>&1
+      echo "== $name m=$m ws=$ws exit $?"; grep -E "^  [a-z_]+|__" "$OUT/ncu19_${name}_m${m}_ws$ws.txt" | grep -vE "^==PROF" | head -20 | cut -c1-140
+    done
+  done
   ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1

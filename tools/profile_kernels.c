@@ -18,6 +18,11 @@ static void fill_random(nvfp4moe_devptr d, size_t n, unsigned lo, unsigned span)
   free(h);
 }
 
+static int env_int(const char* name, int dflt, int lo, int hi) {
+  int v = getenv(name) ? atoi(getenv(name)) : dflt;
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
 int main(void) {
   nvfp4moe_context* ctx;
   const char* why;
@@ -41,8 +46,10 @@ int main(void) {
     gu_free(x); gu_free(q); gu_free(sf); gu_free(s); gu_free(dmm);
   }
   { /* the GEMM, DeepSeek-V3 EP8 GEMM1 at $PROFILE_GEMM_M tokens per expert (default 8);
-       $PROFILE_GEMM_N / $PROFILE_GEMM_K for another shape (GEMM2: 7168 / 2048) */
-    int G = 32, M = getenv("PROFILE_GEMM_M") ? atoi(getenv("PROFILE_GEMM_M")) : 8, mm[32], g;
+       $PROFILE_GEMM_N / $PROFILE_GEMM_K / $PROFILE_GEMM_G for another shape (GEMM2: 7168 / 2048;
+       Qwen3 GEMM1: 1536 / 2048 / 128), with the GEMM workspace unless $PROFILE_GEMM_WS=0 */
+    int G = env_int("PROFILE_GEMM_G", 32, 1, 256);
+    int M = getenv("PROFILE_GEMM_M") ? atoi(getenv("PROFILE_GEMM_M")) : 8, mm[256], g;
     int N = getenv("PROFILE_GEMM_N") ? atoi(getenv("PROFILE_GEMM_N")) : 4096;
     int K = getenv("PROFILE_GEMM_K") ? atoi(getenv("PROFILE_GEMM_K")) : 7168;
     nvfp4moe_devptr a = gu_alloc((size_t)G * M * K / 2), asf = gu_alloc((size_t)G * nvfp4moe_sf_bytes(M, K, 0));
@@ -58,6 +65,10 @@ int main(void) {
     ga.groups = G; ga.m_max = M; ga.n = N; ga.k = K; ga.a = a; ga.a_sf = asf; ga.b = b; ga.b_sf = bsf;
     ga.masked_m = dmm; ga.d = d; ga.expected_m = M;
     ga.b_layout = nvfp4moe_preferred_weight_layout(ctx, N, K); /* random bytes: either layout */
+    if (!(getenv("PROFILE_GEMM_WS") && strcmp(getenv("PROFILE_GEMM_WS"), "0") == 0)) {
+      ga.workspace_size = nvfp4moe_gemm_workspace_size(ctx, &ga);
+      if (ga.workspace_size) ga.workspace = gu_alloc(ga.workspace_size);
+    }
     for (it = 0; it < 4; ++it) nvfp4moe_grouped_gemm_nt_masked(ctx, &ga, 0);
     gu_sync();
   }
