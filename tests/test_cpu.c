@@ -736,6 +736,51 @@ static void test_gemm_tile_heuristic(void) {
                        nvfp4moe__ws_cwg[i]);
 }
 
+/* The GEMM token workspace: nvfp4moe__tok_ws_bytes by hand for two tiles, the query's zeros
+   (null ctx or args, offline context, pre-pass off, a swap-AB tile), and the layer's bound,
+   which must hold every tile's need for hidden and inter alike. */
+static void test_gemm_workspace_size(void) {
+  static const int ms[] = {1, 8, 33, 47, 48, 49, 127, 128, 129, 300, 1024}, ks[] = {32, 96, 128, 160, 768, 2048, 2880, 7168};
+  nvfp4moe_context* c = (nvfp4moe_context*)calloc(1, sizeof(nvfp4moe_context));
+  nvfp4moe_moe_weights w;
+  nvfp4moe_gemm_args a;
+  int s;
+  size_t i, j;
+  /* 128-token tile: 2 groups x 2 token tiles (200 rows) x 56 steps x 128 tokens x 256 bytes */
+  CHECK(nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS128, 2, 200, 7168) == (size_t)2 * 2 * 56 * 128 * 256, "ws128 bytes");
+  /* 48-token tile, 2 steps a slot: K 2080 has 17 steps -> 9 slots of 2 */
+  CHECK(nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS48, 1, 33, 2080) == (size_t)9 * 2 * 48 * 256, "ws48 bytes");
+  memset(&a, 0, sizeof a);
+  a.groups = 4; a.m_max = 256; a.n = 4096; a.k = 7168; a.expected_m = 128;
+  CHECK(nvfp4moe_gemm_workspace_size(0, &a) == 0 && nvfp4moe_gemm_workspace_size(c, 0) == 0, "null ctx or args: 0");
+  c->backend = NVFP4MOE_BACKEND_SM90; c->forced_gemm_spec = -1; c->token_prepass = 1;
+  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS128, 4, 256, 7168),
+        "sm90, 128 tokens expected: the 128-token tile's bytes");
+  a.expected_m = 4;
+  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == 0, "a swap-AB tile: 0");
+  a.expected_m = 128; c->token_prepass = 0;
+  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == 0, "pre-pass off: 0");
+  c->token_prepass = 1; c->offline = 1;
+  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == 0, "offline: 0");
+  c->offline = 0; c->backend = NVFP4MOE_BACKEND_SM100;
+  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == 0, "sm100, row-major weights: 0");
+  free(c);
+  memset(&w, 0, sizeof w);
+  w.experts = 3;
+  for (i = 0; i < sizeof ms / sizeof ms[0]; ++i)
+    for (j = 0; j < sizeof ks / sizeof ks[0]; ++j) {
+      nvfp4moe__moe_ws ws;
+      w.hidden = ks[j]; w.inter = 32;
+      ws = nvfp4moe__moe_layout(&w, ms[i]);
+      for (s = NVFP4MOE__SPEC_GEMM_WS128; s <= NVFP4MOE__SPEC_GEMM_WS32; ++s) {
+        size_t need = nvfp4moe__tok_ws_bytes(s, 3, ms[i], ks[j]);
+        CHECK(need <= ws.tok_bytes && ws.tok % 256 == 0 && ws.tok + ws.tok_bytes <= ws.total,
+              "layer bound: %s m_max %d K %d needs %zu, region %zu", nvfp4moe__specs[s].name, ms[i], ks[j], need,
+              ws.tok_bytes);
+      }
+    }
+}
+
 /* TILED weights: the reference permutation against the layout written out element by element
    (16-row tiles of 1 KB per 128-K step), its inverse, the reference GEMM reading either layout
    (same bits), the argument checks, and the twin specialisations (same tiles, one define more). */
@@ -879,6 +924,7 @@ int main(void) {
   RUN(test_log_level_env);
   RUN(test_context_errors_and_queries);
   RUN(test_gemm_tile_heuristic);
+  RUN(test_gemm_workspace_size);
   RUN(test_weight_layouts);
   return tu_total_fail ? 1 : 0;
 }
