@@ -2737,8 +2737,16 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  nvf_wg_widen_token(q, sfw, s * NVF_STEP, k, dst);\n"
   "}\n"
   "\n"
+  "// The next ring slot; the barrier phase flips each time the ring wraps.\n"
+  "NVF_DEV void nvf_ring_next(int& slot, u32& phase) {\n"
+  "  if (++slot == NVF_SLOTS) {\n"
+  "    slot = 0;\n"
+  "    phase ^= 1u;\n"
+  "  }\n"
+  "}\n"
+  "\n",
   "template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {\n"
-  "  extern __shared__ __align__(128) u8 smem[]; // NVF_SLOTS slots, then NVF_TSTAGES raw token stages\n",
+  "  extern __shared__ __align__(128) u8 smem[]; // NVF_SLOTS slots, then NVF_TSTAGES raw token stages\n"
   "  __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]\n"
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
   "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n"
@@ -2771,10 +2779,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
   "        nvf_mbar_expect_tx(full0 + 8u * slot, NVF_SLOT_BYTES);\n"
   "        nvf_bulk_load(sbase + slot * NVF_SLOT_BYTES, src + (i64)f * NVF_SLOT_BYTES, NVF_SLOT_BYTES, full0 + 8u * slot);\n"
-  "        if (++slot == NVF_SLOTS) {\n"
-  "          slot = 0;\n"
-  "          phase ^= 1u;\n"
-  "        }\n"
+  "        nvf_ring_next(slot, phase);\n"
   "      }\n"
   "    }\n"
   "    return;\n"
@@ -2797,8 +2802,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      const u8* src = live && m < valid \? a_g + (i64)m * (p.k / 2) : 0;\n"
   "      const u8* sf = asf_g + nvf_sf_offset_128x4(m < valid \? m : 0, 0, kc4);\n"
   "      #pragma unroll\n"
-  "      for (int d = 0; d < NVF_TSTAGES - 1; ++d)\n"
-  "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, d * NVF_SPS + ss, nsteps, p.k, stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt);\n",
+  "      for (int d = 0; d < NVF_TSTAGES - 1; ++d)\n",
+  "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, d * NVF_SPS + ss, nsteps, p.k, stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt);\n"
   "      for (int f = 0; f < nslots; ++f) {\n"
   "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,\n"
   "                     stage0 + (st == 0 \? NVF_TSTAGES - 1 : st - 1) * NVF_STAGE_BYTES, pt); // the stage read last fill\n"
@@ -2809,10 +2814,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "                       f * NVF_SPS + ss, p.k, pt);\n"
   "        nvf_fence_proxy_async();\n"
   "        nvf_mbar_arrive(full0 + 8u * slot);\n"
-  "        if (++slot == NVF_SLOTS) {\n"
-  "          slot = 0;\n"
-  "          phase ^= 1u;\n"
-  "        }\n"
+  "        nvf_ring_next(slot, phase);\n"
   "        if (++st == NVF_TSTAGES) st = 0;\n"
   "      }\n"
   "      asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\"); // the zero fills past the tile's steps land first\n"
@@ -2864,10 +2866,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "          nvf_wgmma_commit();\n"
   "          if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot\n"
   "            prev = slot;\n"
-  "            if (++slot == NVF_SLOTS) {\n"
-  "              slot = 0;\n"
-  "              phase ^= 1u;\n"
-  "            }\n"
+  "            nvf_ring_next(slot, phase);\n"
   "          }\n"
   "        }\n"
   "      }\n"
@@ -5662,7 +5661,6 @@ NVFP4MOE__PRIVATE size_t nvfp4moe__gemm_ws_need(const nvfp4moe_context* ctx, con
 NVFP4MOE__IMPL size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* args) {
   int spec;
   if (!ctx || !args || args->groups < 1 || args->m_max < 1 || args->k < 32) return 0;
-  if (ctx->backend == NVFP4MOE_BACKEND_SM100 && args->b_layout == NVFP4MOE_WEIGHTS_ROW_MAJOR) return 0;
   return nvfp4moe__gemm_ws_need(ctx, args, &spec);
 }
 
@@ -5698,7 +5696,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
        tokens, else 2) and 3 raw token stages of NVF_UNITS = NVF_TOK NVF_SPS units of 72 bytes */
     unsigned tok = (unsigned)nvfp4moe__ws_tok[spec - NVFP4MOE__SPEC_GEMM_WS128];
     int cwg = nvfp4moe__ws_cwg[spec - NVFP4MOE__SPEC_GEMM_WS128];
-    unsigned sps = tok >= 128 ? 1u : 2u, smem = 6u * sps * tok * 256u + 3u * tok * sps * 72u;
+    unsigned sps = tok >= 128 ? 1u : 2u;
+    unsigned smem = 6u * sps * tok * 256u + (p->tok_ws ? 0u : 3u * tok * sps * 72u); /* no raw stages with a workspace */
     unsigned threads = 128u * (unsigned)(cwg + 1);
     int regs, want = (int)(65536u / threads / 8u * 8u);
     void* args[1];
@@ -5718,13 +5717,12 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
       long long nslots = ((p->k + 127) / 128 + (long long)sps - 1) / sps, per = (long long)p->groups * nslots;
       long long ytiles = ((long long)em + tok - 1) / tok;
       int wk = tiled ? 1 : 2, y;
-      if (ytiles > 0x7FFFFFFFLL / per) ytiles = 0x7FFFFFFFLL / per > 0 ? 0x7FFFFFFFLL / per : 1;
+      if (ytiles > 0x7FFFFFFFLL / per) ytiles = 0x7FFFFFFFLL / per; /* >= 1: nvfp4moe__gemm_ws_need bounds per */
       y = (int)ytiles;
       wargs[0] = (void*)p;
       wargs[1] = &y;
       r = nvfp4moe__launch(ctx, fn, mod, wk, (unsigned)(per * ytiles), 128, 0, stream, wargs);
       if (r != NVFP4MOE_SUCCESS) return r;
-      smem -= 3u * tok * sps * 72u; /* no raw token stages */
     }
     args[0] = (void*)p;
     return nvfp4moe__launch(ctx, fn, mod, kern, nvfp4moe__wgmma_grid(p, 64 * cwg, tok, em), threads, smem, stream, args);

@@ -117,6 +117,14 @@ NVF_DEV void nvf_tp_widen(const u8* st, u32 dst, int s, int k, int u) {
   nvf_wg_widen_token(q, sfw, s * NVF_STEP, k, dst);
 }
 
+// The next ring slot; the barrier phase flips each time the ring wraps.
+NVF_DEV void nvf_ring_next(int& slot, u32& phase) {
+  if (++slot == NVF_SLOTS) {
+    slot = 0;
+    phase ^= 1u;
+  }
+}
+
 template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {
   extern __shared__ __align__(128) u8 smem[]; // NVF_SLOTS slots, then NVF_TSTAGES raw token stages
   __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]
@@ -151,10 +159,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
         nvf_mbar_wait(empty0 + 8u * slot, phase);
         nvf_mbar_expect_tx(full0 + 8u * slot, NVF_SLOT_BYTES);
         nvf_bulk_load(sbase + slot * NVF_SLOT_BYTES, src + (i64)f * NVF_SLOT_BYTES, NVF_SLOT_BYTES, full0 + 8u * slot);
-        if (++slot == NVF_SLOTS) {
-          slot = 0;
-          phase ^= 1u;
-        }
+        nvf_ring_next(slot, phase);
       }
     }
     return;
@@ -189,10 +194,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
                        f * NVF_SPS + ss, p.k, pt);
         nvf_fence_proxy_async();
         nvf_mbar_arrive(full0 + 8u * slot);
-        if (++slot == NVF_SLOTS) {
-          slot = 0;
-          phase ^= 1u;
-        }
+        nvf_ring_next(slot, phase);
         if (++st == NVF_TSTAGES) st = 0;
       }
       asm volatile("cp.async.wait_group 0;" ::: "memory"); // the zero fills past the tile's steps land first
@@ -244,10 +246,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
           nvf_wgmma_commit();
           if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot
             prev = slot;
-            if (++slot == NVF_SLOTS) {
-              slot = 0;
-              phase ^= 1u;
-            }
+            nvf_ring_next(slot, phase);
           }
         }
       }
