@@ -95,6 +95,9 @@
 # workspace), memcheck on the quick layer tests, the A/B of the pre-pass off / on twice on the layers.
 # N19: Nsight Compute durations and DRAM / L2 bytes of the token pre-pass kernel and the GEMM at $SHAPES
 # (name:groups:N:K:tokens), with the GEMM workspace and without.
+# Twentieth session: X20: the quick GEMM tests (the swap-AB tiles also on 5 CTAs, many units each), the A/B of the
+# swap-AB tiles' resident grid off / on twice (NVFP4MOE_SWAPAB_PERSIST; or the contexts $ABENVS) at $MS tokens, memcheck and racecheck on the
+# swap-AB tiles' GEMM tests.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -791,6 +794,20 @@ N19)
         > "$OUT/ncu19_${name}_m${m}_ws$ws.txt" 2>&1
       echo "== $name m=$m ws=$ws exit $?"; grep -E "^  [a-z_]+|__" "$OUT/ncu19_${name}_m${m}_ws$ws.txt" | grep -vE "^==PROF" | head -20 | cut -c1-140
     done
+  done
+  ;;
+X20)
+  TEST_QUICK=1 TEST_ONLY=gemm timeout ${TT:-240} ./build/test_gpu > "$OUT/gemm_tests.log" 2>&1
+  summ "quick GEMM tests" "$OUT/gemm_tests.log" $? 8
+  if grep -q '^PASS test_gemm_every_tile_config' "$OUT/gemm_tests.log" && grep -q '^PASS test_gemm_shapes' "$OUT/gemm_tests.log"; then
+    e=NVFP4MOE_SWAPAB_PERSIST
+    PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "${ABENVS:-$e=0,$e=1,$e=0,$e=1}" --ms "${MS:-1,8,16}" \
+      --only gemm --out "$OUT/ab_persist.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  fi
+  for tool in ${SAN:-memcheck racecheck}; do
+    TEST_QUICK=1 TEST_ONLY=gemm_every_tile_config TEST_CONFIGS=gemm_swapab timeout ${MCT:-120} compute-sanitizer \
+      --tool $tool --error-exitcode 9 ./build/test_gpu > "$OUT/$tool.swapab.log" 2>&1
+    echo "$tool swapab exit $?: $(grep -hE 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/$tool.swapab.log" | head -1) $(grep -c ^PASS "$OUT/$tool.swapab.log") PASS"
   done
   ;;
 T16)

@@ -57,7 +57,204 @@ static_assert(NVF_SKC % 1024 == 0 && NVF_SKC <= 8192, "NVF_SKC: 1024, 2048, ... 
 // -DNVF_SWPROBE=1 loads the weights and SFs as always but only folds them into one accumulator (no
 // widening, no MMAs; the tokens are still staged): the rate of this grid's access pattern by itself.
 
+// The first unit at or after u (u < u_end) whose expert has tokens, and its passes over the weights
+// (np: ceil(valid / NVF_TOK)); u_end and np = 0 when none is left. An expert without tokens is skipped
+// whole: its weights are not read.
+NVF_DEV i64 nvf_sw_next_unit(const NvfGemmParams& p, i64 u, i64 u_end, int nblocks, int& np) {
+#if defined(NVF_SWSTRIDE) && NVF_SWSTRIDE
+  const i64 step = gridDim.x; // strided: this CTA's units are blockIdx.x + i gridDim.x
+#endif
+  while (u < u_end) {
+    const int valid = nvf_valid_rows(p.masked_m, (int)(u / nblocks), p.m_max);
+    if (valid > 0) {
+      np = (valid + NVF_TOK - 1) / NVF_TOK;
+      return u;
+    }
+#if defined(NVF_SWSTRIDE) && NVF_SWSTRIDE
+    u += step;
+#else
+    u = (u / nblocks + 1) * nblocks;
+#endif
+  }
+  np = 0;
+  return u_end;
+}
+
+// The pass after pass `pass` of unit u: the same unit's next pass or the next unit's first.
+NVF_DEV void nvf_sw_successor(const NvfGemmParams& p, i64& u, int& pass, int& np, i64 u_end, int nblocks) {
+  if (++pass < np) return;
+  pass = 0;
+#if defined(NVF_SWSTRIDE) && NVF_SWSTRIDE
+  u = nvf_sw_next_unit(p, u + gridDim.x, u_end, nblocks, np);
+#else
+  u = nvf_sw_next_unit(p, u + 1, u_end, nblocks, np);
+#endif
+}
+
+// This thread's pieces of unit u: byte 16 t of step 0 of its weight row r0 (row r0 + 8 is NVF_WROW8
+// further), the SF bytes of that piece (columns 2t, 2t + 1; row r0 + 8's are 128 bytes further in the
+// 128x4 layout, as r0 % 32 < 24), and whether the rows exist.
+NVF_DEV void nvf_sw_pieces(const NvfGemmParams& p, i64 u, int nblocks, int rw, int t, int kc4, i64 sfb_g,
+                           const u8*& w, const u8*& sf, bool& ok0, bool& ok1) {
+  const int g = (int)(u / nblocks), r0 = (int)(u % nblocks) * NVF_ROWS + rw;
+  w = nvf_wpiece(p, g, r0, t);
+  sf = p.b_sf + g * sfb_g + nvf_sf_offset_128x4(r0, 2 * t, kc4);
+  ok0 = r0 < p.n;
+  ok1 = r0 + 8 < p.n;
+}
+
+// A unit is (group, block of NVF_ROWS weight rows); the host launches one CTA per unit or, resident,
+// fewer, each CTA taking a contiguous range of units. The weight loads run NVF_DEPTH steps ahead
+// through the CTA's whole sequence of passes (a pass: one unit, NVF_TOK of its tokens), so the next
+// pass's first weights are in flight while this one finishes: with a CTA per unit, a CTA had no
+// loads in flight in its last steps and epilogue, a fixed cost per unit that the K dependence of the
+// decode rate fits (0.63 of the memory floor at K 768, 0.77 at K 7168; bench/NOTES.md, twentieth
+// session). The step loop has no branch for it: a load past the pass takes the next pass's pointers.
 template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
+  extern __shared__ __align__(16) u32 tok[]; // [NVF_TOK][NVF_TSTRIDE]
+  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;
+  const i64 units = (i64)p.groups * nblocks;
+#if defined(NVF_SWSTRIDE) && NVF_SWSTRIDE // A/B runs: units blockIdx.x, + gridDim.x, ...
+  const i64 u_end = units, u_first = blockIdx.x;
+#else
+  const i64 u_end = units * (blockIdx.x + 1) / gridDim.x, u_first = units * blockIdx.x / gridDim.x;
+#endif
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = lane & 3;
+  const int rw = warp * 16 + (lane >> 2); // this thread's weight rows in a block: rw and rw + 8
+  const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;
+  const int nchunks = (p.k + NVF_KC - 1) / NVF_KC;
+  // steps of a pass rounded up to whole rounds of the NVF_DEPTH register slots, so that every pass
+  // starts in slot 0; a padding step loads nothing and multiplies zero weights with zero tokens
+  const int nsp = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH;
+  const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);
+
+  int np, pass = 0;
+  i64 u = nvf_sw_next_unit(p, u_first, u_end, nblocks, np);
+  if (u >= u_end) return;
+  const u8 *w0, *sf0, *nw0 = 0, *nsf0 = 0;
+  bool ok0, ok1, nok0 = false, nok1 = false;
+  nvf_sw_pieces(p, u, nblocks, rw, t, kc4, sfb_g, w0, sf0, ok0, ok1);
+  i64 nu = u; // the next pass: unit nu, pass npass of nnp
+  int npass = pass, nnp = np;
+  nvf_sw_successor(p, nu, npass, nnp, u_end, nblocks);
+  if (nu < u_end) nvf_sw_pieces(p, nu, nblocks, rw, t, kc4, sfb_g, nw0, nsf0, nok0, nok1);
+
+  uint4 wq[NVF_DEPTH][2];
+  u32 ws[NVF_DEPTH][2];
+  // step ls of a pass into register slot d, from that pass's pieces (in: the pass exists)
+  auto load = [&](int d, int ls, const u8* pw, const u8* psf, bool in, bool ok0_, bool ok1_) {
+    in = in && ls < nsteps && ls * NVF_STEP + 32 * t < p.k; // zeros past K, past N, after the last pass
+    const bool o0 = in && ok0_, o1 = in && ok1_;
+    wq[d][0] = o0 ? nvf_ldg_weights<WIDE>(pw + (i64)ls * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
+    wq[d][1] = o1 ? nvf_ldg_weights<WIDE>(pw + NVF_WROW8(p) + (i64)ls * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
+    ws[d][0] = o0 ? *(const u16*)(psf + (i64)ls * 1024) : 0u;
+    ws[d][1] = o1 ? *(const u16*)(psf + 128 + (i64)ls * 1024) : 0u;
+  };
+  // weights of the first NVF_DEPTH steps in flight before the first chunk is staged
+  #pragma unroll
+  for (int d = 0; d < NVF_DEPTH; ++d) load(d, d, w0, sf0, true, ok0, ok1);
+
+  int staged_g = -1, staged_tok0 = -1; // whose tokens the single chunk of a short K holds
+  while (u < u_end) {
+    const int g = (int)(u / nblocks), r0 = (int)(u % nblocks) * NVF_ROWS + rw, tok0 = pass * NVF_TOK;
+    const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);
+    float acc[NVF_NT][4];
+    #pragma unroll
+    for (int i = 0; i < NVF_NT; ++i)
+      #pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][e] = 0.0f;
+
+    for (int c = 0; c < nchunks; ++c) {
+      // ---- stage the tokens of this K chunk (dequantized, pair order) ----
+      if (nchunks > 1 || g != staged_g || tok0 != staged_tok0) {
+        staged_g = g;
+        staged_tok0 = tok0;
+        __syncthreads(); // the previous chunk has been read by every warp
+        for (int piece = threadIdx.x; piece < NVF_TOK * (NVF_KC / 32); piece += NVF_THREADS) {
+          const int n = piece / (NVF_KC / 32), pc = piece % (NVF_KC / 32), ss = pc >> 2, tt = pc & 3;
+          const int m = tok0 + n, kel = c * NVF_KC + pc * 32;
+          u32 v[16];
+          if (m < valid && kel < p.k) {
+            const uint4 q = *(const uint4*)(p.a + ((i64)g * p.m_max + m) * (p.k / 2) + kel / 2);
+            const u32 sf2 = *(const u16*)(p.a_sf + g * sfa_g + nvf_sf_offset_128x4(m, kel / 16, kc4));
+            nvf_dequant_piece(q, sf2, v);
+          } else {
+            #pragma unroll
+            for (int f = 0; f < 16; ++f) v[f] = 0u;
+          }
+          u32* dst = tok + n * NVF_TSTRIDE + ss * 64 + tt * 2;
+          #pragma unroll
+          for (int i = 0; i < 8; ++i) *(uint2*)(dst + i * 8) = make_uint2(v[2 * i], v[2 * i + 1]);
+        }
+        __syncthreads();
+      }
+
+      // ---- 8 register steps of 128 K: dequantize, load ahead, 8 MMAs per n8 tile ----
+      #pragma unroll 1
+      for (int half = 0; half < NVF_KC / NVF_STEP / NVF_DEPTH; ++half) {
+        // the round's loads are steps s + NVF_DEPTH: all of this pass, or (its last round, nsp being a
+        // multiple of NVF_DEPTH) all of the next pass's first round, from that pass's pieces
+        const int s0 = c * (NVF_KC / NVF_STEP) + half * NVF_DEPTH;
+        const bool nx = s0 + NVF_DEPTH >= nsp;
+        const u8* pw = nx ? nw0 : w0;
+        const u8* psf = nx ? nsf0 : sf0;
+        const bool lin = !nx || nu < u_end, lok0 = nx ? nok0 : ok0, lok1 = nx ? nok1 : ok1;
+        const int lbase = nx ? NVF_DEPTH - nsp : NVF_DEPTH;
+        #pragma unroll
+        for (int d = 0; d < NVF_DEPTH; ++d) {
+          const int ss = half * NVF_DEPTH + d, s = c * (NVF_KC / NVF_STEP) + ss;
+          if (s < nsp) {
+#if defined(NVF_SWPROBE)
+            // timing probe: the step's words only folded into the accumulator (no widening, no MMAs)
+            acc[0][0] += __uint_as_float((wq[d][0].x ^ wq[d][0].y ^ wq[d][0].z ^ wq[d][0].w ^ wq[d][1].x ^ wq[d][1].y ^
+                                          wq[d][1].z ^ wq[d][1].w ^ ws[d][0] ^ ws[d][1]) & 0x007FFFFFu);
+            load(d, s + lbase, pw, psf, lin, lok0, lok1);
+#else
+            u32 a0[16], a1[16];
+            nvf_dequant_piece(wq[d][0], ws[d][0], a0);
+            nvf_dequant_piece(wq[d][1], ws[d][1], a1);
+            load(d, s + lbase, pw, psf, lin, lok0, lok1);
+            const u32* tb = tok + (lane >> 2) * NVF_TSTRIDE + ss * 64 + t * 2;
+            #pragma unroll
+            for (int i = 0; i < 8; ++i) {
+              const u32 af[4] = {a0[2 * i], a1[2 * i], a0[2 * i + 1], a1[2 * i + 1]};
+              #pragma unroll
+              for (int nt = 0; nt < NVF_NT; ++nt) {
+                const uint2 bv = *(const uint2*)(tb + nt * 8 * NVF_TSTRIDE + i * 8);
+                nvf_mma_bf16_16816(acc[nt], af, bv.x, bv.y);
+              }
+            }
+#endif
+          }
+        }
+      }
+    }
+
+    // ---- epilogue: D[g, m, n] for tokens m < valid and weight rows n < N ----
+    const float alpha = p.alpha ? p.alpha[g] : 1.0f;
+    #pragma unroll
+    for (int nt = 0; nt < NVF_NT; ++nt)
+      #pragma unroll
+      for (int e = 0; e < 4; ++e)
+        nvf_store_swapab(p, g, valid, alpha, tok0 + nt * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[nt][e]);
+
+    // ---- on to the next pass, whose first steps are in flight ----
+    u = nu;
+    pass = npass;
+    np = nnp;
+    w0 = nw0;
+    sf0 = nsf0;
+    ok0 = nok0;
+    ok1 = nok1;
+    if (u < u_end) {
+      nvf_sw_successor(p, nu, npass, nnp, u_end, nblocks);
+      if (nu < u_end) nvf_sw_pieces(p, nu, nblocks, rw, t, kc4, sfb_g, nw0, nsf0, nok0, nok1);
+    }
+  }
+}
+
+#if defined(NVF_SWOLD) // A/B runs only (twentieth session): the kernel before the resident grid, one CTA per unit
+template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body_old(const NvfGemmParams& p) {
   extern __shared__ __align__(16) u32 tok[]; // [NVF_TOK][NVF_TSTRIDE]
   const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS; // grid = groups * nblocks
   const int g = blockIdx.x / nblocks, bx = blockIdx.x % nblocks;
@@ -168,6 +365,9 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
         nvf_store_swapab(p, g, valid, alpha, tok0 + nt * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[nt][e]);
   }
 }
+
+#define nvf_gemm_swapab_body nvf_gemm_swapab_body_old
+#endif
 
 // nvf_gemm_swapab and nvf_gemm_swapab_l2, or nvf_gemm_swapab_tiled (gemm_common.cuh)
 NVF_GEMM_ENTRY_POINTS(nvf_gemm_swapab, nvf_gemm_swapab_body, NVF_THREADS, NVF_MINB)
