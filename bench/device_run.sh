@@ -97,7 +97,8 @@
 # (name:groups:N:K:tokens), with the GEMM workspace and without.
 # Twentieth session: X20: the quick GEMM tests (the swap-AB tiles also on 5 CTAs, many units each), the A/B of the
 # swap-AB tiles' resident grid off / on twice (NVFP4MOE_SWAPAB_PERSIST; or the contexts $ABENVS) at $MS tokens, memcheck and racecheck on the
-# swap-AB tiles' GEMM tests.
+# swap-AB tiles' GEMM tests. (NVFP4MOE_SWAPAB_PERSIST, NVF_SWOLD and NVF_SWSTRIDE are only in commit 9da6030, not kept:
+# here every arm builds the default.)
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
