@@ -14,9 +14,14 @@ TOOLS := $(B)/nvfp4moe_precompile $(B)/jit_timing $(B)/profile_kernels $(B)/libn
 TESTS := $(B)/test_cpu $(B)/test_cache $(B)/test_nvrtc $(B)/test_gpu $(B)/test_sm100_encoders $(B)/test_sm100_model
 
 .PHONY: all embed run test tests examples bench clean
-all: embed $(EXAMPLES) $(TOOLS) $(TESTS)
+all: $(EXAMPLES) $(TOOLS) $(TESTS)
 
-# The header embeds kernels_src/; `make` rewrites that region (CI only checks it).
+# The header embeds kernels_src/; `make` rewrites that region (CI only checks it). A rule of its
+# own, so that under -j every binary waits for it (as a phony prerequisite of `all` beside them,
+# `make -j` compiled the old kernels into the tools while the header was being rewritten).
+nvfp4moe.h: $(wildcard kernels_src/*) tools/embed_kernels.py
+	python3 tools/embed_kernels.py
+	touch $@
 embed:
 	python3 tools/embed_kernels.py
 
