@@ -49,9 +49,9 @@ int main(void) {
        $PROFILE_GEMM_N / $PROFILE_GEMM_K / $PROFILE_GEMM_G for another shape (GEMM2: 7168 / 2048;
        Qwen3 GEMM1: 1536 / 2048 / 128), with the GEMM workspace unless $PROFILE_GEMM_WS=0 */
     int G = env_int("PROFILE_GEMM_G", 32, 1, 256);
-    int M = getenv("PROFILE_GEMM_M") ? atoi(getenv("PROFILE_GEMM_M")) : 8, mm[256], g;
-    int N = getenv("PROFILE_GEMM_N") ? atoi(getenv("PROFILE_GEMM_N")) : 4096;
-    int K = getenv("PROFILE_GEMM_K") ? atoi(getenv("PROFILE_GEMM_K")) : 7168;
+    int M = env_int("PROFILE_GEMM_M", 8, 1, 1 << 16), mm[256], g;
+    int N = env_int("PROFILE_GEMM_N", 4096, 8, 1 << 20);
+    int K = env_int("PROFILE_GEMM_K", 7168, 32, 1 << 20);
     nvfp4moe_devptr a = gu_alloc((size_t)G * M * K / 2), asf = gu_alloc((size_t)G * nvfp4moe_sf_bytes(M, K, 0));
     nvfp4moe_devptr b = gu_alloc((size_t)G * N * K / 2), bsf = gu_alloc((size_t)G * nvfp4moe_sf_bytes(N, K, 0));
     nvfp4moe_devptr d = gu_alloc((size_t)G * M * N * 2), dmm = gu_alloc(sizeof mm);
