@@ -2737,6 +2737,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  nvf_wg_widen_token(q, sfw, s * NVF_STEP, k, dst);\n"
   "}\n"
   "\n"
+  "// Byte offset of unit (token n, step ss of the slot) in a slot (its row in MMA 0), as the\n"
+  "// producer widens it and the pre-pass writes the slot images.\n",
+  "NVF_DEV int nvf_slot_unit_offset(int n, int ss) { return ss * 8 * NVF_B_MMA + (n >> 3) * 256 + (n & 7) * 16; }\n"
+  "\n"
   "// The next ring slot; the barrier phase flips each time the ring wraps.\n"
   "NVF_DEV void nvf_ring_next(int& slot, u32& phase) {\n"
   "  if (++slot == NVF_SLOTS) {\n"
@@ -2744,7 +2748,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    phase ^= 1u;\n"
   "  }\n"
   "}\n"
-  "\n",
+  "\n"
   "template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {\n"
   "  extern __shared__ __align__(128) u8 smem[]; // NVF_SLOTS slots, then NVF_TSTAGES raw token stages\n"
   "  __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]\n"
@@ -2794,15 +2798,15 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);\n"
   "    const u8* asf_g = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k);\n"
   "    const u32 stage0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES;\n"
-  "    const u32 dst0 = ss * 8 * NVF_B_MMA + (n >> 3) * 256 + (n & 7) * 16;\n"
+  "    const u32 dst0 = nvf_slot_unit_offset(n, ss);\n"
   "    int slot = 0, st = 0; // ring slot, raw stage of the fill\n"
-  "    u32 phase = 1;        // empty: the phase before a fresh barrier's first counts as completed\n"
+  "    u32 phase = 1;        // empty: the phase before a fresh barrier's first counts as completed\n",
   "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
   "      const int m = tok0 + n;\n"
   "      const u8* src = live && m < valid \? a_g + (i64)m * (p.k / 2) : 0;\n"
   "      const u8* sf = asf_g + nvf_sf_offset_128x4(m < valid \? m : 0, 0, kc4);\n"
   "      #pragma unroll\n"
-  "      for (int d = 0; d < NVF_TSTAGES - 1; ++d)\n",
+  "      for (int d = 0; d < NVF_TSTAGES - 1; ++d)\n"
   "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, d * NVF_SPS + ss, nsteps, p.k, stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt);\n"
   "      for (int f = 0; f < nslots; ++f) {\n"
   "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,\n"
@@ -2860,7 +2864,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "            nvf_wg_load<WIDE>(wr, s + NVF_DEPTH, nsteps, p.k, wq[d], ws[d]);\n"
   "          }\n"
   "          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;\n"
-  "          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n"
+  "          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n",
   "          nvf_wgmma_fence();\n"
   "          nvf_wg_mmas(acc, a, buf);\n"
   "          nvf_wgmma_commit();\n"
@@ -2871,7 +2875,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        }\n"
   "      }\n"
   "    }\n"
-  "    nvf_wgmma_wait<0>();\n",
+  "    nvf_wgmma_wait<0>();\n"
   "    if (lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
   "    #pragma unroll\n"
   "    for (int e = 0; e < NVF_TOK / 2; ++e) nvf_reg_fence(acc[e]);\n"
@@ -2912,8 +2916,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      for (int h = 0; h < 2; ++h)\n"
   "        if (s * NVF_STEP + 64 * h < p.k) sfw[h] = __ldg((const u32*)(sf + 512 * h));\n"
   "    }\n"
-  "    u8* dst = p.tok_ws + (((i64)g * tiles_m + tile) * nslots + f) * NVF_SLOT_BYTES + ss * 8 * NVF_B_MMA +\n"
-  "              (n >> 3) * 256 + (n & 7) * 16;\n"
+  "    u8* dst = p.tok_ws + (((i64)g * tiles_m + tile) * nslots + f) * NVF_SLOT_BYTES + nvf_slot_unit_offset(n, ss);\n"
   "    nvf_wg_widen_token(q, sfw, s * NVF_STEP, p.k, dst);\n"
   "  }\n"
   "}\n",

@@ -117,6 +117,10 @@ NVF_DEV void nvf_tp_widen(const u8* st, u32 dst, int s, int k, int u) {
   nvf_wg_widen_token(q, sfw, s * NVF_STEP, k, dst);
 }
 
+// Byte offset of unit (token n, step ss of the slot) in a slot (its row in MMA 0), as the
+// producer widens it and the pre-pass writes the slot images.
+NVF_DEV int nvf_slot_unit_offset(int n, int ss) { return ss * 8 * NVF_B_MMA + (n >> 3) * 256 + (n & 7) * 16; }
+
 // The next ring slot; the barrier phase flips each time the ring wraps.
 NVF_DEV void nvf_ring_next(int& slot, u32& phase) {
   if (++slot == NVF_SLOTS) {
@@ -174,7 +178,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);
     const u8* asf_g = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k);
     const u32 stage0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES;
-    const u32 dst0 = ss * 8 * NVF_B_MMA + (n >> 3) * 256 + (n & 7) * 16;
+    const u32 dst0 = nvf_slot_unit_offset(n, ss);
     int slot = 0, st = 0; // ring slot, raw stage of the fill
     u32 phase = 1;        // empty: the phase before a fresh barrier's first counts as completed
     for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {
@@ -292,8 +296,7 @@ extern "C" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfG
       for (int h = 0; h < 2; ++h)
         if (s * NVF_STEP + 64 * h < p.k) sfw[h] = __ldg((const u32*)(sf + 512 * h));
     }
-    u8* dst = p.tok_ws + (((i64)g * tiles_m + tile) * nslots + f) * NVF_SLOT_BYTES + ss * 8 * NVF_B_MMA +
-              (n >> 3) * 256 + (n & 7) * 16;
+    u8* dst = p.tok_ws + (((i64)g * tiles_m + tile) * nslots + f) * NVF_SLOT_BYTES + nvf_slot_unit_offset(n, ss);
     nvf_wg_widen_token(q, sfw, s * NVF_STEP, p.k, dst);
   }
 }
