@@ -3109,6 +3109,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// conversion, dequantization. Bit-exact with the host reference (NUMERICS.md 2-3).\n"
   "#include \"common.cuh\"\n"
   "#include \"ptx_tcgen05.cuh\" // mbarriers and the 1-D bulk copy (sm_90+)\n"
+  "#include \"dequant_bf16.cuh\" // the widened tokens of the _img kernels\n"
   "\n"
   "#define NVF_QT 256   // threads per CTA\n"
   "// Blocks of 16 a thread keeps in registers (a row is read once for K <= 256 * 16 * NVF_QNB)\n"
@@ -3158,6 +3159,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  int team;               // threads per row: a power of two >= max(4, k/16/NVF_QNB), at most NVF_QT\n"
   "  int stage;              // staged kernels: slots (rows in flight) per team in shared memory\n"
   "};\n"
+  "// (The _img kernels take their two arguments apart: fields added here change the other\n"
+  "// kernels' code.)\n"
   "\n"
   "NVF_DEV u32 nvf_prmt(u32 a, u32 b, u32 sel) {\n"
   "  u32 r;\n"
@@ -3174,9 +3177,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "}\n"
   "\n"
   "// Block b of the row to quantize, 8 words: the input itself, or bf16(silu(gate) * up).\n"
-  "template <bool SILU, bool F16>\n"
+  "template <bool SILU, bool F16>\n",
   "NVF_DEV void nvf_load_block(const NvfQuantParams& p, const u8* xrow, int b, float gs, float us, u32* w) {\n"
-  "  const uint4 a0 = *(const uint4*)(xrow + (i64)b * 32), a1 = *(const uint4*)(xrow + (i64)b * 32 + 16);\n",
+  "  const uint4 a0 = *(const uint4*)(xrow + (i64)b * 32), a1 = *(const uint4*)(xrow + (i64)b * 32 + 16);\n"
   "  w[0] = a0.x; w[1] = a0.y; w[2] = a0.z; w[3] = a0.w; w[4] = a1.x; w[5] = a1.y; w[6] = a1.z; w[7] = a1.w;\n"
   "  if (SILU) {\n"
   "    const u8* up = xrow + (i64)p.k * 2 + (i64)b * 32;\n"
@@ -3241,10 +3244,10 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "NVF_DEV u32 nvf_e2m1_pack_codes(const u32* c, const u32* w) {\n"
   "  u32 pr[4];\n"
   "  #pragma unroll\n"
-  "  for (int i = 0; i < 4; ++i) pr[i] = c[2 * i + 1] * 16u + c[2 * i];\n"
+  "  for (int i = 0; i < 4; ++i) pr[i] = c[2 * i + 1] * 16u + c[2 * i];\n",
   "  const u32 mag = nvf_prmt(pr[1] * 256u + pr[0], pr[3] * 256u + pr[2], 0x5410u);\n"
   "  const u32 x01 = nvf_prmt(w[0], w[1], 0xFBD9u), x23 = nvf_prmt(w[2], w[3], 0xFBD9u); // S0 S2 S1 S3, S4 S6 S5 S7\n"
-  "  const u32 ev = nvf_prmt(x01, x23, 0x5410u), od = nvf_prmt(x01, x23, 0x7632u);\n",
+  "  const u32 ev = nvf_prmt(x01, x23, 0x5410u), od = nvf_prmt(x01, x23, 0x7632u);\n"
   "  return mag | (ev & 0x08080808u) | (od & 0x80808080u);\n"
   "}\n"
   "\n"
@@ -3313,7 +3316,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// What a row's blocks share: its decode scale s, t = (1/s) * (1/6), the mode (0 quantize,\n"
   "// 1 zero row, 2 faulted row: SF 0x7F, codes 0), and for the fast path s * 2^120.\n"
   "// fast: mode 0, no 4over6 and 2^-100 <= s < 2^8, so every y = e4m3(sf) * s of the row is a\n"
-  "// normal f32 in [2^-109, 2^17): e4m3(sf) * s is one multiply of the SF's bits shifted into\n"
+  "// normal f32 in [2^-109, 2^17): e4m3(sf) * s is one multiply of the SF's bits shifted into\n",
   "// place by s * 2^120 (exact), and rcp.rn(y) is the approximation plus one Newton step (the\n"
   "// in-range path of __frcp_rn itself, taken without its range check).\n"
   "struct NvfRowQ {\n"
@@ -3323,7 +3326,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "};\n"
   "\n"
   "NVF_DEV float nvf_rcp_in_range(float y) {\n"
-  "  float r;\n",
+  "  float r;\n"
   "  asm(\"rcp.approx.ftz.f32 %0, %1;\" : \"=f\"(r) : \"f\"(y));\n"
   "  return __fmaf_rn(r, __fmaf_rn(-y, r, 1.0f), r);\n"
   "}\n"
@@ -3376,11 +3379,50 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "#define nvf_store_q(qp, q0, q1) (*(uint2*)(qp) = make_uint2(q0, q1))\n"
   "#define nvf_store_sf(sfp, b) nvf_store_sf_cs((u8*)(sfp), (u32)(b))\n"
   "#endif\n"
+  "\n",
+  "// ---- widened tokens for the expert layer's GEMMs (the _img kernels) ----\n"
+  "// A token-producer GEMM tile (gemm_wgmma_ws.cu) reads its tokens widened to BF16 from slot\n"
+  "// images in global memory that its pre-pass, nvf_ws_widen_tokens, writes from the NVFP4 tokens.\n"
+  "// In the expert layer the quantizer has the codes and SFs in hand, so it writes the images\n"
+  "// itself and the GEMM skips its pre-pass (one launch and its reads less). Same bytes as the\n"
+  "// pre-pass for every row below masked_m, including the zeros of a last step past K; rows past\n"
+  "// masked_m in a group's last token tile are not written (the pre-pass zeroes them): they are\n"
+  "// only the MMA's own token columns, which the epilogue never stores.\n"
+  "// Token n of tile T (row r = T TOK + n) of group g, 128-K step s, starts at\n"
+  "// img + ((g tiles_m + T) nslots SPS + s) 8 B + (n >> 3) 256 + (n & 7) 16, B = TOK 32 bytes an\n"
+  "// MMA, SPS = TOK >= 128 \? 1 : 2, nslots = ceil(steps / SPS), tiles_m = ceil(rows / TOK): the\n"
+  "// slot images of the pre-pass (a slot is SPS consecutive steps). Row r's step 0 (imgp below):\n"
+  "NVF_DEV u8* nvf_img_row(const NvfQuantParams& p, u8* img, int tok, int g, int r) {\n"
+  "  const int sps = tok >= 128 \? 1 : 2, bmma = tok * 32;\n"
+  "  const int nslots = ((p.k + 127) / 128 + sps - 1) / sps, tiles_m = (p.rows + tok - 1) / tok;\n"
+  "  const int tile = r / tok, n = r - tile * tok;\n"
+  "  return img + ((i64)g * tiles_m + tile) * nslots * sps * 8 * bmma + (n >> 3) * 256 + (n & 7) * 16;\n"
+  "}\n"
+  "\n"
+  "// Block b (16 elements: codes q0, q1, SF byte sfb) widened as nvf_wg_widen_token does: within\n"
+  "// step s = b / 8 the block is half b & 1 of 32-element piece t = (b & 7) / 2, its words are\n"
+  "// words 2 (b & 1) and 2 (b & 1) + 1 of that piece, and pair pp of word j (elements pp, pp + 4)\n"
+  "// goes to word t of the 16 bytes at MMA 2j + pp / 2, K half pp & 1.\n"
+  "NVF_DEV void nvf_img_block(u8* imgp, int bmma, int b, u32 q0, u32 q1, u32 sfb) {\n"
+  "  u32 s0, s1;\n"
+  "  nvf_sf2_to_bf16x2(sfb & 0xFFu, s0, s1);\n"
+  "  u8* dst = imgp + (i64)(b >> 3) * 8 * bmma + (b & 1) * 4 * bmma + ((b & 7) >> 1) * 4;\n"
+  "  #pragma unroll\n"
+  "  for (int jj = 0; jj < 2; ++jj) {\n"
+  "    u32 r[4];\n"
+  "    nvf_fp4x8_to_bf16x2(jj \? q1 : q0, r);\n"
+  "    #pragma unroll\n"
+  "    for (int pp = 0; pp < 4; ++pp)\n"
+  "      *(u32*)(dst + (2 * jj + (pp >> 1)) * bmma + (pp & 1) * 128) = nvf_bf16x2_mul(r[pp], s0);\n"
+  "  }\n"
+  "}\n"
   "\n"
   "// Quantize one block of a row (its 8 words and amax bits) and store its 8 code bytes at qp\n"
   "// and its SF byte at sfp; mode 1 (zero row) and 2 (faulted row) store the fixed bytes.\n"
-  "template <bool F16>\n"
-  "NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6, u8* qp, u8* sfp) {\n",
+  "// IMG: also the block's widened tokens (nvf_img_block: the row's image imgp, block b).\n"
+  "template <bool F16, bool IMG = false>\n"
+  "NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6, u8* qp, u8* sfp, u8* imgp = nullptr,\n"
+  "                                int bmma = 0, int b = 0) {\n"
   "  u32 q[2] = {0u, 0u}, sfb;\n"
   "  // Fast path: a finite non-zero block amax in a fast row, and every |x * out| of the block\n"
   "  // below 7 (one product: the block max's), which also excludes SF 0 (out = inf) and needs\n"
@@ -3389,12 +3431,13 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  // below, which recomputes the block from the start (the same bytes).\n"
   "  if (rq.fast) { // (a zero, infinite or NaN amax fails the product test below)\n"
   "    sfb = nvf_e4m3(__fmul_rn(__uint_as_float(am), rq.t));\n"
-  "    const float out = nvf_rcp_in_range(__fmul_rn(__uint_as_float(sfb << 20), rq.s120));\n"
+  "    const float out = nvf_rcp_in_range(__fmul_rn(__uint_as_float(sfb << 20), rq.s120));\n",
   "    if (__fmul_rn(__uint_as_float(am), out) < 7.0f) {\n"
   "      q[0] = nvf_e2m1_pack8<F16, false>(w, out);\n"
   "      q[1] = nvf_e2m1_pack8<F16, false>(w + 4, out);\n"
   "      nvf_store_q(qp, q[0], q[1]);\n"
   "      nvf_store_sf(sfp, sfb);\n"
+  "      if (IMG) nvf_img_block(imgp, bmma, b, q[0], q[1], sfb);\n"
   "      return;\n"
   "    }\n"
   "  }\n"
@@ -3405,6 +3448,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  }\n"
   "  nvf_store_q(qp, q[0], q[1]);\n"
   "  nvf_store_sf(sfp, sfb);\n"
+  "  if (IMG) nvf_img_block(imgp, bmma, b, q[0], q[1], sfb);\n"
   "}\n"
   "\n"
   "// Team-wide max of u32 (team threads, a power of two, aligned in the CTA). Teams wider\n"
@@ -3458,7 +3502,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      if (lane >= o) incl += t;\n"
   "    }\n"
   "    int run = incl - sum;\n"
-  "    for (int g = lo; g < hi; ++g) { run += prefix[g + 1]; prefix[g + 1] = run; }\n",
+  "    for (int g = lo; g < hi; ++g) { run += prefix[g + 1]; prefix[g + 1] = run; }\n"
   "    if (lane == 0) prefix[0] = 0;\n"
   "  }\n"
   "  __syncthreads();\n"
@@ -3474,7 +3518,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      const int mid = (lo + hi) >> 1;\n"
   "      if (prefix[mid] <= item) lo = mid; else hi = mid;\n"
   "    }\n"
-  "    g = lo; r = (int)(item - prefix[lo]);\n"
+  "    g = lo; r = (int)(item - prefix[lo]);\n",
   "  } else if (p.groups == 1) { // plain [M, K] input: no division\n"
   "    g = 0; r = (int)item;\n"
   "#if defined(NVF_QPROBE) && NVF_QPROBE == 7\n"
@@ -3533,13 +3577,16 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// cost in registers or issue slots; pass 2 reads the words from the slot again instead of\n"
   "// keeping them in registers (80 registers, 3 CTAs per SM instead of 2), and the slot is\n"
   "// refilled once the team has met after pass 2 (bench/NOTES.md, sixth session).\n"
-  "template <bool I32> struct NvfIndex { typedef i64 T; };\n",
+  "template <bool I32> struct NvfIndex { typedef i64 T; };\n"
   "template <> struct NvfIndex<true> { typedef int T; };\n"
   "\n"
-  "template <bool SILU, bool F16, bool STAGED, int NB>\n"
-  "NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32]) {\n"
+  "// IMG (the _img kernels: unstaged): each row's blocks also widened into img for a GEMM tile of\n"
+  "// img_tok tokens (nvf_img_row).\n"
+  "template <bool SILU, bool F16, bool STAGED, int NB, bool IMG = false>\n"
+  "NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32], u8* img = nullptr,\n"
+  "                               int img_tok = 0) {\n"
   "  constexpr bool KF16 = SILU \? false : F16; // dtype of the words kept: SiLU's y is bf16\n"
-  "  constexpr bool ST = STAGED && !SILU && NVF_QSTAGE_ARCH;\n"
+  "  constexpr bool ST = STAGED && !SILU && NVF_QSTAGE_ARCH;\n",
   "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
   "  const int team = p.team, tl = threadIdx.x & (team - 1), tpc = NVF_QT / team;\n"
   "  const int sf_pad_cols = p.sf_linear \? nblk : kc4 * 4;\n"
@@ -3597,13 +3644,13 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      nvf_item_row(p, item, dense, prefix, rows_pad, g, r);\n"
   "    }\n"
   "    u8* sfg = p.sf + (i64)g * sf_gbytes;\n"
-  "    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {\n",
+  "    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {\n"
   "      if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on\n"
   "        if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes,\n"
   "                                   slots + slot * rowbytes, slot_bar + 8u * slot);\n"
   "        phase ^= slot == nslot - 1;\n"
   "        slot = slot == nslot - 1 \? 0 : slot + 1;\n"
-  "      }\n"
+  "      }\n",
   "      if (r >= p.rows) // zero SF padding row of the 128x4 layout\n"
   "        for (int c = tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;\n"
   "      continue; // a row past masked_m: neither read nor written\n"
@@ -3664,7 +3711,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    rq.s120 = __fmul_rn(s, nvf_f32(0x7B800000u));                                  // s * 2^120\n"
   "\n"
   "    // Pass 2: quantize and store; the register blocks unrolled (no copies of their words),\n"
-  "    // blocks past them read again. This thread's block i is b = tl + team * i: its codes at\n",
+  "    // blocks past them read again. This thread's block i is b = tl + team * i: its codes at\n"
   "    // qt + i * team * 8, its SF byte at st + i * sstep (128x4: the host's teams are multiples\n"
   "    // of 4, so b % 4 = tl % 4 and b / 4 = tl / 4 + i * team / 4).\n"
   "    u8* qt = p.q + ((i64)g * p.rows + r) * (p.k / 2) + tq;\n"
@@ -3673,18 +3720,21 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "#else\n"
   "    const int rsf = r;\n"
   "#endif\n"
-  "#if defined(NVF_QPROBE) && NVF_QPROBE == 3\n"
+  "#if defined(NVF_QPROBE) && NVF_QPROBE == 3\n",
   "    u8* st = sfg + (i64)r * nblk + tl;\n"
   "    const int sstep = team;\n"
   "#else\n"
   "    u8* st = sfg + (p.sf_linear \? (i64)r * nblk : nvf_sf_offset_128x4(rsf, 0, kc4)) + tsf;\n"
   "    const int sstep = p.sf_linear \? team : team * 128;\n"
   "#endif\n"
+  "    u8* const imgp = IMG \? nvf_img_row(p, img, img_tok, g, r) : nullptr;\n"
+  "    const int bmma = img_tok * 32;\n"
   "    #pragma unroll\n"
   "    for (int i = 0; i < NB; ++i) {\n"
   "      const int b = tl + team * i;\n"
   "      if (ST && b < nblk) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]); // again, from the slot\n"
-  "      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], rq, p.fo6, qt + i * team * 8, st + i * sstep);\n"
+  "      if (b < nblk)\n"
+  "        nvf_quantize_store<KF16, IMG>(v[i], bmax[i], rq, p.fo6, qt + i * team * 8, st + i * sstep, imgp, bmma, b);\n"
   "    }\n"
   "    if (ST) { // every thread of the team is done with the slot's words: refill it\n"
   "      nvf_team_sync(team);\n"
@@ -3700,8 +3750,10 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "        nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);\n"
   "        am = nvf_block_amax_bits<KF16>(tw);\n"
   "      }\n"
-  "      nvf_quantize_store<KF16>(tw, am, rq, p.fo6, qt + (i64)i * team * 8, st + (i64)i * sstep);\n"
+  "      nvf_quantize_store<KF16, IMG>(tw, am, rq, p.fo6, qt + (i64)i * team * 8, st + (i64)i * sstep, imgp, bmma, b);\n"
   "    }\n"
+  "    if (IMG) // the last step's blocks past K: zeros, as the pre-pass writes them\n"
+  "      for (int b = nblk + tl; b < (nblk + 7) / 8 * 8; b += team) nvf_img_block(imgp, bmma, b, 0u, 0u, 0u);\n"
   "    if (!p.sf_linear)\n"
   "      for (int c = nblk + tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;\n"
   "  }\n"
@@ -3719,15 +3771,29 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \\\n"
   "    nvf_quantize_rows<silu, f16, staged, nb>(p, prefix, red);                             \\\n"
   "  }\n"
+  "#define NVF_QUANT_IMG_KERNEL(name, silu, nb, minb)                                         \\\n"
+  "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p, u8* img, int img_tok) { \\\n"
+  "    nvf_pdl_enter();                                                                      \\\n"
+  "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
+  "    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \\\n"
+  "    nvf_quantize_rows<silu, false, false, nb, true>(p, prefix, red, img, img_tok);        \\\n"
+  "  }\n"
   "// (The SiLU build with -DNVF_QSILU2 is the \"wide\" SiLU specialisation of the host: rows\n"
-  "// past one register block per thread, K > 4096, get 2 blocks and 3 CTAs, so fewer blocks\n"
+  "// past one register block per thread, K > 4096, get 2 blocks and 3 CTAs, so fewer blocks\n",
   "// compute their SiLU twice. -DNVF_QSTAGED_ONLY builds only the staged kernels, compiled\n"
   "// when the host first picks them.)\n"
-  "#if defined(NVF_SILU)\n"
+  "// The _img kernels (bf16 input, the expert layer's) also write the widened tokens of the\n"
+  "// layer's GEMM (nvf_img_block); -DNVF_QIMG_ONLY builds only them (compiled when the layer\n"
+  "// first needs them).\n"
+  "#if defined(NVF_SILU) && defined(NVF_QIMG_ONLY)\n"
+  "NVF_QUANT_IMG_KERNEL(nvf_silu_mul_quantize_img, true, NVF_QNB, NVF_QMINB)\n"
+  "#elif defined(NVF_SILU)\n"
   "NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QNB, NVF_QMINB)\n"
   "NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QNB, NVF_QMINB)\n"
+  "#elif defined(NVF_QIMG_ONLY)\n"
+  "NVF_QUANT_IMG_KERNEL(nvf_quantize_img, false, NVF_QNB, NVF_QMINB)\n"
   "#elif defined(NVF_QSTAGED_ONLY)\n"
-  "NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)\n",
+  "NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
   "NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
   "#else\n"
   "NVF_QUANT_KERNEL(nvf_quantize, false, false, false, NVF_QNB, NVF_QMINB)\n"
@@ -3783,7 +3849,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "extern \"C\" __global__ void nvf_sf_convert(const u8* src, u8* dst, int groups, int rows, int k,\n"
   "                                          int to_128x4) {\n"
   "  nvf_pdl_enter();\n"
-  "  const int nblk = k / 16, kc4 = (nblk + 3) / 4;\n"
+  "  const int nblk = k / 16, kc4 = (nblk + 3) / 4;\n",
   "  const i64 lin = (i64)rows * nblk, sw = nvf_sf_group_bytes_128x4(rows, k);\n"
   "  const i64 per_group = to_128x4 \? sw : lin;\n"
   "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < per_group * groups;\n"
@@ -3798,7 +3864,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      dst[g * sw + o] = (r < rows && c < nblk) \? src[g * lin + r * nblk + c] : (u8)0;\n"
   "    } else {\n"
   "      const i64 r = o / nblk;\n"
-  "      const int c = (int)(o % nblk);\n",
+  "      const int c = (int)(o % nblk);\n"
   "      dst[g * lin + o] = src[g * sw + nvf_sf_offset_128x4(r, c, kc4)];\n"
   "    }\n"
   "  }\n"
@@ -3850,7 +3916,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      #pragma unroll\n"
   "      for (int j = 0; j < 8; ++j) d[j] = nvf_f32_to_bf16(o[2 * j]) | (nvf_f32_to_bf16(o[2 * j + 1]) << 16);\n"
   "    } else {\n"
-  "      float* d = (float*)p.out + base;\n"
+  "      float* d = (float*)p.out + base;\n",
   "      #pragma unroll\n"
   "      for (int j = 0; j < 16; ++j) d[j] = o[j];\n"
   "    }\n"
@@ -3945,6 +4011,9 @@ enum {
   NVFP4MOE__SPEC_QUANTIZE_STAGED,
   NVFP4MOE__SPEC_SILU_QUANTIZE,
   NVFP4MOE__SPEC_SILU_QUANTIZE_WIDE,
+  NVFP4MOE__SPEC_QUANTIZE_IMG,
+  NVFP4MOE__SPEC_SILU_QUANTIZE_IMG,
+  NVFP4MOE__SPEC_QUANTIZE_LAST = NVFP4MOE__SPEC_SILU_QUANTIZE_IMG,
   NVFP4MOE__SPEC_GEMM_P16,
   NVFP4MOE__SPEC_GEMM_P32,
   NVFP4MOE__SPEC_GEMM_P64,
@@ -4044,6 +4113,11 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     /* SiLU rows with K > 4096: 2 register blocks per thread, 3 CTAs per SM */
     {"silu_quantize_wide", "quantize.cu", {"-DNVF_SILU", "-DNVF_QSILU2", 0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_silu_mul_quantize", "nvf_silu_mul_quantize_f16", 0}},
+    /* the expert layer's: quantize and SiLU-quantize that also write the widened tokens of the
+       layer's token-producer GEMM tiles (sm90 backend), instead of the GEMM's pre-pass */
+    {"quantize_img", "quantize.cu", {"-DNVF_QIMG_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1, {"nvf_quantize_img", 0}},
+    {"silu_quantize_img", "quantize.cu", {"-DNVF_SILU", "-DNVF_QIMG_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1,
+     {"nvf_silu_mul_quantize_img", 0}},
     NVFP4MOE__GEMM_SPECS("", 0, NVFP4MOE__PORTABLE_KERNELS, NVFP4MOE__SWAPAB_KERNELS, NVFP4MOE__WGMMA_KERNELS,
                          NVFP4MOE__WS_KERNELS)
     {"gemm_sm100_n128", "gemm_sm100.cu", {"-DNVF_BN=128", 0}, NVFP4MOE__NEEDS_SM100, 0,
@@ -4092,6 +4166,7 @@ struct nvfp4moe_context {
   char tune_define[64];  /* $NVFP4MOE_TUNE_DEFINE at creation (tuning runs), "" = none */
   int pdl;               /* programmatic dependent launch (sm_90+): 0 off, 1 quantization kernels, 2 every kernel */
   int token_prepass;     /* the token-producer tiles take a workspace of widened tokens ($NVFP4MOE_TOKEN_PREPASS) */
+  int layer_widen;       /* the expert layer's quantizers write those tokens, not the pre-pass ($NVFP4MOE_LAYER_WIDEN) */
   int sm100_self_test;
   nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
   unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
@@ -4734,6 +4809,11 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
      (A/B runs: the same kernels, the tokens widened by every CTA). */
   v = nvfp4moe__getenv("NVFP4MOE_TOKEN_PREPASS");
   ctx->token_prepass = !(v && strcmp(v, "0") == 0);
+  /* In the expert layer the quantizer and the SiLU quantizer write those widened tokens
+     themselves (the _img kernels), so its GEMMs launch no pre-pass; $NVFP4MOE_LAYER_WIDEN=0 keeps
+     the pre-pass there (A/B runs, and the tests that the two give the same bits). */
+  v = nvfp4moe__getenv("NVFP4MOE_LAYER_WIDEN");
+  ctx->layer_widen = !(v && strcmp(v, "0") == 0);
   nvfp4moe__resolve_cache_dir(ctx);
   nvfp4moe__source_digest(ctx->source_digest);
   ctx->desc.cache_dir = ctx->cache_dir;
@@ -5348,9 +5428,10 @@ NVFP4MOE__PRIVATE nvfp4moe__quant_params nvfp4moe__quant_params_of(const nvfp4mo
   return p;
 }
 
+/* img, img_tok: the expert layer's widened tokens (the _img kernels' two more arguments), or 0 */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ctx, const char* fn,
                                                             const nvfp4moe__quant_params* p, int silu,
-                                                            nvfp4moe_stream stream) {
+                                                            nvfp4moe_devptr img, int img_tok, nvfp4moe_stream stream) {
   /* A team of threads per row (a power of two, at least 4: the kernels step a thread's
      128x4 SF bytes by team / 4 column groups), each keeping nb blocks of 16 in registers
      (NVF_QNB of quantize.cu: 4, SiLU 1; other values in the tuning variants there),
@@ -5363,16 +5444,22 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
   long long ctas, cap, rowbytes = 2LL * p->k, budget;
   unsigned smem = 0;
   nvfp4moe__quant_params q = *p;
-  void* args[1];
+  void* args[3];
   int kern = !p->fp16 ? (int)NVFP4MOE__K_QUANTIZE
              : silu ? (int)NVFP4MOE__K_SILU_QUANTIZE_F16 : (int)NVFP4MOE__K_QUANTIZE_F16;
   nvfp4moe_result r;
   /* SiLU rows past one register block per 256-thread team (K > 4096): the wide
      specialisation, 2 blocks per thread (the setting measured before the sixth session), so
      fewer blocks compute their SiLU twice; the default 1 block was measured at K = 2048 only */
-  if (silu && nb == 1 && p->k / 16 > 256) {
+  if (silu && nb == 1 && p->k / 16 > 256 && !img) {
     nb = 2;
     spec = NVFP4MOE__SPEC_SILU_QUANTIZE_WIDE;
+  }
+  /* the expert layer's kernels that also write its GEMM's widened tokens (bf16 input, masked,
+     unstaged; the SiLU one keeps 1 block per thread at any K: rows past it are read again) */
+  if (img) {
+    spec = silu ? NVFP4MOE__SPEC_SILU_QUANTIZE_IMG : NVFP4MOE__SPEC_QUANTIZE_IMG;
+    kern = 0;
   }
   need = (p->k / 16 + nb - 1) / nb;
   while (team < need && team < 256) team *= 2;
@@ -5386,7 +5473,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
      (tune define) turn it off or use 3 slots. The kernels
      rely on these conditions (no second read of a row, fewer than 2^30 work items). Their
      specialisation is compiled when first picked. */
-  if (!silu && !p->masked_m && ctx->cc_major >= 9 && team >= 32 && p->k / 16 <= team * nb &&
+  if (!silu && !p->masked_m && !img && ctx->cc_major >= 9 && team >= 32 && p->k / 16 <= team * nb &&
       items >= 4LL * 3 * ctx->sm_count * (256 / team) && items < (1LL << 30) &&
       strcmp(ctx->tune_define, "-DNVF_QSTAGE=0") != 0) {
     int occ, slots = strcmp(ctx->tune_define, "-DNVF_QSTAGE=3") == 0 ? 3 : 2;
@@ -5414,11 +5501,15 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
   cap = (long long)nvfp4moe__occupancy(ctx, spec, kern, 256, 0) * ctx->sm_count;
   ctas = (items + 256 / team - 1) / (256 / team);
   args[0] = (void*)&q;
+  args[1] = &img;
+  args[2] = &img_tok;
   return nvfp4moe__launch(ctx, fn, spec, kern, (unsigned)(ctas < cap ? ctas : cap), 256, smem, stream, args);
 }
 
+/* img (img_tok): the expert layer's widened tokens for its GEMM tile of img_tok tokens, or 0 */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__quantize_op(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* a,
-                                                        nvfp4moe_stream stream, const char* fn, int per_token, int silu) {
+                                                        nvfp4moe_stream stream, const char* fn, int per_token, int silu,
+                                                        nvfp4moe_devptr img, int img_tok) {
   long long stride = 0;
   nvfp4moe__quant_params p;
   nvfp4moe__scope sc;
@@ -5429,26 +5520,26 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__quantize_op(nvfp4moe_context* ctx, c
   r = nvfp4moe__enter(ctx, fn, &sc);
   if (r != NVFP4MOE_SUCCESS) return r;
   p = nvfp4moe__quant_params_of(a, stride, per_token);
-  return nvfp4moe__leave(&sc, nvfp4moe__launch_quantize(ctx, fn, &p, silu, stream));
+  return nvfp4moe__leave(&sc, nvfp4moe__launch_quantize(ctx, fn, &p, silu, img, img_tok, stream));
 }
 
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_per_token(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* args,
                                                            nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_token", 1, 0);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_token", 1, 0, 0, 0);
 }
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_per_tensor(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* args,
                                                             nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_tensor", 0, 0);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_tensor", 0, 0, 0, 0);
 }
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_silu_mul_quantize_per_token(nvfp4moe_context* ctx,
                                                                     const nvfp4moe_quantize_args* args,
                                                                     nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_token", 1, 1);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_token", 1, 1, 0, 0);
 }
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_silu_mul_quantize_per_tensor(nvfp4moe_context* ctx,
                                                                      const nvfp4moe_quantize_args* args,
                                                                      nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_tensor", 0, 1);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_tensor", 0, 1, 0, 0);
 }
 
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_weights(nvfp4moe_context* ctx, const nvfp4moe_weight_quantize_args* a,
@@ -5492,7 +5583,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_weights(nvfp4moe_context* ctx, 
     p.q = a->out_e2m1; p.sf = a->out_sf; p.scale_in = a->out_scale;
     p.groups = a->experts; p.rows = a->n; p.k = a->k;
     p.fo6 = nvfp4moe__fo6(a->flags); p.fp16 = fp16; p.pad_rows = 1;
-    r = nvfp4moe__launch_quantize(ctx, fn, &p, 0, stream);
+    r = nvfp4moe__launch_quantize(ctx, fn, &p, 0, 0, 0, stream);
   }
   return nvfp4moe__leave(&sc, r);
 }
@@ -5689,7 +5780,7 @@ NVFP4MOE__PRIVATE unsigned nvfp4moe__wgmma_grid(const nvfp4moe__gemm_params* p, 
    spec's twin (same geometry, one kernel) */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx, const char* fn,
                                                           const nvfp4moe__gemm_params* p, int spec, int em, int tiled,
-                                                          nvfp4moe_stream stream) {
+                                                          int widened, nvfp4moe_stream stream) {
   const int mod = tiled ? spec - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST : spec;
   const int kern = tiled ? 0 : nvfp4moe__gemm_kernel(ctx, p);
   int bm;
@@ -5715,7 +5806,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
                                 "%s: %s was built with %d registers per thread, not the %d its warp specialisation "
                                 "needs; force another tile (NVFP4MOE_GEMM_CONFIG) or report the NVRTC version",
                                 fn, nvfp4moe__specs[mod].name, regs, want);
-    if (p->tok_ws) { /* the token pre-pass: 128 threads a (group, slot image, token tile), nvf_ws_widen_tokens */
+    if (p->tok_ws && !widened) { /* the token pre-pass: 128 threads a (group, slot image, token tile), nvf_ws_widen_tokens */
       void* wargs[2];
       long long nslots = ((p->k + 127) / 128 + (long long)sps - 1) / sps, per = (long long)p->groups * nslots;
       long long ytiles = ((long long)em + tok - 1) / tok;
@@ -5821,8 +5912,10 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_sm100(nvfp4moe_context* ctx, co
                           192, NVFP4MOE__SM100_SMEM, stream, args);
 }
 
-NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a,
-                                                               nvfp4moe_stream stream) {
+/* widened: the expert layer's quantizer has already written the widened tokens into
+   a->workspace (nvf_img_block), so the token pre-pass is not launched */
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_op(nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a, int widened,
+                                                   nvfp4moe_stream stream) {
   const char* fn = "nvfp4moe_grouped_gemm_nt_masked";
   nvfp4moe__scope sc;
   nvfp4moe__gemm_params p;
@@ -5850,9 +5943,15 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context*
                                                        fn, a->workspace, a->workspace_size, need));
       p.tok_ws = a->workspace;
     }
-    r = nvfp4moe__gemm_portable(ctx, fn, &p, spec, nvfp4moe__cover_m(a), a->b_layout == NVFP4MOE_WEIGHTS_TILED, stream);
+    r = nvfp4moe__gemm_portable(ctx, fn, &p, spec, nvfp4moe__cover_m(a), a->b_layout == NVFP4MOE_WEIGHTS_TILED,
+                                widened && p.tok_ws, stream);
   }
   return nvfp4moe__leave(&sc, r);
+}
+
+NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a,
+                                                               nvfp4moe_stream stream) {
+  return nvfp4moe__gemm_op(ctx, a, 0, stream);
 }
 
 /* ---- first-use self-test of the native SM100 path ----------------------------------------
@@ -5923,11 +6022,11 @@ NVFP4MOE__PRIVATE int nvfp4moe__self_test_gemm(nvfp4moe_context* ctx, int mode, 
   if (res == NVFP4MOE_SUCCESS) {
     p.d = dev + off_d1;
     res = mode == 0 ? nvfp4moe__gemm_sm100(ctx, "self-test", &p, 0)
-                    : nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P64, p.m_max, 0, 0);
+                    : nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P64, p.m_max, 0, 0, 0);
   }
   if (res == NVFP4MOE_SUCCESS) {
     p.d = dev + off_d2;
-    res = nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P16, p.m_max, 0, 0);
+    res = nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P16, p.m_max, 0, 0, 0);
   }
   if (res == NVFP4MOE_SUCCESS && (nvfp4moe__cu.cuStreamSynchronize(0) != 0 ||
                                   nvfp4moe__cu.cuMemcpyDtoH(h + off_d1, dev + off_d1, total - off_d1) != 0))
@@ -5999,7 +6098,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__self_test_quantize(nvfp4moe_context* ctx, int mo
   if (nvfp4moe__cu.cuMemAlloc(&dev, 65536) != 0) { snprintf(why, nwhy, "no memory for the self-test"); return 0; }
   p = nvfp4moe__quant_params_of(&a, K, 1);
   p.x = dev; p.q = dev + 16384; p.sf = dev + 32768; p.scale_out = dev + 49152;
-  if (nvfp4moe__cu.cuMemcpyHtoD(dev, x, sizeof x) != 0 || nvfp4moe__launch_quantize(ctx, "self-test", &p, 0, 0) != NVFP4MOE_SUCCESS ||
+  if (nvfp4moe__cu.cuMemcpyHtoD(dev, x, sizeof x) != 0 || nvfp4moe__launch_quantize(ctx, "self-test", &p, 0, 0, 0, 0) != NVFP4MOE_SUCCESS ||
       nvfp4moe__cu.cuStreamSynchronize(0) != 0 || nvfp4moe__cu.cuMemcpyDtoH(q[1], dev + 16384, sizeof q[1]) != 0 ||
       nvfp4moe__cu.cuMemcpyDtoH(sf[1], dev + 32768, nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4)) != 0 ||
       nvfp4moe__cu.cuMemcpyDtoH(s[1], dev + 49152, sizeof s[1]) != 0) {
@@ -6033,7 +6132,7 @@ NVFP4MOE__PRIVATE void nvfp4moe__self_test(nvfp4moe_context* ctx) {
       int s;
       nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_WARN, "self-test: %s; using software E2M1/E4M3 conversions", why);
       ctx->desc.flags |= NVFP4MOE_FLAG_SOFT_CVT; /* new options -> new keys: recompiled on next use */
-      for (s = NVFP4MOE__SPEC_QUANTIZE; s <= NVFP4MOE__SPEC_SILU_QUANTIZE_WIDE; ++s) {
+      for (s = NVFP4MOE__SPEC_QUANTIZE; s <= NVFP4MOE__SPEC_QUANTIZE_LAST; ++s) {
         if (ctx->modules[s].module) nvfp4moe__cu.cuModuleUnload(ctx->modules[s].module);
         memset(ctx->modules[s].fn, 0, sizeof ctx->modules[s].fn);
         memset(ctx->modules[s].smem_set, 0, sizeof ctx->modules[s].smem_set);
@@ -6096,6 +6195,15 @@ NVFP4MOE__IMPL size_t nvfp4moe_moe_workspace_size(const nvfp4moe_moe_weights* w,
   return nvfp4moe__moe_layout(w, m_max).total;
 }
 
+/* NVF_TOK of the token-producer tile the GEMM `a` (with the layer's workspace) runs with its
+   pre-pass, which the layer's quantizer then replaces; 0 where it runs another tile. The
+   layer's workspace region holds its widened tokens (bound in nvfp4moe__moe_layout). */
+NVFP4MOE__PRIVATE int nvfp4moe__layer_img_tok(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a) {
+  int spec;
+  if (nvfp4moe__gemm_ws_need(ctx, a, &spec) == 0) return 0; /* (0 on every backend but sm90) */
+  return nvfp4moe__ws_tok[spec - NVFP4MOE__SPEC_GEMM_WS128];
+}
+
 /* The layer's four steps; ctx null runs the host reference on host buffers. */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
                                                     const nvfp4moe_moe_args* a, nvfp4moe_stream stream) {
@@ -6106,7 +6214,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   nvfp4moe_gemm_args g;
   nvfp4moe_devptr base, alpha2;
   nvfp4moe_result r;
-  int per_token;
+  int per_token, img1, img2;
   memset(&ws, 0, sizeof ws);
   if (w && a && w->experts >= 1 && w->hidden >= 1 && w->inter >= 1 && a->m_max >= 1) ws = nvfp4moe__moe_layout(w, a->m_max);
   r = nvfp4moe__check_moe(lg, fn, w, a, ctx != 0, ws.total);
@@ -6114,13 +6222,24 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   base = a->workspace;
   per_token = a->scaling == NVFP4MOE_ACT_PER_TOKEN;
 
+  /* The GEMMs' tiles: where one is a token-producer tile with the workspace (sm90), the
+     quantizer before it writes its widened tokens (img_tok: the tile's tokens; 0 none). */
+  memset(&g, 0, sizeof g);
+  g.groups = w->experts; g.m_max = a->m_max; g.expected_m = a->expected_m; g.b_layout = w->layout;
+  g.n = 2 * w->inter; g.k = w->hidden;
+  img1 = ctx && ctx->layer_widen ? nvfp4moe__layer_img_tok(ctx, &g) : 0;
+  g.n = w->hidden; g.k = w->inter;
+  img2 = ctx && ctx->layer_widen ? nvfp4moe__layer_img_tok(ctx, &g) : 0;
+
   /* 1. x -> NVFP4 */
   memset(&q, 0, sizeof q);
   q.dtype = NVFP4MOE_DTYPE_BF16; q.groups = w->experts; q.rows = a->m_max; q.k = w->hidden;
   q.x = a->x; q.masked_m = a->masked_m; q.out_e2m1 = base + ws.xq; q.out_sf = base + ws.xsf;
   q.flags = a->quant_flags;
   q.scale = per_token ? base + ws.xs : w->input_scale1;
-  if (ctx) r = per_token ? nvfp4moe_quantize_per_token(ctx, &q, stream) : nvfp4moe_quantize_per_tensor(ctx, &q, stream);
+  if (ctx)
+    r = nvfp4moe__quantize_op(ctx, &q, stream, per_token ? "nvfp4moe_quantize_per_token" : "nvfp4moe_quantize_per_tensor",
+                              per_token, 0, img1 ? base + ws.tok : 0, img1);
   else r = per_token ? nvfp4moe_ref_quantize_per_token(&q) : nvfp4moe_ref_quantize_per_tensor(&q);
   if (r != NVFP4MOE_SUCCESS) return r;
 
@@ -6131,7 +6250,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   g.masked_m = a->masked_m; g.alpha = per_token ? 0 : w->input_scale1; g.row_scale = per_token ? base + ws.xs : 0;
   g.d = base + ws.h; g.ldd = 2 * w->inter; g.expected_m = a->expected_m; g.b_layout = w->layout;
   g.workspace = ctx ? base + ws.tok : 0; g.workspace_size = ctx ? ws.tok_bytes : 0;
-  r = ctx ? nvfp4moe_grouped_gemm_nt_masked(ctx, &g, stream) : nvfp4moe_ref_grouped_gemm_nt_masked(&g);
+  r = ctx ? nvfp4moe__gemm_op(ctx, &g, img1 != 0, stream) : nvfp4moe_ref_grouped_gemm_nt_masked(&g);
   if (r != NVFP4MOE_SUCCESS) return r;
 
   /* 3. y = bf16(silu(gate * gs) * (up * us)) -> NVFP4 */
@@ -6140,7 +6259,10 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   q.x = base + ws.h; q.masked_m = a->masked_m; q.out_e2m1 = base + ws.yq; q.out_sf = base + ws.ysf;
   q.gate_scale = w->w13_gate_scale; q.up_scale = w->w13_up_scale; q.flags = a->quant_flags;
   q.scale = per_token ? base + ws.ys : w->input_scale2;
-  if (ctx) r = per_token ? nvfp4moe_silu_mul_quantize_per_token(ctx, &q, stream) : nvfp4moe_silu_mul_quantize_per_tensor(ctx, &q, stream);
+  if (ctx)
+    r = nvfp4moe__quantize_op(ctx, &q, stream,
+                              per_token ? "nvfp4moe_silu_mul_quantize_per_token" : "nvfp4moe_silu_mul_quantize_per_tensor",
+                              per_token, 1, img2 ? base + ws.tok : 0, img2);
   else r = per_token ? nvfp4moe_ref_silu_mul_quantize_per_token(&q) : nvfp4moe_ref_silu_mul_quantize_per_tensor(&q);
   if (r != NVFP4MOE_SUCCESS) return r;
 
@@ -6172,7 +6294,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   g.masked_m = a->masked_m; g.alpha = alpha2; g.row_scale = per_token ? base + ws.ys : 0;
   g.d = a->out; g.ldd = w->hidden; g.expected_m = a->expected_m; g.b_layout = w->layout;
   g.workspace = ctx ? base + ws.tok : 0; g.workspace_size = ctx ? ws.tok_bytes : 0;
-  return ctx ? nvfp4moe_grouped_gemm_nt_masked(ctx, &g, stream) : nvfp4moe_ref_grouped_gemm_nt_masked(&g);
+  return ctx ? nvfp4moe__gemm_op(ctx, &g, img2 != 0, stream) : nvfp4moe_ref_grouped_gemm_nt_masked(&g);
 }
 
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_moe_forward(nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,

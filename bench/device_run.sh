@@ -99,6 +99,9 @@
 # swap-AB tiles' resident grid off / on twice (NVFP4MOE_SWAPAB_PERSIST; or the contexts $ABENVS) at $MS tokens, memcheck and racecheck on the
 # swap-AB tiles' GEMM tests. (NVFP4MOE_SWAPAB_PERSIST, NVF_SWOLD and NVF_SWSTRIDE are only in commit 9da6030, not kept:
 # here every arm builds the default.)
+# Twenty-first session: X21: the quick GPU suite (with the layer's widened-token tests), memcheck and racecheck on the
+# quick layer tests, the A/B of the layer's quantizers widening the GEMMs' tokens off / on three times
+# (NVFP4MOE_LAYER_WIDEN) on the layers.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -810,6 +813,17 @@ X20)
       --tool $tool --error-exitcode 9 ./build/test_gpu > "$OUT/$tool.swapab.log" 2>&1
     echo "$tool swapab exit $?: $(grep -hE 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/$tool.swapab.log" | head -1) $(grep -c ^PASS "$OUT/$tool.swapab.log") PASS"
   done
+  ;;
+X21)
+  quick_suite
+  for tool in ${SAN:-memcheck racecheck}; do
+    TEST_QUICK=1 TEST_ONLY=layer timeout ${MCT:-120} compute-sanitizer --tool $tool --error-exitcode 9 \
+      ./build/test_gpu > "$OUT/$tool.layer.log" 2>&1
+    echo "$tool layer exit $?: $(grep -hE 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/$tool.layer.log" | head -1) $(grep -c ^PASS "$OUT/$tool.layer.log") PASS"
+  done
+  e=NVFP4MOE_LAYER_WIDEN
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "${ABENVS:-$e=0,$e=1,$e=0,$e=1,$e=0,$e=1}" --only layer \
+    --out "$OUT/ab_layer_widen.json" 2>&1 | grep -E "tune=|layer" | cut -c1-170
   ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1

@@ -3,6 +3,7 @@
 // conversion, dequantization. Bit-exact with the host reference (NUMERICS.md 2-3).
 #include "common.cuh"
 #include "ptx_tcgen05.cuh" // mbarriers and the 1-D bulk copy (sm_90+)
+#include "dequant_bf16.cuh" // the widened tokens of the _img kernels
 
 #define NVF_QT 256   // threads per CTA
 // Blocks of 16 a thread keeps in registers (a row is read once for K <= 256 * 16 * NVF_QNB)
@@ -52,6 +53,8 @@ struct NvfQuantParams {
   int team;               // threads per row: a power of two >= max(4, k/16/NVF_QNB), at most NVF_QT
   int stage;              // staged kernels: slots (rows in flight) per team in shared memory
 };
+// (The _img kernels take their two arguments apart: fields added here change the other
+// kernels' code.)
 
 NVF_DEV u32 nvf_prmt(u32 a, u32 b, u32 sel) {
   u32 r;
@@ -271,10 +274,49 @@ NVF_DEV void nvf_store_sf_cs(u8* sfp, u32 b) { asm volatile("st.global.cs.b8 [%0
 #define nvf_store_sf(sfp, b) nvf_store_sf_cs((u8*)(sfp), (u32)(b))
 #endif
 
+// ---- widened tokens for the expert layer's GEMMs (the _img kernels) ----
+// A token-producer GEMM tile (gemm_wgmma_ws.cu) reads its tokens widened to BF16 from slot
+// images in global memory that its pre-pass, nvf_ws_widen_tokens, writes from the NVFP4 tokens.
+// In the expert layer the quantizer has the codes and SFs in hand, so it writes the images
+// itself and the GEMM skips its pre-pass (one launch and its reads less). Same bytes as the
+// pre-pass for every row below masked_m, including the zeros of a last step past K; rows past
+// masked_m in a group's last token tile are not written (the pre-pass zeroes them): they are
+// only the MMA's own token columns, which the epilogue never stores.
+// Token n of tile T (row r = T TOK + n) of group g, 128-K step s, starts at
+// img + ((g tiles_m + T) nslots SPS + s) 8 B + (n >> 3) 256 + (n & 7) 16, B = TOK 32 bytes an
+// MMA, SPS = TOK >= 128 ? 1 : 2, nslots = ceil(steps / SPS), tiles_m = ceil(rows / TOK): the
+// slot images of the pre-pass (a slot is SPS consecutive steps). Row r's step 0 (imgp below):
+NVF_DEV u8* nvf_img_row(const NvfQuantParams& p, u8* img, int tok, int g, int r) {
+  const int sps = tok >= 128 ? 1 : 2, bmma = tok * 32;
+  const int nslots = ((p.k + 127) / 128 + sps - 1) / sps, tiles_m = (p.rows + tok - 1) / tok;
+  const int tile = r / tok, n = r - tile * tok;
+  return img + ((i64)g * tiles_m + tile) * nslots * sps * 8 * bmma + (n >> 3) * 256 + (n & 7) * 16;
+}
+
+// Block b (16 elements: codes q0, q1, SF byte sfb) widened as nvf_wg_widen_token does: within
+// step s = b / 8 the block is half b & 1 of 32-element piece t = (b & 7) / 2, its words are
+// words 2 (b & 1) and 2 (b & 1) + 1 of that piece, and pair pp of word j (elements pp, pp + 4)
+// goes to word t of the 16 bytes at MMA 2j + pp / 2, K half pp & 1.
+NVF_DEV void nvf_img_block(u8* imgp, int bmma, int b, u32 q0, u32 q1, u32 sfb) {
+  u32 s0, s1;
+  nvf_sf2_to_bf16x2(sfb & 0xFFu, s0, s1);
+  u8* dst = imgp + (i64)(b >> 3) * 8 * bmma + (b & 1) * 4 * bmma + ((b & 7) >> 1) * 4;
+  #pragma unroll
+  for (int jj = 0; jj < 2; ++jj) {
+    u32 r[4];
+    nvf_fp4x8_to_bf16x2(jj ? q1 : q0, r);
+    #pragma unroll
+    for (int pp = 0; pp < 4; ++pp)
+      *(u32*)(dst + (2 * jj + (pp >> 1)) * bmma + (pp & 1) * 128) = nvf_bf16x2_mul(r[pp], s0);
+  }
+}
+
 // Quantize one block of a row (its 8 words and amax bits) and store its 8 code bytes at qp
 // and its SF byte at sfp; mode 1 (zero row) and 2 (faulted row) store the fixed bytes.
-template <bool F16>
-NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6, u8* qp, u8* sfp) {
+// IMG: also the block's widened tokens (nvf_img_block: the row's image imgp, block b).
+template <bool F16, bool IMG = false>
+NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6, u8* qp, u8* sfp, u8* imgp = nullptr,
+                                int bmma = 0, int b = 0) {
   u32 q[2] = {0u, 0u}, sfb;
   // Fast path: a finite non-zero block amax in a fast row, and every |x * out| of the block
   // below 7 (one product: the block max's), which also excludes SF 0 (out = inf) and needs
@@ -289,6 +331,7 @@ NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6
       q[1] = nvf_e2m1_pack8<F16, false>(w + 4, out);
       nvf_store_q(qp, q[0], q[1]);
       nvf_store_sf(sfp, sfb);
+      if (IMG) nvf_img_block(imgp, bmma, b, q[0], q[1], sfb);
       return;
     }
   }
@@ -299,6 +342,7 @@ NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6
   }
   nvf_store_q(qp, q[0], q[1]);
   nvf_store_sf(sfp, sfb);
+  if (IMG) nvf_img_block(imgp, bmma, b, q[0], q[1], sfb);
 }
 
 // Team-wide max of u32 (team threads, a power of two, aligned in the CTA). Teams wider
@@ -430,8 +474,11 @@ NVF_DEV void nvf_stage_row(const NvfQuantParams& p, i64 item, i64 total, bool de
 template <bool I32> struct NvfIndex { typedef i64 T; };
 template <> struct NvfIndex<true> { typedef int T; };
 
-template <bool SILU, bool F16, bool STAGED, int NB>
-NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32]) {
+// IMG (the _img kernels: unstaged): each row's blocks also widened into img for a GEMM tile of
+// img_tok tokens (nvf_img_row).
+template <bool SILU, bool F16, bool STAGED, int NB, bool IMG = false>
+NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32], u8* img = nullptr,
+                               int img_tok = 0) {
   constexpr bool KF16 = SILU ? false : F16; // dtype of the words kept: SiLU's y is bf16
   constexpr bool ST = STAGED && !SILU && NVF_QSTAGE_ARCH;
   const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;
@@ -574,11 +621,14 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     u8* st = sfg + (p.sf_linear ? (i64)r * nblk : nvf_sf_offset_128x4(rsf, 0, kc4)) + tsf;
     const int sstep = p.sf_linear ? team : team * 128;
 #endif
+    u8* const imgp = IMG ? nvf_img_row(p, img, img_tok, g, r) : nullptr;
+    const int bmma = img_tok * 32;
     #pragma unroll
     for (int i = 0; i < NB; ++i) {
       const int b = tl + team * i;
       if (ST && b < nblk) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]); // again, from the slot
-      if (b < nblk) nvf_quantize_store<KF16>(v[i], bmax[i], rq, p.fo6, qt + i * team * 8, st + i * sstep);
+      if (b < nblk)
+        nvf_quantize_store<KF16, IMG>(v[i], bmax[i], rq, p.fo6, qt + i * team * 8, st + i * sstep, imgp, bmma, b);
     }
     if (ST) { // every thread of the team is done with the slot's words: refill it
       nvf_team_sync(team);
@@ -594,8 +644,10 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
         nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);
         am = nvf_block_amax_bits<KF16>(tw);
       }
-      nvf_quantize_store<KF16>(tw, am, rq, p.fo6, qt + (i64)i * team * 8, st + (i64)i * sstep);
+      nvf_quantize_store<KF16, IMG>(tw, am, rq, p.fo6, qt + (i64)i * team * 8, st + (i64)i * sstep, imgp, bmma, b);
     }
+    if (IMG) // the last step's blocks past K: zeros, as the pre-pass writes them
+      for (int b = nblk + tl; b < (nblk + 7) / 8 * 8; b += team) nvf_img_block(imgp, bmma, b, 0u, 0u, 0u);
     if (!p.sf_linear)
       for (int c = nblk + tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
   }
@@ -613,13 +665,27 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \
     nvf_quantize_rows<silu, f16, staged, nb>(p, prefix, red);                             \
   }
+#define NVF_QUANT_IMG_KERNEL(name, silu, nb, minb)                                         \
+  extern "C" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p, u8* img, int img_tok) { \
+    nvf_pdl_enter();                                                                      \
+    __shared__ int prefix[NVF_QMAXG + 1];                                                 \
+    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \
+    nvf_quantize_rows<silu, false, false, nb, true>(p, prefix, red, img, img_tok);        \
+  }
 // (The SiLU build with -DNVF_QSILU2 is the "wide" SiLU specialisation of the host: rows
 // past one register block per thread, K > 4096, get 2 blocks and 3 CTAs, so fewer blocks
 // compute their SiLU twice. -DNVF_QSTAGED_ONLY builds only the staged kernels, compiled
 // when the host first picks them.)
-#if defined(NVF_SILU)
+// The _img kernels (bf16 input, the expert layer's) also write the widened tokens of the
+// layer's GEMM (nvf_img_block); -DNVF_QIMG_ONLY builds only them (compiled when the layer
+// first needs them).
+#if defined(NVF_SILU) && defined(NVF_QIMG_ONLY)
+NVF_QUANT_IMG_KERNEL(nvf_silu_mul_quantize_img, true, NVF_QNB, NVF_QMINB)
+#elif defined(NVF_SILU)
 NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QNB, NVF_QMINB)
 NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QNB, NVF_QMINB)
+#elif defined(NVF_QIMG_ONLY)
+NVF_QUANT_IMG_KERNEL(nvf_quantize_img, false, NVF_QNB, NVF_QMINB)
 #elif defined(NVF_QSTAGED_ONLY)
 NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)
 NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)

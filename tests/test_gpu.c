@@ -1096,6 +1096,18 @@ static void test_moe_layer(void) {
     CHECK(nvfp4moe_moe_forward(g_ctx, &w, &a, 0) == NVFP4MOE_SUCCESS, "forward: %s", nvfp4moe_last_error());
     gu_sync();
     gu_get(out, dout, 2 * nx);
+    { /* with the GEMMs' token pre-pass instead of the quantizers' widened tokens: the same bits */
+      unsigned short* out0 = (unsigned short*)malloc(2 * nx);
+      int saved = g_ctx->layer_widen;
+      g_ctx->layer_widen = 0;
+      gu_fill(dout, 0xAB, 2 * nx);
+      CHECK(nvfp4moe_moe_forward(g_ctx, &w, &a, 0) == NVFP4MOE_SUCCESS, "forward, pre-pass: %s", nvfp4moe_last_error());
+      gu_sync();
+      gu_get(out0, dout, 2 * nx);
+      g_ctx->layer_widen = saved;
+      CHECK(memcmp(out, out0, 2 * nx) == 0, "mode %d: the layer with the GEMMs' pre-pass gives other bits", mode);
+      free(out0);
+    }
     /* the same layer with the host reference pieces */
     wh = w;
     wh.w13 = NVFP4MOE_HOSTPTR(q13); wh.w13_sf = NVFP4MOE_HOSTPTR(s13); wh.w13_gate_scale = NVFP4MOE_HOSTPTR(gs);
@@ -1131,6 +1143,92 @@ static void test_moe_layer(void) {
     gu_free(din2); gu_free(dx); gu_free(dout); gu_free(dmm); gu_free(dws);
     free(wg); free(wu); free(w2); free(qg); free(qu); free(q13); free(q2); free(lg); free(lu); free(l13); free(l2);
     free(s13); free(s2f); free(x); free(out); free(outr); free(mm); free(hws);
+  }
+}
+
+/* ---- the layer's quantizers writing the GEMM's widened tokens (sm90) -------------------------- */
+
+/* The _img quantizers (the expert layer's, nvf_img_block) must write the same slot-image bytes as
+   the GEMM's token pre-pass (nvf_ws_widen_tokens) for every row below masked_m, and nothing for
+   the rows past it. Per case: quantize x with an image (the private nvfp4moe__quantize_op) into a
+   buffer of 0xEE bytes; run a GEMM on the same tokens with a workspace of 0xEE bytes, whose
+   pre-pass writes its images there; compare, unit by unit, from the layout derived here. */
+static void test_layer_quantizer_widened_tokens(void) {
+  /* K, SiLU, per-token, expected_m (picks the tile), masked_m pattern */
+  static const int cases[][5] = {{1056, 0, 1, 16, 4}, {1056, 1, 1, 30, 4}, {384, 0, 0, 40, 4},
+                                 {256, 1, 0, 100, 0}, {2048, 0, 1, 100, 5}, {224, 1, 1, 16, 7}};
+  const int G = 5, M = 150, N = 128;
+  int ci;
+  NEED_GPU();
+  for (ci = 0; ci < (int)(sizeof cases / sizeof cases[0]); ++ci) {
+    const int K = cases[ci][0], silu = cases[ci][1], per_token = cases[ci][2];
+    const int xk = silu ? 2 * K : K, nsteps = (K + 127) / 128;
+    size_t nx = (size_t)G * M * xk, nq = (size_t)G * M * K / 2, nsf = (size_t)G * nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4);
+    size_t nb = (size_t)G * N * K / 2, nbsf = (size_t)G * nvfp4moe_sf_bytes(N, K, NVFP4MOE_SF_LAYOUT_128X4), wsz, i;
+    unsigned short* x = (unsigned short*)malloc(nx * 2);
+    unsigned char *bq = (unsigned char*)malloc(nb), *bsf = (unsigned char*)malloc(nbsf), *img, *pre;
+    int* mm = make_masked_m(G, M, cases[ci][4]);
+    float scale[5] = {0.01f, 0.002f, 0.5f, 0.03f, 1.0f};
+    nvfp4moe_devptr dx, dq, dsf, dscale, dmm, db, dbsf, dd, dimg, dws;
+    nvfp4moe_quantize_args q;
+    nvfp4moe_gemm_args g;
+    int tok, sps, tiles_m, nslots, e, r, s, units = 0, bad = 0, touched = 0;
+    for (i = 0; i < nx; ++i) x[i] = nvfp4moe_ref_f32_to_bf16((float)(tu_normal() * (i % 37 == 3 ? 30 : 1)));
+    for (i = 0; i < (size_t)xk; ++i) x[(size_t)1 * M * xk + i] = 0; /* a zero row (group 1, row 0) */
+    for (i = 0; i < nb; ++i) bq[i] = (unsigned char)tu_rand();
+    for (i = 0; i < nbsf; ++i) bsf[i] = (unsigned char)(0x30 + tu_rand() % 16);
+    dx = gu_alloc(nx * 2); dq = gu_alloc(nq); dsf = gu_alloc(nsf); dscale = gu_alloc(4 * (size_t)G * M);
+    dmm = gu_alloc(4 * (size_t)G); db = gu_alloc(nb); dbsf = gu_alloc(nbsf); dd = gu_alloc((size_t)G * M * N * 2);
+    gu_put(dx, x, nx * 2); gu_put(dmm, mm, 4 * (size_t)G); gu_put(db, bq, nb); gu_put(dbsf, bsf, nbsf);
+    if (!per_token) gu_put(dscale, scale, sizeof scale);
+    memset(&g, 0, sizeof g);
+    g.groups = G; g.m_max = M; g.n = N; g.k = K; g.a = dq; g.a_sf = dsf; g.b = db; g.b_sf = dbsf; g.masked_m = dmm;
+    g.d = dd; g.expected_m = cases[ci][3];
+    tok = nvfp4moe__layer_img_tok(g_ctx, &g);
+    if (tok == 0) { /* not the sm90 backend: the layer widens nothing in its quantizers */
+      tu_skip("no token-producer GEMM tile on this GPU's backend");
+    } else {
+      sps = tok >= 128 ? 1 : 2; tiles_m = (M + tok - 1) / tok; nslots = (nsteps + sps - 1) / sps;
+      wsz = nvfp4moe_gemm_workspace_size(g_ctx, &g);
+      CHECK(wsz == (size_t)G * tiles_m * nslots * sps * 8 * tok * 32, "case %d: workspace %zu for tile %d", ci, wsz, tok);
+      img = (unsigned char*)malloc(wsz); pre = (unsigned char*)malloc(wsz);
+      dimg = gu_alloc(wsz); dws = gu_alloc(wsz);
+      gu_fill(dimg, 0xEE, wsz); gu_fill(dws, 0xEE, wsz);
+      memset(&q, 0, sizeof q);
+      q.dtype = NVFP4MOE_DTYPE_BF16; q.groups = G; q.rows = M; q.k = K; q.x = dx; q.masked_m = dmm; q.out_e2m1 = dq;
+      q.out_sf = dsf; q.scale = dscale;
+      CHECK(nvfp4moe__quantize_op(g_ctx, &q, 0, "test", per_token, silu, dimg, tok) == NVFP4MOE_SUCCESS, "quantize: %s",
+            nvfp4moe_last_error());
+      if (per_token) g.row_scale = dscale; else g.alpha = dscale;
+      g.workspace = dws; g.workspace_size = wsz;
+      CHECK(nvfp4moe_grouped_gemm_nt_masked(g_ctx, &g, 0) == NVFP4MOE_SUCCESS, "gemm: %s", nvfp4moe_last_error());
+      gu_sync();
+      gu_get(img, dimg, wsz); gu_get(pre, dws, wsz);
+      for (e = 0; e < G; ++e)
+        for (r = 0; r < tiles_m * tok; ++r) {
+          int valid = valid_rows(mm, e, M), n = r % tok, ti = r / tok;
+          if (ti * tok >= valid) continue; /* a tile the GEMM never reads: neither writes it */
+          for (s = 0; s < nsteps; ++s) {
+            size_t at = (((size_t)e * tiles_m + ti) * nslots * sps + s) * 8 * tok * 32 + (n >> 3) * 256 + (n & 7) * 16;
+            int m, h;
+            for (m = 0; m < 8; ++m)
+              for (h = 0; h < 2; ++h) {
+                const unsigned char *a = img + at + (size_t)m * tok * 32 + h * 128, *b = pre + at + (size_t)m * tok * 32 + h * 128;
+                if (r < valid) { ++units; bad += memcmp(a, b, 16) != 0; }
+                else { int z; for (z = 0; z < 16; ++z) touched += a[z] != 0xEE; }
+              }
+          }
+        }
+      CHECK(units > 0, "case %d: no valid rows compared", ci);
+      CHECK(bad == 0, "case %d (K %d, %s, tile %d): %d of %d 16-byte units differ from the pre-pass", ci, K,
+            silu ? "SiLU" : "plain", tok, bad, units);
+      CHECK(touched == 0, "case %d: %d bytes of rows past masked_m written", ci, touched);
+      printf("# widened tokens case %d (K %d, %s, %s, tile %d): %d units equal to the pre-pass\n", ci, K,
+             silu ? "SiLU" : "plain", per_token ? "per-token" : "per-expert", tok, units - bad);
+      free(img); free(pre); gu_free(dimg); gu_free(dws);
+    }
+    gu_free(dx); gu_free(dq); gu_free(dsf); gu_free(dscale); gu_free(dmm); gu_free(db); gu_free(dbsf); gu_free(dd);
+    free(x); free(bq); free(bsf); free(mm);
   }
 }
 
@@ -1279,6 +1377,7 @@ int main(void) {
   RUN(test_gemm_tiled_same_bits);
   RUN(test_gemm_graph_replay);
   RUN(test_moe_layer);
+  RUN(test_layer_quantizer_widened_tokens);
   RUN(test_self_test_and_fallback);
   RUN(test_threads_share_a_context);
   if (g_have_gpu) nvfp4moe_destroy(g_ctx);
