@@ -4166,7 +4166,8 @@ struct nvfp4moe_context {
   char tune_define[64];  /* $NVFP4MOE_TUNE_DEFINE at creation (tuning runs), "" = none */
   int pdl;               /* programmatic dependent launch (sm_90+): 0 off, 1 quantization kernels, 2 every kernel */
   int token_prepass;     /* the token-producer tiles take a workspace of widened tokens ($NVFP4MOE_TOKEN_PREPASS) */
-  int layer_widen;       /* the expert layer's quantizers write those tokens, not the pre-pass ($NVFP4MOE_LAYER_WIDEN) */
+  int layer_widen;       /* which of the expert layer's quantizers write those tokens instead of the pre-pass: bit 0 the
+                            input's (GEMM1), bit 1 the SiLU's (GEMM2) ($NVFP4MOE_LAYER_WIDEN) */
   int sm100_self_test;
   nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
   unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
@@ -4813,7 +4814,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
      themselves (the _img kernels), so its GEMMs launch no pre-pass; $NVFP4MOE_LAYER_WIDEN=0 keeps
      the pre-pass there (A/B runs, and the tests that the two give the same bits). */
   v = nvfp4moe__getenv("NVFP4MOE_LAYER_WIDEN");
-  ctx->layer_widen = !(v && strcmp(v, "0") == 0);
+  ctx->layer_widen = v && v[0] >= '0' && v[0] <= '3' && !v[1] ? v[0] - '0' : 2;
   nvfp4moe__resolve_cache_dir(ctx);
   nvfp4moe__source_digest(ctx->source_digest);
   ctx->desc.cache_dir = ctx->cache_dir;
@@ -6227,9 +6228,9 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   memset(&g, 0, sizeof g);
   g.groups = w->experts; g.m_max = a->m_max; g.expected_m = a->expected_m; g.b_layout = w->layout;
   g.n = 2 * w->inter; g.k = w->hidden;
-  img1 = ctx && ctx->layer_widen ? nvfp4moe__layer_img_tok(ctx, &g) : 0;
+  img1 = ctx && (ctx->layer_widen & 1) ? nvfp4moe__layer_img_tok(ctx, &g) : 0;
   g.n = w->hidden; g.k = w->inter;
-  img2 = ctx && ctx->layer_widen ? nvfp4moe__layer_img_tok(ctx, &g) : 0;
+  img2 = ctx && (ctx->layer_widen & 2) ? nvfp4moe__layer_img_tok(ctx, &g) : 0;
 
   /* 1. x -> NVFP4 */
   memset(&q, 0, sizeof q);

@@ -822,7 +822,7 @@ X21)
     echo "$tool layer exit $?: $(grep -hE 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/$tool.layer.log" | head -1) $(grep -c ^PASS "$OUT/$tool.layer.log") PASS"
   done
   e=NVFP4MOE_LAYER_WIDEN
-  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "${ABENVS:-$e=0,$e=1,$e=0,$e=1,$e=0,$e=1}" --only layer \
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "${ABENVS:-$e=0,$e=3,$e=0,$e=3,$e=0,$e=3}" --only layer \
     --out "$OUT/ab_layer_widen.json" 2>&1 | grep -E "tune=|layer" | cut -c1-170
   ;;
 T16)

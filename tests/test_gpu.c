@@ -1096,16 +1096,20 @@ static void test_moe_layer(void) {
     CHECK(nvfp4moe_moe_forward(g_ctx, &w, &a, 0) == NVFP4MOE_SUCCESS, "forward: %s", nvfp4moe_last_error());
     gu_sync();
     gu_get(out, dout, 2 * nx);
-    { /* with the GEMMs' token pre-pass instead of the quantizers' widened tokens: the same bits */
+    { /* the GEMMs' tokens widened by their pre-pass (0) or by the layer's quantizers (bit 0: the
+         input's, bit 1: the SiLU's): the same bits every way */
       unsigned short* out0 = (unsigned short*)malloc(2 * nx);
-      int saved = g_ctx->layer_widen;
-      g_ctx->layer_widen = 0;
-      gu_fill(dout, 0xAB, 2 * nx);
-      CHECK(nvfp4moe_moe_forward(g_ctx, &w, &a, 0) == NVFP4MOE_SUCCESS, "forward, pre-pass: %s", nvfp4moe_last_error());
-      gu_sync();
-      gu_get(out0, dout, 2 * nx);
+      int saved = g_ctx->layer_widen, lw;
+      for (lw = 0; lw < 4; ++lw) {
+        g_ctx->layer_widen = lw;
+        gu_fill(dout, 0xAB, 2 * nx);
+        gu_fill(dws, 0xFF, ws); /* stale NaN in the workspace: no unwritten token may reach an output */
+        CHECK(nvfp4moe_moe_forward(g_ctx, &w, &a, 0) == NVFP4MOE_SUCCESS, "forward, widen %d: %s", lw, nvfp4moe_last_error());
+        gu_sync();
+        gu_get(out0, dout, 2 * nx);
+        CHECK(memcmp(out, out0, 2 * nx) == 0, "mode %d: the layer with NVFP4MOE_LAYER_WIDEN=%d gives other bits", mode, lw);
+      }
       g_ctx->layer_widen = saved;
-      CHECK(memcmp(out, out0, 2 * nx) == 0, "mode %d: the layer with the GEMMs' pre-pass gives other bits", mode);
       free(out0);
     }
     /* the same layer with the host reference pieces */
