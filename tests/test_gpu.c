@@ -1008,7 +1008,7 @@ static void make_half(const float* w, int E, int rows, int K, float* scale, unsi
   }
 }
 
-/* mode 0, 2: per-token scaling, 1: per-expert; 3: per-token with TILED weights (I 256), checked
+/* mode 0, 2: per-token scaling, 1: per-expert (expected_m 30: the 48-token tile on sm90, else 32); 3: per-token with TILED weights (I 256), checked
    against the reference on the row-major weights */
 static void test_moe_layer(void) {
   int E = 8, H = 256, I, M = 40, e, r, mode;
@@ -1091,7 +1091,7 @@ static void test_moe_layer(void) {
     w.input_scale1 = din1; w.input_scale2 = din2;
     w.layout = mode == 3 ? NVFP4MOE_WEIGHTS_TILED : NVFP4MOE_WEIGHTS_ROW_MAJOR;
     memset(&a, 0, sizeof a);
-    a.m_max = M; a.expected_m = 20; a.scaling = mode == 1 ? NVFP4MOE_ACT_PER_EXPERT : NVFP4MOE_ACT_PER_TOKEN;
+    a.m_max = M; a.expected_m = mode == 1 ? 30 : 20; a.scaling = mode == 1 ? NVFP4MOE_ACT_PER_EXPERT : NVFP4MOE_ACT_PER_TOKEN;
     a.x = dx; a.masked_m = dmm; a.out = dout; a.workspace = dws; a.workspace_size = ws;
     CHECK(nvfp4moe_moe_forward(g_ctx, &w, &a, 0) == NVFP4MOE_SUCCESS, "forward: %s", nvfp4moe_last_error());
     gu_sync();
