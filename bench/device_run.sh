@@ -101,7 +101,8 @@
 # here every arm builds the default.)
 # Twenty-first session: X21: the quick GPU suite (with the layer's widened-token tests), memcheck and racecheck on the
 # quick layer tests, the A/B of the layer's quantizers widening the GEMMs' tokens off / on three times
-# (NVFP4MOE_LAYER_WIDEN) on the layers.
+# (NVFP4MOE_LAYER_WIDEN) on the layers. X21P: the swap-AB token-staging probes (NVF_SWPROBE=2: no staging, =3: nor
+# the chunk barriers; timing only) against the default, twice, at $MS tokens.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -824,6 +825,11 @@ X21)
   e=NVFP4MOE_LAYER_WIDEN
   PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "${ABENVS:-$e=0,$e=3,$e=0,$e=3,$e=0,$e=3}" --only layer \
     --out "$OUT/ab_layer_widen.json" 2>&1 | grep -E "tune=|layer" | cut -c1-170
+  ;;
+X21P)
+  d="-DNVF_SWDUMMY=1,-DNVF_SWPROBE=2,-DNVF_SWPROBE=3"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-400} python3 tools/bench.py --defines "$d,$d" --ms "${MS:-1,8}" --only gemm \
+    --out "$OUT/ab_swapab_staging_probe.json" 2>&1 | grep -E "tune=" | cut -c1-170
   ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1

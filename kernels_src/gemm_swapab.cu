@@ -56,6 +56,13 @@ static_assert(NVF_SKC % 1024 == 0 && NVF_SKC <= 8192, "NVF_SKC: 1024, 2048, ... 
 // Probe for tuning runs (wrong results, timing only; bench/NOTES.md, fourteenth session's next steps):
 // -DNVF_SWPROBE=1 loads the weights and SFs as always but only folds them into one accumulator (no
 // widening, no MMAs; the tokens are still staged): the rate of this grid's access pattern by itself.
+// -DNVF_SWPROBE=2 stages no tokens (shared memory left as it is; the chunk barriers kept), =3 also
+// drops the barriers: what the token staging costs each CTA (twenty-first session).
+#if defined(NVF_SWPROBE) && NVF_SWPROBE >= 2
+#define NVF_SWSTAGE 0
+#else
+#define NVF_SWSTAGE 1
+#endif
 
 template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
   extern __shared__ __align__(16) u32 tok[]; // [NVF_TOK][NVF_TSTRIDE]
@@ -100,8 +107,10 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
 
     for (int c = 0; c < nchunks; ++c) {
       // ---- stage the tokens of this K chunk (dequantized, pair order) ----
+#if !defined(NVF_SWPROBE) || NVF_SWPROBE != 3
       __syncthreads(); // the previous chunk has been read by every warp
-      for (int piece = threadIdx.x; piece < NVF_TOK * (NVF_KC / 32); piece += NVF_THREADS) {
+#endif
+      for (int piece = threadIdx.x; NVF_SWSTAGE && piece < NVF_TOK * (NVF_KC / 32); piece += NVF_THREADS) {
         const int n = piece / (NVF_KC / 32), pc = piece % (NVF_KC / 32), ss = pc >> 2, tt = pc & 3;
         const int m = tok0 + n, kel = c * NVF_KC + pc * 32;
         u32 v[16];
@@ -117,7 +126,9 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
         #pragma unroll
         for (int i = 0; i < 8; ++i) *(uint2*)(dst + i * 8) = make_uint2(v[2 * i], v[2 * i + 1]);
       }
+#if !defined(NVF_SWPROBE) || NVF_SWPROBE != 3
       __syncthreads();
+#endif
 
       // ---- 8 register steps of 128 K: dequantize, prefetch, 8 MMAs per n8 tile ----
       #pragma unroll 1
@@ -126,7 +137,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
         for (int d = 0; d < NVF_DEPTH; ++d) {
           const int ss = half * NVF_DEPTH + d, s = c * (NVF_KC / NVF_STEP) + ss;
           if (s < nsteps) {
-#if defined(NVF_SWPROBE)
+#if defined(NVF_SWPROBE) && NVF_SWPROBE == 1
             // timing probe: the step's words only folded into the accumulator (no widening, no MMAs)
             acc[0][0] += __uint_as_float((wq[d][0].x ^ wq[d][0].y ^ wq[d][0].z ^ wq[d][0].w ^ wq[d][1].x ^ wq[d][1].y ^
                                           wq[d][1].z ^ wq[d][1].w ^ ws[d][0] ^ ws[d][1]) & 0x007FFFFFu);
@@ -143,7 +154,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
               ws[d][0] = (in && ok0) ? *(const u16*)(sf0 + (i64)sn * 1024) : 0u;
               ws[d][1] = (in && ok1) ? *(const u16*)(sf1 + (i64)sn * 1024) : 0u;
             }
-#if !defined(NVF_SWPROBE)
+#if !defined(NVF_SWPROBE) || NVF_SWPROBE != 1
             const u32* tb = tok + (lane >> 2) * NVF_TSTRIDE + ss * 64 + t * 2;
             #pragma unroll
             for (int i = 0; i < 8; ++i) {
