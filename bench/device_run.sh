@@ -102,7 +102,8 @@
 # Twenty-first session: X21: the quick GPU suite (with the layer's widened-token tests), memcheck and racecheck on the
 # quick layer tests, the A/B of the layer's quantizers widening the GEMMs' tokens off / on three times
 # (NVFP4MOE_LAYER_WIDEN) on the layers. X21P: the swap-AB token-staging probes (NVF_SWPROBE=2: no staging, =3: nor
-# the chunk barriers; timing only) against the default, twice, at $MS tokens.
+# the chunk barriers; timing only) against the default, twice, at $MS tokens. X21S: the quick GEMM tests, then the A/B
+# of the swap-AB raw-token prefetch off / on (-DNVF_SWPF=0/1), twice, at $MS tokens.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -830,6 +831,15 @@ X21P)
   d="-DNVF_SWDUMMY=1,-DNVF_SWPROBE=2,-DNVF_SWPROBE=3"
   PYTHONUNBUFFERED=1 timeout ${ABT:-400} python3 tools/bench.py --defines "$d,$d" --ms "${MS:-1,8}" --only gemm \
     --out "$OUT/ab_swapab_staging_probe.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  ;;
+X21S)
+  TEST_QUICK=1 TEST_ONLY=gemm timeout ${TT:-240} ./build/test_gpu > "$OUT/gemm_tests.log" 2>&1
+  summ "quick GEMM tests" "$OUT/gemm_tests.log" $? 8
+  if grep -q '^PASS test_gemm_every_tile_config' "$OUT/gemm_tests.log" && grep -q '^PASS test_gemm_shapes' "$OUT/gemm_tests.log"; then
+    d="-DNVF_SWPF=0,-DNVF_SWPF=1"
+    PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --defines "$d,$d" --ms "${MS:-1,8,16}" --only gemm \
+      --out "$OUT/ab_swapab_prefetch.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  fi
   ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1
