@@ -103,7 +103,8 @@
 # quick layer tests, the A/B of the layer's quantizers widening the GEMMs' tokens off / on three times
 # (NVFP4MOE_LAYER_WIDEN) on the layers. X21P: the swap-AB token-staging probes (NVF_SWPROBE=2: no staging, =3: nor
 # the chunk barriers; timing only) against the default, twice, at $MS tokens. X21S: the quick GEMM tests, then the A/B
-# of the swap-AB raw-token prefetch off / on (-DNVF_SWPF=0/1), twice, at $MS tokens.
+# of the swap-AB raw-token prefetch off / on (-DNVF_SWPF=0/1), twice, at $MS tokens (the switch is only in eb0cd48,
+# not kept: here both arms build the default).
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u

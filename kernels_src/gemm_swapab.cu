@@ -53,14 +53,6 @@ static_assert(NVF_SKC % 1024 == 0 && NVF_SKC <= 8192, "NVF_SKC: 1024, 2048, ... 
 #error "NVF_TUNE must be 0, 1, 2 or 3"
 #endif
 #define NVF_TSTRIDE (NVF_KC / 2 + 8)   // words per token row in smem; +8 keeps 64-bit reads conflict-free
-#define NVF_PPT (NVF_TOK * (NVF_KC / 32) / NVF_THREADS) // 32-element token pieces a thread stages per chunk
-// NVF_SWPF: the raw bytes of chunk c + 1's pieces are copied (cp.async) into two raw buffers after
-// the tokens (NVF_PPT x 256 x 20 bytes each) while chunk c runs, so a chunk's staging only widens
-// from shared memory (twenty-first session: the staging cost 4-11 % of the decode GEMMs). The
-// host always sizes shared memory for the buffers of NVF_NT <= 2, the tiles that use them.
-#ifndef NVF_SWPF
-#define NVF_SWPF (NVF_NT <= 2)
-#endif
 // Probe for tuning runs (wrong results, timing only; bench/NOTES.md, fourteenth session's next steps):
 // -DNVF_SWPROBE=1 loads the weights and SFs as always but only folds them into one accumulator (no
 // widening, no MMAs; the tokens are still staged): the rate of this grid's access pattern by itself.
@@ -71,24 +63,6 @@ static_assert(NVF_SKC % 1024 == 0 && NVF_SKC <= 8192, "NVF_SKC: 1024, 2048, ... 
 #else
 #define NVF_SWSTAGE 1
 #endif
-
-// Chunk c's raw pieces of this thread into raw buffer (rq, rs): 16 code bytes at rq + 16 (i 256 + tid),
-// the aligned SF word holding the piece's two SF bytes at rs + 4 (i 256 + tid); nothing for pieces
-// past masked_m or K (the widening writes zeros for them). One commit group.
-NVF_DEV void nvf_sw_issue(const NvfGemmParams& p, int g, int valid, int tok0, int c, int kc4, i64 sfa_g, u32 rq, u32 rs) {
-  #pragma unroll
-  for (int i = 0; i < NVF_PPT; ++i) {
-    const int piece = threadIdx.x + i * NVF_THREADS, n = piece / (NVF_KC / 32), pc = piece % (NVF_KC / 32);
-    const int m = tok0 + n, kel = c * NVF_KC + pc * 32;
-    if (m < valid && kel < p.k) {
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(rq + 16 * (i * NVF_THREADS + threadIdx.x)),
-                   "l"(p.a + ((i64)g * p.m_max + m) * (p.k / 2) + kel / 2) : "memory");
-      asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(rs + 4 * (i * NVF_THREADS + threadIdx.x)),
-                   "l"(p.a_sf + g * sfa_g + nvf_sf_offset_128x4(m, (kel / 16) & ~3, kc4)) : "memory");
-    }
-  }
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
 
 template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
   extern __shared__ __align__(16) u32 tok[]; // [NVF_TOK][NVF_TSTRIDE]
@@ -131,17 +105,8 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
       ws[d][1] = (in && ok1) ? *(const u16*)(sf1 + d * 1024) : 0u;
     }
 
-    const u32 raw0 = (u32)__cvta_generic_to_shared(tok + NVF_TOK * NVF_TSTRIDE); // raw buffer b: codes, then SF words
-    constexpr u32 RAWB = NVF_PPT * NVF_THREADS * 20;
-    if (NVF_SWPF) nvf_sw_issue(p, g, valid, tok0, 0, kc4, sfa_g, raw0, raw0 + NVF_PPT * NVF_THREADS * 16);
     for (int c = 0; c < nchunks; ++c) {
       // ---- stage the tokens of this K chunk (dequantized, pair order) ----
-      if (NVF_SWPF) { // chunk c + 1's raw bytes on their way (an empty group past the last), then chunk c's landed
-        const u32 rb = raw0 + ((c + 1) & 1) * RAWB;
-        if (c + 1 < nchunks) nvf_sw_issue(p, g, valid, tok0, c + 1, kc4, sfa_g, rb, rb + NVF_PPT * NVF_THREADS * 16);
-        else asm volatile("cp.async.commit_group;" ::: "memory");
-        asm volatile("cp.async.wait_group 1;" ::: "memory"); // a thread reads only its own copies
-      }
 #if !defined(NVF_SWPROBE) || NVF_SWPROBE != 3
       __syncthreads(); // the previous chunk has been read by every warp
 #endif
@@ -150,17 +115,9 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
         const int m = tok0 + n, kel = c * NVF_KC + pc * 32;
         u32 v[16];
         if (m < valid && kel < p.k) {
-          uint4 q;
-          u32 sf2;
-          if (NVF_SWPF) {
-            const u8* rb = (const u8*)(tok + NVF_TOK * NVF_TSTRIDE) + (c & 1) * RAWB;
-            q = *(const uint4*)(rb + 16 * piece);
-            sf2 = *(const u32*)(rb + NVF_PPT * NVF_THREADS * 16 + 4 * piece) >> (8 * ((kel / 16) & 3));
-          } else {
-            q = *(const uint4*)(p.a + ((i64)g * p.m_max + m) * (p.k / 2) + kel / 2);
-            sf2 = *(const u16*)(p.a_sf + g * sfa_g + nvf_sf_offset_128x4(m, kel / 16, kc4));
-          }
-          nvf_dequant_piece(q, sf2 & 0xFFFFu, v);
+          const uint4 q = *(const uint4*)(p.a + ((i64)g * p.m_max + m) * (p.k / 2) + kel / 2);
+          const u32 sf2 = *(const u16*)(p.a_sf + g * sfa_g + nvf_sf_offset_128x4(m, kel / 16, kc4));
+          nvf_dequant_piece(q, sf2, v);
         } else {
           #pragma unroll
           for (int f = 0; f < 16; ++f) v[f] = 0u;
