@@ -3396,9 +3396,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// images in global memory that its pre-pass, nvf_ws_widen_tokens, writes from the NVFP4 tokens.\n"
   "// In the expert layer the quantizer has the codes and SFs in hand, so it writes the images\n"
   "// itself and the GEMM skips its pre-pass (one launch and its reads less). Same bytes as the\n"
-  "// pre-pass for every row below masked_m, including the zeros of a last step past K; rows past\n"
-  "// masked_m in a group's last token tile are not written (the pre-pass zeroes them): they are\n"
-  "// only the MMA's own token columns, which the epilogue never stores.\n"
+  "// pre-pass for every row below masked_m, including the zero blocks past K in the last step.\n"
+  "// Not written (the pre-pass zeroes them): rows past masked_m in a group's last token tile, which\n"
+  "// feed only their own MMA columns, never stored by the epilogue, and the unused second step of\n"
+  "// an odd last slot, never multiplied. The expert layer uses it for the SiLU quantizer only: the\n"
+  "// input quantizer's image (K 7168) took longer than the pre-pass (bench/NOTES.md, twenty-first\n"
+  "// session): a team's row owns 16 bytes of every 128-byte line, so its stores are half sectors.\n"
   "// Token n of tile T (row r = T TOK + n) of group g, 128-K step s, starts at\n"
   "// img + ((g tiles_m + T) nslots SPS + s) 8 B + (n >> 3) 256 + (n & 7) 16, B = TOK 32 bytes an\n"
   "// MMA, SPS = TOK >= 128 \? 1 : 2, nslots = ceil(steps / SPS), tiles_m = ceil(rows / TOK): the\n"
@@ -3438,11 +3441,11 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  // Fast path: a finite non-zero block amax in a fast row, and every |x * out| of the block\n"
   "  // below 7 (one product: the block max's), which also excludes SF 0 (out = inf) and needs\n"
   "  // no cap on the codes. Anything else (a block whose max product reaches 7, as with some\n"
-  "  // subnormal SFs or saturated given scales; a tiny or huge s; 4over6) takes the general path\n"
+  "  // subnormal SFs or saturated given scales; a tiny or huge s; 4over6) takes the general path\n",
   "  // below, which recomputes the block from the start (the same bytes).\n"
   "  if (rq.fast) { // (a zero, infinite or NaN amax fails the product test below)\n"
   "    sfb = nvf_e4m3(__fmul_rn(__uint_as_float(am), rq.t));\n"
-  "    const float out = nvf_rcp_in_range(__fmul_rn(__uint_as_float(sfb << 20), rq.s120));\n",
+  "    const float out = nvf_rcp_in_range(__fmul_rn(__uint_as_float(sfb << 20), rq.s120));\n"
   "    if (__fmul_rn(__uint_as_float(am), out) < 7.0f) {\n"
   "      q[0] = nvf_e2m1_pack8<F16, false>(w, out);\n"
   "      q[1] = nvf_e2m1_pack8<F16, false>(w + 4, out);\n"
@@ -3521,7 +3524,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "}\n"
   "\n"
   "// Work item -> (group, row): the dense list of valid rows, or every (padded) row.\n"
-  "NVF_DEV void nvf_item_row(const NvfQuantParams& p, i64 item, bool dense, const int* prefix, int rows_pad, int& g,\n"
+  "NVF_DEV void nvf_item_row(const NvfQuantParams& p, i64 item, bool dense, const int* prefix, int rows_pad, int& g,\n",
   "                          int& r) {\n"
   "  if (dense) { // the group holding valid row number `item`\n"
   "    int lo = 0, hi = p.groups;\n"
@@ -3529,7 +3532,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      const int mid = (lo + hi) >> 1;\n"
   "      if (prefix[mid] <= item) lo = mid; else hi = mid;\n"
   "    }\n"
-  "    g = lo; r = (int)(item - prefix[lo]);\n",
+  "    g = lo; r = (int)(item - prefix[lo]);\n"
   "  } else if (p.groups == 1) { // plain [M, K] input: no division\n"
   "    g = 0; r = (int)item;\n"
   "#if defined(NVF_QPROBE) && NVF_QPROBE == 7\n"
@@ -3593,11 +3596,11 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "\n"
   "// IMG (the _img kernels: unstaged): each row's blocks also widened into img for a GEMM tile of\n"
   "// img_tok tokens (nvf_img_row).\n"
-  "template <bool SILU, bool F16, bool STAGED, int NB, bool IMG = false>\n"
+  "template <bool SILU, bool F16, bool STAGED, int NB, bool IMG = false>\n",
   "NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32], u8* img = nullptr,\n"
   "                               int img_tok = 0) {\n"
   "  constexpr bool KF16 = SILU \? false : F16; // dtype of the words kept: SiLU's y is bf16\n"
-  "  constexpr bool ST = STAGED && !SILU && NVF_QSTAGE_ARCH;\n",
+  "  constexpr bool ST = STAGED && !SILU && NVF_QSTAGE_ARCH;\n"
   "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
   "  const int team = p.team, tl = threadIdx.x & (team - 1), tpc = NVF_QT / team;\n"
   "  const int sf_pad_cols = p.sf_linear \? nblk : kc4 * 4;\n"
@@ -3656,12 +3659,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    }\n"
   "    u8* sfg = p.sf + (i64)g * sf_gbytes;\n"
   "    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {\n"
-  "      if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on\n"
+  "      if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on\n",
   "        if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes,\n"
   "                                   slots + slot * rowbytes, slot_bar + 8u * slot);\n"
   "        phase ^= slot == nslot - 1;\n"
   "        slot = slot == nslot - 1 \? 0 : slot + 1;\n"
-  "      }\n",
+  "      }\n"
   "      if (r >= p.rows) // zero SF padding row of the 128x4 layout\n"
   "        for (int c = tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;\n"
   "      continue; // a row past masked_m: neither read nor written\n"
@@ -3724,14 +3727,14 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    // Pass 2: quantize and store; the register blocks unrolled (no copies of their words),\n"
   "    // blocks past them read again. This thread's block i is b = tl + team * i: its codes at\n"
   "    // qt + i * team * 8, its SF byte at st + i * sstep (128x4: the host's teams are multiples\n"
-  "    // of 4, so b % 4 = tl % 4 and b / 4 = tl / 4 + i * team / 4).\n"
+  "    // of 4, so b % 4 = tl % 4 and b / 4 = tl / 4 + i * team / 4).\n",
   "    u8* qt = p.q + ((i64)g * p.rows + r) * (p.k / 2) + tq;\n"
   "#if defined(NVF_QPROBE) && NVF_QPROBE == 6\n"
   "    const int rsf = rows_pad % 128 == 0 \? (r & 127) * (rows_pad >> 7) + (r >> 7) : r; // row whose SF slots to use\n"
   "#else\n"
   "    const int rsf = r;\n"
   "#endif\n"
-  "#if defined(NVF_QPROBE) && NVF_QPROBE == 3\n",
+  "#if defined(NVF_QPROBE) && NVF_QPROBE == 3\n"
   "    u8* st = sfg + (i64)r * nblk + tl;\n"
   "    const int sstep = team;\n"
   "#else\n"
@@ -3786,11 +3789,11 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p, u8* img, int img_tok) { \\\n"
   "    nvf_pdl_enter();                                                                      \\\n"
   "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
-  "    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \\\n"
+  "    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \\\n",
   "    nvf_quantize_rows<silu, false, false, nb, true>(p, prefix, red, img, img_tok);        \\\n"
   "  }\n"
   "// (The SiLU build with -DNVF_QSILU2 is the \"wide\" SiLU specialisation of the host: rows\n"
-  "// past one register block per thread, K > 4096, get 2 blocks and 3 CTAs, so fewer blocks\n",
+  "// past one register block per thread, K > 4096, get 2 blocks and 3 CTAs, so fewer blocks\n"
   "// compute their SiLU twice. -DNVF_QSTAGED_ONLY builds only the staged kernels, compiled\n"
   "// when the host first picks them.)\n"
   "// The _img kernels (bf16 input, the expert layer's) also write the widened tokens of the\n"
@@ -3855,12 +3858,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
   "  if (i < n) out[i] = b \? __fmul_rn(a[i], b[i]) : a[i];\n"
   "}\n"
-  "\n"
+  "\n",
   "// ---- scale-factor layout conversion (every destination byte written, padding 0) -------\n"
   "extern \"C\" __global__ void nvf_sf_convert(const u8* src, u8* dst, int groups, int rows, int k,\n"
   "                                          int to_128x4) {\n"
   "  nvf_pdl_enter();\n"
-  "  const int nblk = k / 16, kc4 = (nblk + 3) / 4;\n",
+  "  const int nblk = k / 16, kc4 = (nblk + 3) / 4;\n"
   "  const i64 lin = (i64)rows * nblk, sw = nvf_sf_group_bytes_128x4(rows, k);\n"
   "  const i64 per_group = to_128x4 \? sw : lin;\n"
   "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < per_group * groups;\n"
@@ -3918,7 +3921,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    #pragma unroll\n"
   "    for (int j = 0; j < 16; ++j) {\n"
   "      const u32 c = ((j < 8 \? qq.x : qq.y) >> (4 * (j & 7))) & 0xFu;\n"
-  "      // a faulted block (SF 0x7F) is NaN with fixed bits, so every backend writes the same\n"
+  "      // a faulted block (SF 0x7F) is NaN with fixed bits, so every backend writes the same\n",
   "      o[j] = sfb == 0x7F \? nvf_f32(0x7FC00000u) : __fmul_rn(__fmul_rn(nvf_e2m1_to_f32(c), sff), s);\n"
   "    }\n"
   "    const i64 base = gr * p.k + (i64)b * 16;\n"
@@ -3927,7 +3930,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      #pragma unroll\n"
   "      for (int j = 0; j < 8; ++j) d[j] = nvf_f32_to_bf16(o[2 * j]) | (nvf_f32_to_bf16(o[2 * j + 1]) << 16);\n"
   "    } else {\n"
-  "      float* d = (float*)p.out + base;\n",
+  "      float* d = (float*)p.out + base;\n"
   "      #pragma unroll\n"
   "      for (int j = 0; j < 16; ++j) d[j] = o[j];\n"
   "    }\n"
@@ -6241,7 +6244,9 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   g.n = 2 * w->inter; g.k = w->hidden;
   img1 = ctx && (ctx->layer_widen & 1) ? nvfp4moe__layer_img_tok(ctx, &g) : 0;
   g.n = w->hidden; g.k = w->inter;
-  img2 = ctx && (ctx->layer_widen & 2) ? nvfp4moe__layer_img_tok(ctx, &g) : 0;
+  /* (the SiLU one only where it keeps one register block a thread, inter <= 4096: past that the
+     plain SiLU quantizer takes its wide specialisation, which the _img kernel has not) */
+  img2 = ctx && (ctx->layer_widen & 2) && w->inter <= 4096 ? nvfp4moe__layer_img_tok(ctx, &g) : 0;
 
   /* 1. x -> NVFP4 */
   memset(&q, 0, sizeof q);
