@@ -358,7 +358,8 @@ typedef struct nvfp4moe_moe_args {
   nvfp4moe_devptr x;          /* bf16 [E, m_max, H], 16-byte aligned */
   nvfp4moe_devptr masked_m;   /* int32 [E] on the device */
   nvfp4moe_devptr out;        /* bf16 [E, m_max, H], 16-byte aligned */
-  nvfp4moe_devptr workspace;  /* nvfp4moe_moe_workspace_size() bytes, 256-byte aligned */
+  nvfp4moe_devptr workspace;  /* nvfp4moe_moe_workspace_size_for() bytes (nvfp4moe_moe_workspace_size()
+                                 always fits), 256-byte aligned */
   size_t workspace_size;
 } nvfp4moe_moe_args;
 
@@ -492,14 +493,27 @@ NVFP4MOE_API size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, co
 /* Workspace of one expert-layer forward: quantized x, h (bf16, 2 x inter wide), quantized
    SiLU output, scales, and the GEMMs' workspace (nvfp4moe_gemm_workspace_size: widened tokens,
    up to experts x (m_max + 127) x max(hidden, inter) x 2 bytes). Depends only on the
-   weights' shapes and m_max, not on the GPU. */
+   weights' shapes and m_max, not on the GPU: enough for every call with this m_max, on any
+   context. 0 for null or invalid arguments. */
 NVFP4MOE_API size_t nvfp4moe_moe_workspace_size(const nvfp4moe_moe_weights* w, int m_max);
+/* The workspace one forward on this context needs for these weights' shapes, m_max and
+   expected_m (as nvfp4moe_moe_args; the pointers are not read): the same regions, with the
+   GEMMs' widened tokens only as large as the tiles this context picks use, and none where it
+   picks none (sm100 with ROW_MAJOR weights, the swap-AB decode tiles, sm_80 tiles, offline,
+   $NVFP4MOE_TOKEN_PREPASS=0). ctx null: the host reference's need (no token region). Never more
+   than nvfp4moe_moe_workspace_size; nvfp4moe_moe_forward on this context with these shapes,
+   m_max and expected_m accepts it. On an H200 a 128-token decode batch over 32 experts with
+   m_max 1024 needs no token region at all (swap-AB), while nvfp4moe_moe_workspace_size holds
+   about 0.5 GB of it. As CUTLASS's get_workspace_size: ask with the call's arguments, allocate,
+   pass. 0 for null or invalid arguments. */
+NVFP4MOE_API size_t nvfp4moe_moe_workspace_size_for(const nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
+                                                   int m_max, int expected_m);
 /* The expert layer forward (see nvfp4moe_moe_args). GEMM1 applies the x scales; the
    gate and up weight scales are applied separately before the SiLU, so checkpoints
    whose halves have different global scales come out right.
    Errors: INVALID_ARGUMENT (null weights or args, hidden/inter not multiples of 32 (128
    for TILED weights), an unknown weight layout or activation scaling, null or misaligned pointers, a workspace smaller than
-   nvfp4moe_moe_workspace_size), NOT_SUPPORTED (offline context), and those of the pieces. */
+   nvfp4moe_moe_workspace_size_for this context and args), NOT_SUPPORTED (offline context), and those of the pieces. */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_moe_forward(nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
                                                   const nvfp4moe_moe_args* args, nvfp4moe_stream stream);
 
@@ -535,7 +549,7 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_ref_dequantize(const nvfp4moe_dequantize_a
    alpha and row_scale are host arrays; the workspace is not used. */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_ref_grouped_gemm_nt_masked(const nvfp4moe_gemm_args* args);
 /* The expert layer with the reference pieces (host workspace of
-   nvfp4moe_moe_workspace_size bytes). */
+   nvfp4moe_moe_workspace_size_for(NULL, ...) bytes or more). */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_ref_moe_forward(const nvfp4moe_moe_weights* w, const nvfp4moe_moe_args* args);
 
 /* ---- SM100 encoders (pure functions; the native kernel takes its descriptors from
@@ -5395,7 +5409,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_moe(const nvfp4moe_logger* lg,
   NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->out, 16), "args->out = 0x%llx must be 16-byte aligned", a->out);
   NVFP4MOE__REQUIRE(a->workspace != 0 && NVFP4MOE__ALIGNED(a->workspace, 256),
                     "args->workspace must be a 256-byte aligned buffer");
-  NVFP4MOE__REQUIRE(a->workspace_size >= need, "args->workspace_size = %zu but nvfp4moe_moe_workspace_size() = %zu",
+  NVFP4MOE__REQUIRE(a->workspace_size >= need, "args->workspace_size = %zu but this call needs %zu (nvfp4moe_moe_workspace_size_for)",
                     a->workspace_size, need);
   return NVFP4MOE_SUCCESS;
 }
@@ -6210,6 +6224,29 @@ NVFP4MOE__IMPL size_t nvfp4moe_moe_workspace_size(const nvfp4moe_moe_weights* w,
   return nvfp4moe__moe_layout(w, m_max).total;
 }
 
+/* Bytes of the layer's token region its two GEMMs use on ctx (0 for the host reference): the
+   larger of their nvfp4moe_gemm_workspace_size, both at most the layout's bound. */
+NVFP4MOE__PRIVATE size_t nvfp4moe__moe_tok_need(const nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w, int m_max,
+                                                int expected_m) {
+  nvfp4moe_gemm_args g;
+  size_t n1, n2;
+  int spec;
+  if (!ctx) return 0;
+  memset(&g, 0, sizeof g);
+  g.groups = w->experts; g.m_max = m_max; g.expected_m = expected_m; g.b_layout = w->layout;
+  g.n = 2 * w->inter; g.k = w->hidden;
+  n1 = nvfp4moe__gemm_ws_need(ctx, &g, &spec);
+  g.n = w->hidden; g.k = w->inter;
+  n2 = nvfp4moe__gemm_ws_need(ctx, &g, &spec);
+  return n1 > n2 ? n1 : n2;
+}
+
+NVFP4MOE__IMPL size_t nvfp4moe_moe_workspace_size_for(const nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
+                                                     int m_max, int expected_m) {
+  if (!w || w->experts < 1 || w->hidden < 1 || w->inter < 1 || m_max < 1 || expected_m < 0) return 0;
+  return nvfp4moe__moe_layout(w, m_max).tok + nvfp4moe__moe_tok_need(ctx, w, m_max, expected_m);
+}
+
 /* NVF_TOK of the token-producer tile the GEMM `a` (with the layer's workspace) runs with its
    pre-pass, which the layer's quantizer then replaces; 0 where it runs another tile. The
    layer's workspace region holds its widened tokens (bound in nvfp4moe__moe_layout). */
@@ -6230,9 +6267,14 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   nvfp4moe_devptr base, alpha2;
   nvfp4moe_result r;
   int per_token, img1, img2;
+  size_t need = 0;
   memset(&ws, 0, sizeof ws);
-  if (w && a && w->experts >= 1 && w->hidden >= 1 && w->inter >= 1 && a->m_max >= 1) ws = nvfp4moe__moe_layout(w, a->m_max);
-  r = nvfp4moe__check_moe(lg, fn, w, a, ctx != 0, ws.total);
+  if (w && a && w->experts >= 1 && w->hidden >= 1 && w->inter >= 1 && a->m_max >= 1) {
+    ws = nvfp4moe__moe_layout(w, a->m_max);
+    /* the token region as large as this call's GEMMs use (nvfp4moe_moe_workspace_size_for) */
+    need = ws.tok + (a->expected_m >= 0 ? nvfp4moe__moe_tok_need(ctx, w, a->m_max, a->expected_m) : 0);
+  }
+  r = nvfp4moe__check_moe(lg, fn, w, a, ctx != 0, need);
   if (r != NVFP4MOE_SUCCESS) return r;
   base = a->workspace;
   per_token = a->scaling == NVFP4MOE_ACT_PER_TOKEN;
@@ -6266,7 +6308,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   g.a = base + ws.xq; g.a_sf = base + ws.xsf; g.b = w->w13; g.b_sf = w->w13_sf;
   g.masked_m = a->masked_m; g.alpha = per_token ? 0 : w->input_scale1; g.row_scale = per_token ? base + ws.xs : 0;
   g.d = base + ws.h; g.ldd = 2 * w->inter; g.expected_m = a->expected_m; g.b_layout = w->layout;
-  g.workspace = ctx ? base + ws.tok : 0; g.workspace_size = ctx ? ws.tok_bytes : 0;
+  g.workspace = ctx ? base + ws.tok : 0; g.workspace_size = ctx ? a->workspace_size - ws.tok : 0;
   r = ctx ? nvfp4moe__gemm_op(ctx, &g, img1 != 0, stream) : nvfp4moe_ref_grouped_gemm_nt_masked(&g);
   if (r != NVFP4MOE_SUCCESS) return r;
 
@@ -6310,7 +6352,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   g.a = base + ws.yq; g.a_sf = base + ws.ysf; g.b = w->w2; g.b_sf = w->w2_sf;
   g.masked_m = a->masked_m; g.alpha = alpha2; g.row_scale = per_token ? base + ws.ys : 0;
   g.d = a->out; g.ldd = w->hidden; g.expected_m = a->expected_m; g.b_layout = w->layout;
-  g.workspace = ctx ? base + ws.tok : 0; g.workspace_size = ctx ? ws.tok_bytes : 0;
+  g.workspace = ctx ? base + ws.tok : 0; g.workspace_size = ctx ? a->workspace_size - ws.tok : 0;
   return ctx ? nvfp4moe__gemm_op(ctx, &g, img2 != 0, stream) : nvfp4moe_ref_grouped_gemm_nt_masked(&g);
 }
 

@@ -247,13 +247,15 @@ static int run_layer(nvfp4moe_context* ctx, const layer_cfg* c) {
     w.w13 = t13; w.w2 = t2; w.layout = NVFP4MOE_WEIGHTS_TILED;
   }
   printf("weights: %s layout\n", w.layout == NVFP4MOE_WEIGHTS_TILED ? "TILED (pre-shuffled)" : "row-major");
-  ws = nvfp4moe_moe_workspace_size(&w, M);
-  dws = gu_alloc(ws);
   memset(&a, 0, sizeof a);
   a.m_max = M; a.expected_m = (int)((total + E - 1) / E); a.scaling = NVFP4MOE_ACT_PER_TOKEN;
+  /* the workspace this context needs for these shapes and expected_m (nvfp4moe_moe_workspace_size
+     would fit any call with this m_max, on any GPU) */
+  ws = nvfp4moe_moe_workspace_size_for(ctx, &w, M, a.expected_m);
+  dws = gu_alloc(ws);
   a.x = dx; a.masked_m = dmm; a.out = dout; a.workspace = dws; a.workspace_size = ws;
-  printf("setup (weights generated and quantized on the GPU): %.0f ms; workspace %.1f MB\n", nvfp4moe__now_ms() - t0,
-         (double)ws / 1e6);
+  printf("setup (weights generated and quantized on the GPU): %.0f ms; workspace %.1f MB (%.1f MB for any call)\n",
+         nvfp4moe__now_ms() - t0, (double)ws / 1e6, (double)nvfp4moe_moe_workspace_size(&w, M) / 1e6);
 
   /* time: eager launches, then the same four kernels replayed from a CUDA graph */
   for (it = 0; it < 3; ++it)

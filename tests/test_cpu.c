@@ -589,6 +589,8 @@ static void test_argument_checks(void) {
   EXPECT_ARG_ERROR(nvfp4moe_moe_forward(ctx, &mw, &ma, 0), "inter");
   mw.inter = 64; ma.workspace_size = 10;
   EXPECT_ARG_ERROR(nvfp4moe_moe_forward(ctx, &mw, &ma, 0), "workspace_size");
+  ma.workspace_size = nvfp4moe_moe_workspace_size_for(0, &mw, 4, 0) - 1;
+  EXPECT_ARG_ERROR(nvfp4moe_ref_moe_forward(&mw, &ma), "this call needs");
   ma.workspace_size = nvfp4moe_moe_workspace_size(&mw, 4); ma.scaling = NVFP4MOE_ACT_PER_EXPERT;
   EXPECT_ARG_ERROR(nvfp4moe_ref_moe_forward(&mw, &ma), "input_scale1");
   ma.scaling = NVFP4MOE_ACT_PER_TOKEN; mw.w2_sf = 0;
@@ -764,6 +766,27 @@ static void test_gemm_workspace_size(void) {
   CHECK(nvfp4moe_gemm_workspace_size(c, &a) == 0, "offline: 0");
   c->offline = 0; c->backend = NVFP4MOE_BACKEND_SM100;
   CHECK(nvfp4moe_gemm_workspace_size(c, &a) == 0, "sm100, row-major weights: 0");
+  { /* the layer's query on a context: the token region only where a tile uses it */
+    nvfp4moe_moe_weights lw;
+    nvfp4moe__moe_ws lay;
+    size_t any, none;
+    memset(&lw, 0, sizeof lw);
+    lw.experts = 32; lw.hidden = 7168; lw.inter = 2048;
+    lay = nvfp4moe__moe_layout(&lw, 1024);
+    any = nvfp4moe_moe_workspace_size(&lw, 1024);
+    none = nvfp4moe_moe_workspace_size_for(0, &lw, 1024, 33);
+    CHECK(none == lay.tok && none < any, "host reference: no token region (%zu of %zu)", none, any);
+    CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 1024, 33) == none, "sm100, row-major: no token region");
+    c->backend = NVFP4MOE_BACKEND_SM90;
+    CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 1024, 4) == none, "sm90, swap-AB decode (expected_m 4): none");
+    CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 1024, 33) ==
+              lay.tok + nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS48, 32, 1024, 7168),
+          "sm90, expected_m 33: the 48-token tile's GEMM1 tokens (the larger GEMM)");
+    CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 1024, 33) <= any, "never above the any-call size");
+    CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 0, 33) == 0 && nvfp4moe_moe_workspace_size_for(c, 0, 64, 33) == 0 &&
+              nvfp4moe_moe_workspace_size_for(c, &lw, 64, -1) == 0,
+          "invalid arguments: 0");
+  }
   free(c);
   memset(&w, 0, sizeof w);
   w.experts = 3;

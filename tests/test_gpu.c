@@ -1065,7 +1065,9 @@ static void test_moe_layer(void) {
       }
     memset(&w, 0, sizeof w);
     w.experts = E; w.hidden = H; w.inter = I;
-    ws = nvfp4moe_moe_workspace_size(&w, M);
+    /* mode 2 with the workspace this context asks for (expected_m 20), the others with the any-call size */
+    ws = mode == 2 ? nvfp4moe_moe_workspace_size_for(g_ctx, &w, M, 20) : nvfp4moe_moe_workspace_size(&w, M);
+    CHECK(ws > 0 && ws <= nvfp4moe_moe_workspace_size(&w, M), "mode %d: workspace %zu", mode, ws);
     d13 = gu_alloc((size_t)E * I * H); d13sf = gu_alloc(n13sf); dgs = gu_alloc(4 * E); dus = gu_alloc(4 * E);
     d2 = gu_alloc((size_t)E * H * I / 2); d2sf = gu_alloc(n2sf); ds2 = gu_alloc(4 * E); din1 = gu_alloc(4 * E);
     din2 = gu_alloc(4 * E); dx = gu_alloc(2 * nx); dout = gu_alloc(2 * nx); dmm = gu_alloc(4 * E); dws = gu_alloc(ws);

@@ -63,6 +63,8 @@ for name, argt in [("nvfp4moe_quantize_per_token", QuantArgs), ("nvfp4moe_silu_m
 lib.nvfp4moe_moe_forward.argtypes = [ctypes.c_void_p, ctypes.POINTER(MoeWeights), ctypes.POINTER(MoeArgs), ctypes.c_void_p]
 lib.nvfp4moe_moe_workspace_size.argtypes = [ctypes.POINTER(MoeWeights), c_int]
 lib.nvfp4moe_moe_workspace_size.restype = ctypes.c_size_t
+lib.nvfp4moe_moe_workspace_size_for.argtypes = [ctypes.c_void_p, ctypes.POINTER(MoeWeights), c_int, c_int]
+lib.nvfp4moe_moe_workspace_size_for.restype = ctypes.c_size_t
 lib.nvfp4moe_gemm_workspace_size.argtypes = [ctypes.c_void_p, ctypes.POINTER(GemmArgs)]
 lib.nvfp4moe_gemm_workspace_size.restype = ctypes.c_size_t
 lib.nvfp4moe_sf_bytes.argtypes = [c_int, c_int, c_int]
