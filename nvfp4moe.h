@@ -494,7 +494,7 @@ NVFP4MOE_API size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, co
    SiLU output, scales, and the GEMMs' workspace (nvfp4moe_gemm_workspace_size: widened tokens,
    up to experts x (m_max + 127) x max(hidden, inter) x 2 bytes). Depends only on the
    weights' shapes and m_max, not on the GPU: enough for every call with this m_max, on any
-   context. 0 for null or invalid arguments. */
+   context. 0 for null weights or non-positive experts, hidden, inter or m_max. */
 NVFP4MOE_API size_t nvfp4moe_moe_workspace_size(const nvfp4moe_moe_weights* w, int m_max);
 /* The workspace one forward on this context needs for these weights' shapes, m_max and
    expected_m (as nvfp4moe_moe_args; the pointers are not read): the same regions, with the
@@ -502,10 +502,14 @@ NVFP4MOE_API size_t nvfp4moe_moe_workspace_size(const nvfp4moe_moe_weights* w, i
    picks none (sm100 with ROW_MAJOR weights, the swap-AB decode tiles, sm_80 tiles, offline,
    $NVFP4MOE_TOKEN_PREPASS=0). ctx null: the host reference's need (no token region). Never more
    than nvfp4moe_moe_workspace_size; nvfp4moe_moe_forward on this context with these shapes,
-   m_max and expected_m accepts it. On an H200 a 128-token decode batch over 32 experts with
-   m_max 1024 needs no token region at all (swap-AB), while nvfp4moe_moe_workspace_size holds
-   about 0.5 GB of it. As CUTLASS's get_workspace_size: ask with the call's arguments, allocate,
-   pass. 0 for null or invalid arguments. */
+   m_max and expected_m accepts it. The need is not monotonic in expected_m (each tile pads
+   m_max to its own token count; expected_m 0 means m_max): to size once for calls with several
+   expected_m, pass expected_m = -1 (the most any expected_m needs on this context) or use
+   nvfp4moe_moe_workspace_size. E.g. DeepSeek-V3 EP8 shapes (32 experts, hidden 7168, inter 2048)
+   with m_max 1024 on an H200: no token region at expected_m <= 9 (swap-AB), 484 MB at 23-36
+   (the 48-token tile), 470 MB at 37 and up; nvfp4moe_moe_workspace_size holds 528 MB. As
+   CUTLASS's get_workspace_size: ask with the call's arguments, allocate, pass. 0 for null
+   weights or non-positive experts, hidden, inter or m_max. */
 NVFP4MOE_API size_t nvfp4moe_moe_workspace_size_for(const nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
                                                    int m_max, int expected_m);
 /* The expert layer forward (see nvfp4moe_moe_args). GEMM1 applies the x scales; the
@@ -4838,11 +4842,15 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
      (A/B runs: the same kernels, the tokens widened by every CTA). */
   v = nvfp4moe__getenv("NVFP4MOE_TOKEN_PREPASS");
   ctx->token_prepass = !(v && strcmp(v, "0") == 0);
-  /* In the expert layer the quantizer and the SiLU quantizer write those widened tokens
-     themselves (the _img kernels), so its GEMMs launch no pre-pass; $NVFP4MOE_LAYER_WIDEN=0 keeps
-     the pre-pass there (A/B runs, and the tests that the two give the same bits). */
+  /* In the expert layer a quantizer can write its GEMM's widened tokens itself (the _img kernels),
+     so that GEMM launches no pre-pass: $NVFP4MOE_LAYER_WIDEN is a mask, bit 0 the input quantizer
+     (GEMM1), bit 1 the SiLU quantizer (GEMM2, inter <= 4096). Default 2: the input quantizer's
+     image was slower than the pre-pass on an H200 (bench/NOTES.md, twenty-first session); 0 keeps
+     the pre-pass for both (A/B runs, and the tests that every mask gives the same bits). */
   v = nvfp4moe__getenv("NVFP4MOE_LAYER_WIDEN");
   ctx->layer_widen = v && v[0] >= '0' && v[0] <= '3' && !v[1] ? v[0] - '0' : 2;
+  if (v && !(v[0] >= '0' && v[0] <= '3' && !v[1]))
+    nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_LAYER_WIDEN=%s is not a mask 0-3: the default (2)", v);
   nvfp4moe__resolve_cache_dir(ctx);
   nvfp4moe__source_digest(ctx->source_digest);
   ctx->desc.cache_dir = ctx->cache_dir;
@@ -5772,13 +5780,31 @@ NVFP4MOE__PRIVATE size_t nvfp4moe__tok_ws_bytes(int spec, int groups, int m_max,
 
 /* The tile configuration nvfp4moe_grouped_gemm_nt_masked runs, and the widened-token bytes it
    can use (0 where none). */
+/* Whether this context gives a GEMM of these groups and K a token workspace at all. */
+NVFP4MOE__PRIVATE int nvfp4moe__ws_possible(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a) {
+  return ctx->token_prepass && !ctx->offline && ctx->backend == NVFP4MOE_BACKEND_SM90 &&
+         (long long)a->groups * ((a->k + 127) / 128) <= 0x7FFFFFFFLL; /* the pre-pass grid */
+}
+
 NVFP4MOE__PRIVATE size_t nvfp4moe__gemm_ws_need(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a, int* spec) {
   *spec = nvfp4moe__portable_spec(ctx, a);
-  if (!ctx->token_prepass || ctx->offline || ctx->backend != NVFP4MOE_BACKEND_SM90 ||
-      *spec < NVFP4MOE__SPEC_GEMM_WS128 || *spec > NVFP4MOE__SPEC_GEMM_WS32 ||
-      (long long)a->groups * ((a->k + 127) / 128) > 0x7FFFFFFFLL) /* the pre-pass grid */
-    return 0;
+  if (!nvfp4moe__ws_possible(ctx, a) || *spec < NVFP4MOE__SPEC_GEMM_WS128 || *spec > NVFP4MOE__SPEC_GEMM_WS32) return 0;
   return nvfp4moe__tok_ws_bytes(*spec, a->groups, a->m_max, a->k);
+}
+
+/* The most nvfp4moe__gemm_ws_need gives these shapes for any expected_m (every token-producer
+   tile the heuristic or a forced configuration can pick). */
+NVFP4MOE__PRIVATE size_t nvfp4moe__gemm_ws_need_any(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a) {
+  size_t most = 0, b;
+  int s, f = ctx->forced_gemm_spec;
+  if (!nvfp4moe__ws_possible(ctx, a)) return 0;
+  if (f >= NVFP4MOE__SPEC_GEMM_P16 && f <= NVFP4MOE__SPEC_GEMM_LAST)
+    return f >= NVFP4MOE__SPEC_GEMM_WS128 && f <= NVFP4MOE__SPEC_GEMM_WS32 ? nvfp4moe__tok_ws_bytes(f, a->groups, a->m_max, a->k) : 0;
+  for (s = NVFP4MOE__SPEC_GEMM_WS128; s <= NVFP4MOE__SPEC_GEMM_WS32; ++s) {
+    b = nvfp4moe__tok_ws_bytes(s, a->groups, a->m_max, a->k);
+    if (b > most) most = b;
+  }
+  return most;
 }
 
 NVFP4MOE__IMPL size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* args) {
@@ -6225,7 +6251,8 @@ NVFP4MOE__IMPL size_t nvfp4moe_moe_workspace_size(const nvfp4moe_moe_weights* w,
 }
 
 /* Bytes of the layer's token region its two GEMMs use on ctx (0 for the host reference): the
-   larger of their nvfp4moe_gemm_workspace_size, both at most the layout's bound. */
+   larger of their nvfp4moe_gemm_workspace_size (expected_m < 0: the most any expected_m needs),
+   both at most the layout's bound. (The tile does not depend on N, which is left 0.) */
 NVFP4MOE__PRIVATE size_t nvfp4moe__moe_tok_need(const nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w, int m_max,
                                                 int expected_m) {
   nvfp4moe_gemm_args g;
@@ -6234,17 +6261,17 @@ NVFP4MOE__PRIVATE size_t nvfp4moe__moe_tok_need(const nvfp4moe_context* ctx, con
   if (!ctx) return 0;
   memset(&g, 0, sizeof g);
   g.groups = w->experts; g.m_max = m_max; g.expected_m = expected_m; g.b_layout = w->layout;
-  g.n = 2 * w->inter; g.k = w->hidden;
-  n1 = nvfp4moe__gemm_ws_need(ctx, &g, &spec);
-  g.n = w->hidden; g.k = w->inter;
-  n2 = nvfp4moe__gemm_ws_need(ctx, &g, &spec);
+  g.k = w->hidden;
+  n1 = expected_m < 0 ? nvfp4moe__gemm_ws_need_any(ctx, &g) : nvfp4moe__gemm_ws_need(ctx, &g, &spec);
+  g.k = w->inter;
+  n2 = expected_m < 0 ? nvfp4moe__gemm_ws_need_any(ctx, &g) : nvfp4moe__gemm_ws_need(ctx, &g, &spec);
   return n1 > n2 ? n1 : n2;
 }
 
 NVFP4MOE__IMPL size_t nvfp4moe_moe_workspace_size_for(const nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
                                                      int m_max, int expected_m) {
-  if (!w || w->experts < 1 || w->hidden < 1 || w->inter < 1 || m_max < 1 || expected_m < 0) return 0;
-  return nvfp4moe__moe_layout(w, m_max).tok + nvfp4moe__moe_tok_need(ctx, w, m_max, expected_m);
+  if (!w || w->experts < 1 || w->hidden < 1 || w->inter < 1 || m_max < 1) return 0;
+  return nvfp4moe__moe_layout(w, m_max).tok + nvfp4moe__moe_tok_need(ctx, w, m_max, expected_m < 0 ? -1 : expected_m);
 }
 
 /* NVF_TOK of the token-producer tile the GEMM `a` (with the layer's workspace) runs with its

@@ -783,8 +783,36 @@ static void test_gemm_workspace_size(void) {
               lay.tok + nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS48, 32, 1024, 7168),
           "sm90, expected_m 33: the 48-token tile's GEMM1 tokens (the larger GEMM)");
     CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 1024, 33) <= any, "never above the any-call size");
-    CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 0, 33) == 0 && nvfp4moe_moe_workspace_size_for(c, 0, 64, 33) == 0 &&
-              nvfp4moe_moe_workspace_size_for(c, &lw, 64, -1) == 0,
+    CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 1024, 0) ==
+              lay.tok + nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS128, 32, 1024, 7168),
+          "expected_m 0 (= m_max): the 128-token tile, less than the 48-token tile's (not monotonic)");
+    CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 1024, -1) == nvfp4moe_moe_workspace_size_for(c, &lw, 1024, 33) &&
+              nvfp4moe_moe_workspace_size_for(c, &lw, 1024, -1) <= any,
+          "expected_m -1: the most any expected_m needs (the 48-token tile's here)");
+    { /* every expected_m fits the -1 size */
+      int em, worse = 0;
+      size_t most = nvfp4moe_moe_workspace_size_for(c, &lw, 1024, -1);
+      for (em = 0; em <= 1100; ++em) worse += nvfp4moe_moe_workspace_size_for(c, &lw, 1024, em) > most;
+      CHECK(worse == 0, "%d expected_m need more than the -1 size", worse);
+    }
+    lw.hidden = 2048; lw.inter = 7168; /* GEMM2 has the longer K: its tokens set the region */
+    lay = nvfp4moe__moe_layout(&lw, 1024);
+    CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 1024, 33) ==
+              lay.tok + nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS48, 32, 1024, 7168),
+          "inter > hidden: GEMM2's tokens");
+    { /* the forward asks for exactly that: one byte less is refused before anything runs */
+      nvfp4moe_moe_args la;
+      unsigned char dummy[512];
+      nvfp4moe_devptr p = (NVFP4MOE_HOSTPTR(dummy) + 255) / 256 * 256;
+      lw.w13 = lw.w13_sf = lw.w13_gate_scale = lw.w13_up_scale = lw.w2 = lw.w2_sf = lw.w2_scale = p;
+      memset(&la, 0, sizeof la);
+      la.m_max = 1024; la.expected_m = 33; la.x = la.out = la.masked_m = la.workspace = p;
+      la.workspace_size = nvfp4moe_moe_workspace_size_for(c, &lw, 1024, 33) - 1;
+      EXPECT_ARG_ERROR(nvfp4moe_moe_forward(c, &lw, &la, 0), "this call needs");
+      la.workspace_size = nvfp4moe_moe_workspace_size_for(0, &lw, 1024, 33);
+      EXPECT_ARG_ERROR(nvfp4moe_moe_forward(c, &lw, &la, 0), "this call needs");
+    }
+    CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 0, 33) == 0 && nvfp4moe_moe_workspace_size_for(c, 0, 64, 33) == 0,
           "invalid arguments: 0");
   }
   free(c);
