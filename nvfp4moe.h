@@ -5796,10 +5796,10 @@ NVFP4MOE__PRIVATE size_t nvfp4moe__gemm_ws_need(const nvfp4moe_context* ctx, con
    tile the heuristic or a forced configuration can pick). */
 NVFP4MOE__PRIVATE size_t nvfp4moe__gemm_ws_need_any(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a) {
   size_t most = 0, b;
-  int s, f = ctx->forced_gemm_spec;
+  int s;
   if (!nvfp4moe__ws_possible(ctx, a)) return 0;
-  if (f >= NVFP4MOE__SPEC_GEMM_P16 && f <= NVFP4MOE__SPEC_GEMM_LAST)
-    return f >= NVFP4MOE__SPEC_GEMM_WS128 && f <= NVFP4MOE__SPEC_GEMM_WS32 ? nvfp4moe__tok_ws_bytes(f, a->groups, a->m_max, a->k) : 0;
+  if (ctx->forced_gemm_spec >= NVFP4MOE__SPEC_GEMM_P16 && ctx->forced_gemm_spec <= NVFP4MOE__SPEC_GEMM_LAST)
+    return nvfp4moe__gemm_ws_need(ctx, a, &s); /* a forced tile, whatever expected_m */
   for (s = NVFP4MOE__SPEC_GEMM_WS128; s <= NVFP4MOE__SPEC_GEMM_WS32; ++s) {
     b = nvfp4moe__tok_ws_bytes(s, a->groups, a->m_max, a->k);
     if (b > most) most = b;
