@@ -1573,7 +1573,7 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "  u16* d;                 // bf16 [G, m_max, ldd]\n"
   "  i64 ldd;\n"
   "  int groups, m_max, n, k;\n"
-  "  u8* tok_ws; // the token-producer tiles' widened tokens (gemm_wgmma_ws.cu), or null: widened in the GEMM\n"
+  "  u8* tok_ws; // widened tokens of the token-producer (gemm_wgmma_ws.cu) and swap-AB tiles, or null: widened in the GEMM\n"
   "};\n"
   "\n"
   "// 16 bytes of a weight row (read-only path). Each step reads 64 bytes of a row, and rows are\n"
@@ -2061,10 +2061,17 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "// bytes) and feeds them to 8 MMAs as the pairs (e, e+4) of each 8-element word. A dot\n"
   "// product does not care about the order of K as long as A and B agree, so the tokens are\n"
   "// stored in shared memory in the same pair order.\n"
+  "//\n"
+  "// With a workspace (p.tok_ws, sm_90+), nvf_sw_widen_tokens below first widens each token once,\n"
+  "// into a row of 128 * steps bf16 in that pair order (word 64 s + 8 i + 2 t + j of step s), and\n"
+  "// one thread copies each chunk's token rows into shared memory by bulk copies (double buffer,\n"
+  "// an mbarrier a buffer) instead of every CTA of the group widening them again: the widening\n"
+  "// was 4-11 % of the time at m <= 8 (bench/NOTES.md, twenty-first session, NVF_SWPROBE=2).\n"
   "#include \"common.cuh\"\n"
   "#include \"gemm_common.cuh\"\n"
   "#include \"ptx_mma.cuh\"\n"
   "#include \"dequant_bf16.cuh\"\n"
+  "#include \"ptx_tcgen05.cuh\" // mbarriers and bulk copies (the workspace path, sm_90+)\n"
   "\n"
   "#ifndef NVF_NT\n"
   "#define NVF_NT 1                       // n8 tiles of tokens: 8 * NVF_NT tokens per pass\n"
@@ -2109,18 +2116,25 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "// widening, no MMAs; the tokens are still staged): the rate of this grid's access pattern by itself.\n"
   "// -DNVF_SWPROBE=2 stages no tokens (shared memory left as it is; the chunk barriers kept), =3 also\n"
   "// drops the barriers: what the token staging costs each CTA (twenty-first session).\n"
-  "#if defined(NVF_SWPROBE) && NVF_SWPROBE >= 2\n"
+  "#if defined(NVF_SWPROBE) && NVF_SWPROBE >= 2\n",
   "#define NVF_SWSTAGE 0\n"
   "#else\n"
   "#define NVF_SWSTAGE 1\n"
   "#endif\n"
   "\n"
-  "template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {\n"
-  "  extern __shared__ __align__(16) u32 tok[]; // [NVF_TOK][NVF_TSTRIDE]\n"
+  "// Byte offset of token row m of group g in the workspace (rows of 256 bytes a step).\n"
+  "NVF_DEV i64 nvf_sw_row_offset(const NvfGemmParams& p, int g, int m, int nsteps) {\n"
+  "  return ((i64)g * p.m_max + m) * nsteps * 256;\n"
+  "}\n"
+  "\n"
+  "// PRE: tokens from the workspace (two chunk buffers, filled by bulk copies), else widened here.\n"
+  "template <bool WIDE, bool PRE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {\n"
+  "  extern __shared__ __align__(16) u32 tok[]; // [PRE \? 2 : 1][NVF_TOK][NVF_TSTRIDE]\n"
+  "  __shared__ __align__(8) u64 full[2];      // PRE: buffer b's copies have landed\n"
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS; // grid = groups * nblocks\n"
   "  const int g = blockIdx.x / nblocks, bx = blockIdx.x % nblocks;\n"
   "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = lane & 3;\n"
-  "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n",
+  "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "  if (valid == 0) return; // an expert without tokens: its weights are not read\n"
   "  const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;\n"
   "  const int nchunks = (p.k + NVF_KC - 1) / NVF_KC;\n"
@@ -2135,6 +2149,33 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "  const u8* sf0 = bsf + nvf_sf_offset_128x4(r0, 2 * t, kc4);\n"
   "  const u8* sf1 = bsf + nvf_sf_offset_128x4(r0 + 8, 2 * t, kc4);\n"
   "  const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
+  "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+  "  // PRE: chunk cc of this CTA (token pass cc / nchunks, K chunk cc % nchunks) into buffer cc % 2,\n"
+  "  // one bulk copy per token row below masked_m (the other rows' columns are never stored, so\n"
+  "  // what their shared memory holds does not matter); issued by thread 0\n"
+  "  const u32 full0 = nvf_smem_u32(full);\n"
+  "  const auto issue = [&](int cc) {\n"
+  "    const int t0 = cc / nchunks * NVF_TOK, c = cc % nchunks;\n"
+  "    if (t0 >= valid) return;\n"
+  "    const int rows = valid - t0 < NVF_TOK \? valid - t0 : NVF_TOK;\n"
+  "    const int left = (nsteps - c * (NVF_KC / NVF_STEP)) * 256, bytes = left < NVF_KC * 2 \? left : NVF_KC * 2;\n"
+  "    const u32 bar = full0 + 8u * (cc & 1), dst = nvf_smem_u32(tok) + (cc & 1) * (NVF_TOK * NVF_TSTRIDE * 4);\n"
+  "    nvf_mbar_expect_tx(bar, rows * bytes);\n"
+  "    for (int n = 0; n < rows; ++n)\n"
+  "      nvf_bulk_load(dst + n * (NVF_TSTRIDE * 4), p.tok_ws + nvf_sw_row_offset(p, g, t0 + n, nsteps) + c * (NVF_KC * 2),\n"
+  "                    bytes, bar);\n"
+  "  };\n"
+  "  if (PRE) {\n"
+  "    if (threadIdx.x == 0) {\n"
+  "      nvf_mbar_init(full0, 1);\n"
+  "      nvf_mbar_init(full0 + 8u, 1);\n"
+  "      nvf_fence_mbar_init(); // the inits visible to the copies' complete_tx (async proxy)\n"
+  "    }\n"
+  "    __syncthreads();\n"
+  "    if (threadIdx.x == 0) issue(0);\n"
+  "  }\n"
+  "#endif\n"
+  "  int cc = 0; // PRE: chunks started so far\n"
   "\n"
   "  for (int tok0 = 0; tok0 < valid; tok0 += NVF_TOK) {\n"
   "    float acc[NVF_NT][4];\n"
@@ -2146,7 +2187,7 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "    // weights of steps 0 .. DEPTH-1 in flight before the first chunk is staged\n"
   "    uint4 wq[NVF_DEPTH][2];\n"
   "    u32 ws[NVF_DEPTH][2];\n"
-  "    #pragma unroll\n"
+  "    #pragma unroll\n",
   "    for (int d = 0; d < NVF_DEPTH; ++d) {\n"
   "      const int kel = d * NVF_STEP + 32 * t; // first K element of this thread's piece\n"
   "      const bool in = d < nsteps && kel < p.k;\n"
@@ -2156,30 +2197,40 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "      ws[d][1] = (in && ok1) \? *(const u16*)(sf1 + d * 1024) : 0u;\n"
   "    }\n"
   "\n"
-  "    for (int c = 0; c < nchunks; ++c) {\n"
-  "      // ---- stage the tokens of this K chunk (dequantized, pair order) ----\n"
-  "#if !defined(NVF_SWPROBE) || NVF_SWPROBE != 3\n"
-  "      __syncthreads(); // the previous chunk has been read by every warp\n"
-  "#endif\n"
-  "      for (int piece = threadIdx.x; NVF_SWSTAGE && piece < NVF_TOK * (NVF_KC / 32); piece += NVF_THREADS) {\n"
-  "        const int n = piece / (NVF_KC / 32), pc = piece % (NVF_KC / 32), ss = pc >> 2, tt = pc & 3;\n"
-  "        const int m = tok0 + n, kel = c * NVF_KC + pc * 32;\n"
-  "        u32 v[16];\n"
-  "        if (m < valid && kel < p.k) {\n"
-  "          const uint4 q = *(const uint4*)(p.a + ((i64)g * p.m_max + m) * (p.k / 2) + kel / 2);\n"
-  "          const u32 sf2 = *(const u16*)(p.a_sf + g * sfa_g + nvf_sf_offset_128x4(m, kel / 16, kc4));\n"
-  "          nvf_dequant_piece(q, sf2, v);\n"
-  "        } else {\n"
-  "          #pragma unroll\n"
-  "          for (int f = 0; f < 16; ++f) v[f] = 0u;\n"
-  "        }\n"
-  "        u32* dst = tok + n * NVF_TSTRIDE + ss * 64 + tt * 2;\n"
-  "        #pragma unroll\n"
-  "        for (int i = 0; i < 8; ++i) *(uint2*)(dst + i * 8) = make_uint2(v[2 * i], v[2 * i + 1]);\n"
+  "    for (int c = 0; c < nchunks; ++c, ++cc) {\n"
+  "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+  "      if (PRE) {\n"
+  "        __syncthreads(); // every warp has read chunk cc - 1, whose buffer the copies of cc + 1 overwrite\n"
+  "        if (threadIdx.x == 0) issue(cc + 1);\n"
+  "        nvf_mbar_wait(full0 + 8u * (cc & 1), (cc >> 1) & 1);\n"
   "      }\n"
-  "#if !defined(NVF_SWPROBE) || NVF_SWPROBE != 3\n"
-  "      __syncthreads();\n"
   "#endif\n"
+  "      // ---- stage the tokens of this K chunk (dequantized, pair order) ----\n"
+  "      if (!PRE) {\n"
+  "#if !defined(NVF_SWPROBE) || NVF_SWPROBE != 3\n"
+  "        __syncthreads(); // the previous chunk has been read by every warp\n"
+  "#endif\n"
+  "        for (int piece = threadIdx.x; NVF_SWSTAGE && piece < NVF_TOK * (NVF_KC / 32); piece += NVF_THREADS) {\n"
+  "          const int n = piece / (NVF_KC / 32), pc = piece % (NVF_KC / 32), ss = pc >> 2, tt = pc & 3;\n"
+  "          const int m = tok0 + n, kel = c * NVF_KC + pc * 32;\n"
+  "          u32 v[16];\n"
+  "          if (m < valid && kel < p.k) {\n"
+  "            const uint4 q = *(const uint4*)(p.a + ((i64)g * p.m_max + m) * (p.k / 2) + kel / 2);\n"
+  "            const u32 sf2 = *(const u16*)(p.a_sf + g * sfa_g + nvf_sf_offset_128x4(m, kel / 16, kc4));\n"
+  "            nvf_dequant_piece(q, sf2, v);\n"
+  "          } else {\n"
+  "            #pragma unroll\n"
+  "            for (int f = 0; f < 16; ++f) v[f] = 0u;\n"
+  "          }\n"
+  "          u32* dst = tok + n * NVF_TSTRIDE + ss * 64 + tt * 2;\n"
+  "          #pragma unroll\n"
+  "          for (int i = 0; i < 8; ++i) *(uint2*)(dst + i * 8) = make_uint2(v[2 * i], v[2 * i + 1]);\n"
+  "        }\n"
+  "#if !defined(NVF_SWPROBE) || NVF_SWPROBE != 3\n"
+  "        __syncthreads();\n"
+  "#endif\n"
+  "      }\n"
+  "      const u32* const buf = tok + (PRE \? (cc & 1) * (NVF_TOK * NVF_TSTRIDE) : 0);\n"
   "\n"
   "      // ---- 8 register steps of 128 K: dequantize, prefetch, 8 MMAs per n8 tile ----\n"
   "      #pragma unroll 1\n"
@@ -2189,7 +2240,7 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "          const int ss = half * NVF_DEPTH + d, s = c * (NVF_KC / NVF_STEP) + ss;\n"
   "          if (s < nsteps) {\n"
   "#if defined(NVF_SWPROBE) && NVF_SWPROBE == 1\n"
-  "            // timing probe: the step's words only folded into the accumulator (no widening, no MMAs)\n",
+  "            // timing probe: the step's words only folded into the accumulator (no widening, no MMAs)\n"
   "            acc[0][0] += __uint_as_float((wq[d][0].x ^ wq[d][0].y ^ wq[d][0].z ^ wq[d][0].w ^ wq[d][1].x ^ wq[d][1].y ^\n"
   "                                          wq[d][1].z ^ wq[d][1].w ^ ws[d][0] ^ ws[d][1]) & 0x007FFFFFu);\n"
   "#else\n"
@@ -2202,11 +2253,11 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "              const bool in = sn < nsteps && kel < p.k;\n"
   "              wq[d][0] = (in && ok0) \? nvf_ldg_weights<WIDE>(w0 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);\n"
   "              wq[d][1] = (in && ok1) \? nvf_ldg_weights<WIDE>(w1 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);\n"
-  "              ws[d][0] = (in && ok0) \? *(const u16*)(sf0 + (i64)sn * 1024) : 0u;\n"
+  "              ws[d][0] = (in && ok0) \? *(const u16*)(sf0 + (i64)sn * 1024) : 0u;\n",
   "              ws[d][1] = (in && ok1) \? *(const u16*)(sf1 + (i64)sn * 1024) : 0u;\n"
   "            }\n"
   "#if !defined(NVF_SWPROBE) || NVF_SWPROBE != 1\n"
-  "            const u32* tb = tok + (lane >> 2) * NVF_TSTRIDE + ss * 64 + t * 2;\n"
+  "            const u32* tb = buf + (lane >> 2) * NVF_TSTRIDE + ss * 64 + t * 2;\n"
   "            #pragma unroll\n"
   "            for (int i = 0; i < 8; ++i) {\n"
   "              const u32 af[4] = {a0[2 * i], a1[2 * i], a0[2 * i + 1], a1[2 * i + 1]};\n"
@@ -2231,8 +2282,48 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "  }\n"
   "}\n"
   "\n"
-  "// nvf_gemm_swapab and nvf_gemm_swapab_l2, or nvf_gemm_swapab_tiled (gemm_common.cuh)\n"
-  "NVF_GEMM_ENTRY_POINTS(nvf_gemm_swapab, nvf_gemm_swapab_body, NVF_THREADS, NVF_MINB)\n",
+  "// Kernels without and with a workspace (separate, so each gets its own register allocation and\n"
+  "// the path without one compiles as before); the host passes a workspace only on sm_90+ (the bulk\n"
+  "// copies), so elsewhere the _ws kernels are empty.\n"
+  "template <bool WIDE> NVF_DEV void nvf_gemm_swapab_plain(const NvfGemmParams& p) { nvf_gemm_swapab_body<WIDE, false>(p); }\n"
+  "template <bool WIDE> NVF_DEV void nvf_gemm_swapab_pre(const NvfGemmParams& p) {\n"
+  "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+  "  nvf_gemm_swapab_body<WIDE, true>(p);\n"
+  "#endif\n"
+  "}\n"
+  "\n"
+  "// nvf_gemm_swapab, nvf_gemm_swapab_l2, nvf_gemm_swapab_ws and nvf_gemm_swapab_ws_l2, or\n"
+  "// nvf_gemm_swapab_tiled and nvf_gemm_swapab_ws_tiled (gemm_common.cuh)\n"
+  "NVF_GEMM_ENTRY_POINTS(nvf_gemm_swapab, nvf_gemm_swapab_plain, NVF_THREADS, NVF_MINB)\n"
+  "NVF_GEMM_ENTRY_POINTS(nvf_gemm_swapab_ws, nvf_gemm_swapab_pre, NVF_THREADS, NVF_MINB)\n"
+  "\n"
+  "// The token pre-pass of a swap-AB GEMM with a workspace: each token row below masked_m widened\n"
+  "// once, as the staging above does it, into the workspace's row of 128 * steps bf16 (256 bytes a\n"
+  "// step, pair order, zeros past K): nvf_sw_row_offset, the host's nvfp4moe__tok_ws_bytes. One\n"
+  "// thread a 32-element piece; CTA x = g ytiles + y takes the group's pieces y * 256 + threadIdx.x,\n"
+  "// then every ytiles * 256 on (a warp writes 8 whole steps: full sectors).\n"
+  "extern \"C\" __global__ void __launch_bounds__(256) nvf_sw_widen_tokens(const NvfGemmParams p, int ytiles) {\n"
+  "  nvf_pdl_enter();\n"
+  "  const int g = blockIdx.x / ytiles, y = blockIdx.x % ytiles;\n"
+  "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
+  "  const int nsteps = (p.k + NVF_STEP - 1) / NVF_STEP, pieces = 4 * nsteps, kc4 = (p.k / 16 + 3) / 4;\n"
+  "  const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), total = (i64)valid * pieces;\n"
+  "  for (i64 i = (i64)y * 256 + threadIdx.x; i < total; i += (i64)ytiles * 256) {\n"
+  "    const int m = (int)(i / pieces), pc = (int)(i % pieces), kel = 32 * pc;\n"
+  "    u32 v[16];\n"
+  "    if (kel < p.k) {\n"
+  "      const uint4 q = __ldg((const uint4*)(p.a + ((i64)g * p.m_max + m) * (p.k / 2) + kel / 2));\n"
+  "      const u32 sf2 = *(const u16*)(p.a_sf + g * sfa_g + nvf_sf_offset_128x4(m, kel / 16, kc4));\n"
+  "      nvf_dequant_piece(q, sf2, v);\n"
+  "    } else {\n"
+  "      #pragma unroll\n"
+  "      for (int f = 0; f < 16; ++f) v[f] = 0u;\n"
+  "    }\n"
+  "    u32* dst = (u32*)(p.tok_ws + nvf_sw_row_offset(p, g, m, nsteps)) + (pc >> 2) * 64 + (pc & 3) * 2;\n"
+  "    #pragma unroll\n"
+  "    for (int j = 0; j < 8; ++j) *(uint2*)(dst + j * 8) = make_uint2(v[2 * j], v[2 * j + 1]);\n"
+  "  }\n"
+  "}\n",
   0};
 static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "// gemm_wgmma.cu -- masked grouped NVFP4 GEMM (NT) on Hopper warpgroup MMA (sm_90a).\n"
@@ -4087,12 +4178,13 @@ enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
 
 /* The kernels of every swap-AB and wgmma module: plain weight loads, then the same kernel with
    256-byte L2 fetches (nvfp4moe__gemm_kernel picks one). */
-#define NVFP4MOE__SWAPAB_KERNELS {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}
+#define NVFP4MOE__SWAPAB_KERNELS                                                                                  \
+  {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", "nvf_sw_widen_tokens", "nvf_gemm_swapab_ws", "nvf_gemm_swapab_ws_l2", 0}
 #define NVFP4MOE__WGMMA_KERNELS {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}
 #define NVFP4MOE__WS_KERNELS {"nvf_gemm_wgmma_ws", "nvf_gemm_wgmma_ws_l2", "nvf_ws_widen_tokens", 0}
 /* ... and of their twins for TILED weights: one kernel (the 256-byte fetch measured no gain
    on tiled weights); the portable module has one kernel either way */
-#define NVFP4MOE__SWAPAB_TILED_KERNELS {"nvf_gemm_swapab_tiled", 0}
+#define NVFP4MOE__SWAPAB_TILED_KERNELS {"nvf_gemm_swapab_tiled", "nvf_sw_widen_tokens", "nvf_gemm_swapab_ws_tiled", 0}
 #define NVFP4MOE__WGMMA_TILED_KERNELS {"nvf_gemm_wgmma_tiled", 0}
 #define NVFP4MOE__WS_TILED_KERNELS {"nvf_gemm_wgmma_ws_tiled", "nvf_ws_widen_tokens", 0}
 #define NVFP4MOE__PORTABLE_KERNELS {"nvf_gemm_portable", 0}
@@ -5768,13 +5860,26 @@ NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const
   return em <= 64 ? NVFP4MOE__SPEC_GEMM_P64 : NVFP4MOE__SPEC_GEMM_P128;
 }
 
-/* Bytes of the widened tokens of a token-producer tile (spec GEMM_WS128 .. GEMM_WS32) as
-   nvf_ws_widen_tokens writes them: per group, ceil(m_max / NVF_TOK) token tiles of
-   ceil(steps / NVF_SPS) slot images of NVF_SPS 128-K steps x NVF_TOK tokens in bf16 (256 bytes a
-   token-step). About 2 m_max K bytes a group: 4x the NVFP4 tokens. */
+/* Whether a tile configuration takes a workspace of widened tokens on sm90: the token-producer
+   tiles (GEMM_WS128 .. GEMM_WS32) and the swap-AB tiles the heuristic picks there (GEMM_T8,
+   GEMM_T16; the forced T32 and T48 would need shared memory for two chunk buffers of 32 or 48
+   tokens, so they keep widening in every CTA). */
+NVFP4MOE__PRIVATE int nvfp4moe__spec_takes_ws(int spec) {
+  return (spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32) || spec == NVFP4MOE__SPEC_GEMM_T8 ||
+         spec == NVFP4MOE__SPEC_GEMM_T16;
+}
+
+/* Bytes of the widened tokens of a tile that takes them (nvfp4moe__spec_takes_ws), 256 bytes a
+   (token, 128-K step), about 2 m_max K bytes a group (4x the NVFP4 tokens). A token-producer
+   tile's, as nvf_ws_widen_tokens writes them: per group, ceil(m_max / NVF_TOK) token tiles of
+   ceil(steps / NVF_SPS) slot images of NVF_SPS steps x NVF_TOK tokens. A swap-AB tile's, as
+   nvf_sw_widen_tokens writes them: per group, m_max token rows of every step. */
 NVFP4MOE__PRIVATE size_t nvfp4moe__tok_ws_bytes(int spec, int groups, int m_max, int k) {
-  size_t tok = (size_t)nvfp4moe__ws_tok[spec - NVFP4MOE__SPEC_GEMM_WS128], sps = tok >= 128 ? 1 : 2;
-  size_t steps = ((size_t)k + 127) / 128, nslots = (steps + sps - 1) / sps;
+  size_t tok, sps, steps = ((size_t)k + 127) / 128, nslots;
+  if (spec == NVFP4MOE__SPEC_GEMM_T8 || spec == NVFP4MOE__SPEC_GEMM_T16) return (size_t)groups * (size_t)m_max * steps * 256;
+  tok = (size_t)nvfp4moe__ws_tok[spec - NVFP4MOE__SPEC_GEMM_WS128];
+  sps = tok >= 128 ? 1 : 2;
+  nslots = (steps + sps - 1) / sps;
   return (size_t)groups * (((size_t)m_max + tok - 1) / tok) * nslots * sps * tok * 256;
 }
 
@@ -5788,20 +5893,20 @@ NVFP4MOE__PRIVATE int nvfp4moe__ws_possible(const nvfp4moe_context* ctx, const n
 
 NVFP4MOE__PRIVATE size_t nvfp4moe__gemm_ws_need(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a, int* spec) {
   *spec = nvfp4moe__portable_spec(ctx, a);
-  if (!nvfp4moe__ws_possible(ctx, a) || *spec < NVFP4MOE__SPEC_GEMM_WS128 || *spec > NVFP4MOE__SPEC_GEMM_WS32) return 0;
+  if (!nvfp4moe__ws_possible(ctx, a) || !nvfp4moe__spec_takes_ws(*spec)) return 0;
   return nvfp4moe__tok_ws_bytes(*spec, a->groups, a->m_max, a->k);
 }
 
-/* The most nvfp4moe__gemm_ws_need gives these shapes for any expected_m (every token-producer
-   tile the heuristic or a forced configuration can pick). */
+/* The most nvfp4moe__gemm_ws_need gives these shapes for any expected_m (every tile that takes
+   a workspace and the heuristic or a forced configuration can pick). */
 NVFP4MOE__PRIVATE size_t nvfp4moe__gemm_ws_need_any(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a) {
   size_t most = 0, b;
   int s;
   if (!nvfp4moe__ws_possible(ctx, a)) return 0;
   if (ctx->forced_gemm_spec >= NVFP4MOE__SPEC_GEMM_P16 && ctx->forced_gemm_spec <= NVFP4MOE__SPEC_GEMM_LAST)
     return nvfp4moe__gemm_ws_need(ctx, a, &s); /* a forced tile, whatever expected_m */
-  for (s = NVFP4MOE__SPEC_GEMM_WS128; s <= NVFP4MOE__SPEC_GEMM_WS32; ++s) {
-    b = nvfp4moe__tok_ws_bytes(s, a->groups, a->m_max, a->k);
+  for (s = NVFP4MOE__SPEC_GEMM_P16; s <= NVFP4MOE__SPEC_GEMM_LAST; ++s) {
+    b = nvfp4moe__spec_takes_ws(s) ? nvfp4moe__tok_ws_bytes(s, a->groups, a->m_max, a->k) : 0;
     if (b > most) most = b;
   }
   return most;
@@ -5891,14 +5996,28 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
                             stream, args);
   }
   if (spec >= NVFP4MOE__SPEC_GEMM_T8 && spec <= NVFP4MOE__SPEC_GEMM_T48) {
-    /* one CTA per (group, 128 weight rows); tokens of a 1024-K chunk in shared memory */
+    /* one CTA per (group, 128 weight rows); tokens of a 1024-K chunk in shared memory, two
+       chunk buffers with a workspace */
     unsigned tok = (unsigned)nvfp4moe__swapab_tok[spec - NVFP4MOE__SPEC_GEMM_T8];
     unsigned kc = strncmp(ctx->tune_define, "-DNVF_SKC=", 10) == 0 ? (unsigned)atoi(ctx->tune_define + 10) : 1024u;
-    unsigned smem = tok * (kc / 2u + 8u) * 4u; /* NVF_TOK x NVF_TSTRIDE words (NVF_KC: tuning runs) */
+    unsigned smem = (p->tok_ws ? 2u : 1u) * tok * (kc / 2u + 8u) * 4u; /* NVF_TOK x NVF_TSTRIDE words (NVF_KC: tuning runs) */
     long long grid = (long long)p->groups * ((p->n + 127) / 128);
     void* args[1];
+    if (p->tok_ws && !widened) { /* the token pre-pass: a thread a 32-element piece of the rows em covers, nvf_sw_widen_tokens */
+      void* wargs[2];
+      long long ytiles = ((long long)em * ((p->k + 127) / 128) * 4 + 255) / 256;
+      int y;
+      nvfp4moe_result r;
+      if (ytiles > 0x7FFFFFFFLL / p->groups) ytiles = 0x7FFFFFFFLL / p->groups; /* >= 1: nvfp4moe__ws_possible */
+      y = (int)ytiles;
+      wargs[0] = (void*)p;
+      wargs[1] = &y;
+      r = nvfp4moe__launch(ctx, fn, mod, tiled ? 1 : 2, (unsigned)(p->groups * ytiles), 256, 0, stream, wargs);
+      if (r != NVFP4MOE_SUCCESS) return r;
+    }
     args[0] = (void*)p;
-    return nvfp4moe__launch(ctx, fn, mod, kern, (unsigned)grid, 256, smem, stream, args);
+    /* the kernels reading the workspace: 3 and 4 (2 for TILED weights) */
+    return nvfp4moe__launch(ctx, fn, mod, !p->tok_ws ? kern : tiled ? 2 : 3 + kern, (unsigned)grid, 256, smem, stream, args);
   }
   bm = nvfp4moe__portable_bm[spec - NVFP4MOE__SPEC_GEMM_P16];
   unsigned threads = bm == 128 ? 256 : 128, smem = 2u * (unsigned)(bm + 128) * 128u;
@@ -6280,7 +6399,10 @@ NVFP4MOE__IMPL size_t nvfp4moe_moe_workspace_size_for(const nvfp4moe_context* ct
 NVFP4MOE__PRIVATE int nvfp4moe__layer_img_tok(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a) {
   int spec;
   if (nvfp4moe__gemm_ws_need(ctx, a, &spec) == 0) return 0; /* (0 on every backend but sm90) */
-  return nvfp4moe__ws_tok[spec - NVFP4MOE__SPEC_GEMM_WS128];
+  /* (the swap-AB tiles' token rows are written by their own pre-pass: the _img kernels write
+     the token-producer tiles' slot images) */
+  return spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32 ? nvfp4moe__ws_tok[spec - NVFP4MOE__SPEC_GEMM_WS128]
+                                                                                 : 0;
 }
 
 /* The layer's four steps; ctx null runs the host reference on host buffers. */

@@ -105,6 +105,9 @@
 # the chunk barriers; timing only) against the default, twice, at $MS tokens. X21S: the quick GEMM tests, then the A/B
 # of the swap-AB raw-token prefetch off / on (-DNVF_SWPF=0/1), twice, at $MS tokens (the switch is only in eb0cd48,
 # not kept: here both arms build the default).
+# Twenty-second session: X22: the quick GEMM and layer tests, memcheck and racecheck on the swap-AB tiles' GEMM tests
+# (their token rows from the workspace). X22A: the A/B of the token pre-passes off / on three times
+# (NVFP4MOE_TOKEN_PREPASS; or the contexts $ABENVS) at $MS tokens on the GEMMs.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -841,6 +844,25 @@ X21S)
     PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --defines "$d,$d" --ms "${MS:-1,8,16}" --only gemm \
       --out "$OUT/ab_swapab_prefetch.json" 2>&1 | grep -E "tune=" | cut -c1-170
   fi
+  ;;
+X22)
+  # twenty-second session: the swap-AB tiles' token rows from the workspace (nvf_sw_widen_tokens)
+  TEST_QUICK=1 TEST_ONLY=gemm timeout ${TT:-240} ./build/test_gpu > "$OUT/gemm_tests.log" 2>&1
+  summ "quick GEMM tests" "$OUT/gemm_tests.log" $? 8
+  grep -E "cases ran again" "$OUT/gemm_tests.log"
+  TEST_QUICK=1 TEST_ONLY=layer timeout ${LT:-120} ./build/test_gpu > "$OUT/layer_tests.log" 2>&1
+  summ "quick layer tests" "$OUT/layer_tests.log" $? 8
+  grep -E "layer mode" "$OUT/layer_tests.log"
+  for tool in ${SAN:-memcheck racecheck}; do
+    TEST_QUICK=1 TEST_ONLY=gemm TEST_CONFIGS=gemm_swapab_t timeout ${MCT:-150} compute-sanitizer --tool $tool --error-exitcode 9 \
+      ./build/test_gpu > "$OUT/$tool.gemm.log" 2>&1
+    echo "$tool gemm (swap-AB tiles) exit $?: $(grep -hE 'RACECHECK SUMMARY|ERROR SUMMARY' "$OUT/$tool.gemm.log" | head -1) $(grep -c ^PASS "$OUT/$tool.gemm.log") PASS $(grep -c ^FAIL "$OUT/$tool.gemm.log") FAIL"
+  done
+  ;;
+X22A)
+  e=NVFP4MOE_TOKEN_PREPASS
+  PYTHONUNBUFFERED=1 timeout ${ABT:-450} python3 tools/bench.py --envs "${ABENVS:-$e=0,$e=1,$e=0,$e=1,$e=0,$e=1}" --ms "${MS:-1,8,16}" \
+    --only gemm --out "$OUT/ab_swapab_rows.json" 2>&1 | grep -E "tune=" | cut -c1-170
   ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1

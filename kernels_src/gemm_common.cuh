@@ -14,7 +14,7 @@ struct NvfGemmParams {
   u16* d;                 // bf16 [G, m_max, ldd]
   i64 ldd;
   int groups, m_max, n, k;
-  u8* tok_ws; // the token-producer tiles' widened tokens (gemm_wgmma_ws.cu), or null: widened in the GEMM
+  u8* tok_ws; // widened tokens of the token-producer (gemm_wgmma_ws.cu) and swap-AB tiles, or null: widened in the GEMM
 };
 
 // 16 bytes of a weight row (read-only path). Each step reads 64 bytes of a row, and rows are

@@ -10,10 +10,17 @@
 // bytes) and feeds them to 8 MMAs as the pairs (e, e+4) of each 8-element word. A dot
 // product does not care about the order of K as long as A and B agree, so the tokens are
 // stored in shared memory in the same pair order.
+//
+// With a workspace (p.tok_ws, sm_90+), nvf_sw_widen_tokens below first widens each token once,
+// into a row of 128 * steps bf16 in that pair order (word 64 s + 8 i + 2 t + j of step s), and
+// one thread copies each chunk's token rows into shared memory by bulk copies (double buffer,
+// an mbarrier a buffer) instead of every CTA of the group widening them again: the widening
+// was 4-11 % of the time at m <= 8 (bench/NOTES.md, twenty-first session, NVF_SWPROBE=2).
 #include "common.cuh"
 #include "gemm_common.cuh"
 #include "ptx_mma.cuh"
 #include "dequant_bf16.cuh"
+#include "ptx_tcgen05.cuh" // mbarriers and bulk copies (the workspace path, sm_90+)
 
 #ifndef NVF_NT
 #define NVF_NT 1                       // n8 tiles of tokens: 8 * NVF_NT tokens per pass
@@ -64,8 +71,15 @@ static_assert(NVF_SKC % 1024 == 0 && NVF_SKC <= 8192, "NVF_SKC: 1024, 2048, ... 
 #define NVF_SWSTAGE 1
 #endif
 
-template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
-  extern __shared__ __align__(16) u32 tok[]; // [NVF_TOK][NVF_TSTRIDE]
+// Byte offset of token row m of group g in the workspace (rows of 256 bytes a step).
+NVF_DEV i64 nvf_sw_row_offset(const NvfGemmParams& p, int g, int m, int nsteps) {
+  return ((i64)g * p.m_max + m) * nsteps * 256;
+}
+
+// PRE: tokens from the workspace (two chunk buffers, filled by bulk copies), else widened here.
+template <bool WIDE, bool PRE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
+  extern __shared__ __align__(16) u32 tok[]; // [PRE ? 2 : 1][NVF_TOK][NVF_TSTRIDE]
+  __shared__ __align__(8) u64 full[2];      // PRE: buffer b's copies have landed
   const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS; // grid = groups * nblocks
   const int g = blockIdx.x / nblocks, bx = blockIdx.x % nblocks;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, t = lane & 3;
@@ -84,6 +98,33 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
   const u8* sf0 = bsf + nvf_sf_offset_128x4(r0, 2 * t, kc4);
   const u8* sf1 = bsf + nvf_sf_offset_128x4(r0 + 8, 2 * t, kc4);
   const float alpha = p.alpha ? p.alpha[g] : 1.0f;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // PRE: chunk cc of this CTA (token pass cc / nchunks, K chunk cc % nchunks) into buffer cc % 2,
+  // one bulk copy per token row below masked_m (the other rows' columns are never stored, so
+  // what their shared memory holds does not matter); issued by thread 0
+  const u32 full0 = nvf_smem_u32(full);
+  const auto issue = [&](int cc) {
+    const int t0 = cc / nchunks * NVF_TOK, c = cc % nchunks;
+    if (t0 >= valid) return;
+    const int rows = valid - t0 < NVF_TOK ? valid - t0 : NVF_TOK;
+    const int left = (nsteps - c * (NVF_KC / NVF_STEP)) * 256, bytes = left < NVF_KC * 2 ? left : NVF_KC * 2;
+    const u32 bar = full0 + 8u * (cc & 1), dst = nvf_smem_u32(tok) + (cc & 1) * (NVF_TOK * NVF_TSTRIDE * 4);
+    nvf_mbar_expect_tx(bar, rows * bytes);
+    for (int n = 0; n < rows; ++n)
+      nvf_bulk_load(dst + n * (NVF_TSTRIDE * 4), p.tok_ws + nvf_sw_row_offset(p, g, t0 + n, nsteps) + c * (NVF_KC * 2),
+                    bytes, bar);
+  };
+  if (PRE) {
+    if (threadIdx.x == 0) {
+      nvf_mbar_init(full0, 1);
+      nvf_mbar_init(full0 + 8u, 1);
+      nvf_fence_mbar_init(); // the inits visible to the copies' complete_tx (async proxy)
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) issue(0);
+  }
+#endif
+  int cc = 0; // PRE: chunks started so far
 
   for (int tok0 = 0; tok0 < valid; tok0 += NVF_TOK) {
     float acc[NVF_NT][4];
@@ -105,30 +146,40 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
       ws[d][1] = (in && ok1) ? *(const u16*)(sf1 + d * 1024) : 0u;
     }
 
-    for (int c = 0; c < nchunks; ++c) {
-      // ---- stage the tokens of this K chunk (dequantized, pair order) ----
-#if !defined(NVF_SWPROBE) || NVF_SWPROBE != 3
-      __syncthreads(); // the previous chunk has been read by every warp
-#endif
-      for (int piece = threadIdx.x; NVF_SWSTAGE && piece < NVF_TOK * (NVF_KC / 32); piece += NVF_THREADS) {
-        const int n = piece / (NVF_KC / 32), pc = piece % (NVF_KC / 32), ss = pc >> 2, tt = pc & 3;
-        const int m = tok0 + n, kel = c * NVF_KC + pc * 32;
-        u32 v[16];
-        if (m < valid && kel < p.k) {
-          const uint4 q = *(const uint4*)(p.a + ((i64)g * p.m_max + m) * (p.k / 2) + kel / 2);
-          const u32 sf2 = *(const u16*)(p.a_sf + g * sfa_g + nvf_sf_offset_128x4(m, kel / 16, kc4));
-          nvf_dequant_piece(q, sf2, v);
-        } else {
-          #pragma unroll
-          for (int f = 0; f < 16; ++f) v[f] = 0u;
-        }
-        u32* dst = tok + n * NVF_TSTRIDE + ss * 64 + tt * 2;
-        #pragma unroll
-        for (int i = 0; i < 8; ++i) *(uint2*)(dst + i * 8) = make_uint2(v[2 * i], v[2 * i + 1]);
+    for (int c = 0; c < nchunks; ++c, ++cc) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+      if (PRE) {
+        __syncthreads(); // every warp has read chunk cc - 1, whose buffer the copies of cc + 1 overwrite
+        if (threadIdx.x == 0) issue(cc + 1);
+        nvf_mbar_wait(full0 + 8u * (cc & 1), (cc >> 1) & 1);
       }
-#if !defined(NVF_SWPROBE) || NVF_SWPROBE != 3
-      __syncthreads();
 #endif
+      // ---- stage the tokens of this K chunk (dequantized, pair order) ----
+      if (!PRE) {
+#if !defined(NVF_SWPROBE) || NVF_SWPROBE != 3
+        __syncthreads(); // the previous chunk has been read by every warp
+#endif
+        for (int piece = threadIdx.x; NVF_SWSTAGE && piece < NVF_TOK * (NVF_KC / 32); piece += NVF_THREADS) {
+          const int n = piece / (NVF_KC / 32), pc = piece % (NVF_KC / 32), ss = pc >> 2, tt = pc & 3;
+          const int m = tok0 + n, kel = c * NVF_KC + pc * 32;
+          u32 v[16];
+          if (m < valid && kel < p.k) {
+            const uint4 q = *(const uint4*)(p.a + ((i64)g * p.m_max + m) * (p.k / 2) + kel / 2);
+            const u32 sf2 = *(const u16*)(p.a_sf + g * sfa_g + nvf_sf_offset_128x4(m, kel / 16, kc4));
+            nvf_dequant_piece(q, sf2, v);
+          } else {
+            #pragma unroll
+            for (int f = 0; f < 16; ++f) v[f] = 0u;
+          }
+          u32* dst = tok + n * NVF_TSTRIDE + ss * 64 + tt * 2;
+          #pragma unroll
+          for (int i = 0; i < 8; ++i) *(uint2*)(dst + i * 8) = make_uint2(v[2 * i], v[2 * i + 1]);
+        }
+#if !defined(NVF_SWPROBE) || NVF_SWPROBE != 3
+        __syncthreads();
+#endif
+      }
+      const u32* const buf = tok + (PRE ? (cc & 1) * (NVF_TOK * NVF_TSTRIDE) : 0);
 
       // ---- 8 register steps of 128 K: dequantize, prefetch, 8 MMAs per n8 tile ----
       #pragma unroll 1
@@ -155,7 +206,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
               ws[d][1] = (in && ok1) ? *(const u16*)(sf1 + (i64)sn * 1024) : 0u;
             }
 #if !defined(NVF_SWPROBE) || NVF_SWPROBE != 1
-            const u32* tb = tok + (lane >> 2) * NVF_TSTRIDE + ss * 64 + t * 2;
+            const u32* tb = buf + (lane >> 2) * NVF_TSTRIDE + ss * 64 + t * 2;
             #pragma unroll
             for (int i = 0; i < 8; ++i) {
               const u32 af[4] = {a0[2 * i], a1[2 * i], a0[2 * i + 1], a1[2 * i + 1]};
@@ -180,5 +231,45 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmParams& p) {
   }
 }
 
-// nvf_gemm_swapab and nvf_gemm_swapab_l2, or nvf_gemm_swapab_tiled (gemm_common.cuh)
-NVF_GEMM_ENTRY_POINTS(nvf_gemm_swapab, nvf_gemm_swapab_body, NVF_THREADS, NVF_MINB)
+// Kernels without and with a workspace (separate, so each gets its own register allocation and
+// the path without one compiles as before); the host passes a workspace only on sm_90+ (the bulk
+// copies), so elsewhere the _ws kernels are empty.
+template <bool WIDE> NVF_DEV void nvf_gemm_swapab_plain(const NvfGemmParams& p) { nvf_gemm_swapab_body<WIDE, false>(p); }
+template <bool WIDE> NVF_DEV void nvf_gemm_swapab_pre(const NvfGemmParams& p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  nvf_gemm_swapab_body<WIDE, true>(p);
+#endif
+}
+
+// nvf_gemm_swapab, nvf_gemm_swapab_l2, nvf_gemm_swapab_ws and nvf_gemm_swapab_ws_l2, or
+// nvf_gemm_swapab_tiled and nvf_gemm_swapab_ws_tiled (gemm_common.cuh)
+NVF_GEMM_ENTRY_POINTS(nvf_gemm_swapab, nvf_gemm_swapab_plain, NVF_THREADS, NVF_MINB)
+NVF_GEMM_ENTRY_POINTS(nvf_gemm_swapab_ws, nvf_gemm_swapab_pre, NVF_THREADS, NVF_MINB)
+
+// The token pre-pass of a swap-AB GEMM with a workspace: each token row below masked_m widened
+// once, as the staging above does it, into the workspace's row of 128 * steps bf16 (256 bytes a
+// step, pair order, zeros past K): nvf_sw_row_offset, the host's nvfp4moe__tok_ws_bytes. One
+// thread a 32-element piece; CTA x = g ytiles + y takes the group's pieces y * 256 + threadIdx.x,
+// then every ytiles * 256 on (a warp writes 8 whole steps: full sectors).
+extern "C" __global__ void __launch_bounds__(256) nvf_sw_widen_tokens(const NvfGemmParams p, int ytiles) {
+  nvf_pdl_enter();
+  const int g = blockIdx.x / ytiles, y = blockIdx.x % ytiles;
+  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);
+  const int nsteps = (p.k + NVF_STEP - 1) / NVF_STEP, pieces = 4 * nsteps, kc4 = (p.k / 16 + 3) / 4;
+  const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), total = (i64)valid * pieces;
+  for (i64 i = (i64)y * 256 + threadIdx.x; i < total; i += (i64)ytiles * 256) {
+    const int m = (int)(i / pieces), pc = (int)(i % pieces), kel = 32 * pc;
+    u32 v[16];
+    if (kel < p.k) {
+      const uint4 q = __ldg((const uint4*)(p.a + ((i64)g * p.m_max + m) * (p.k / 2) + kel / 2));
+      const u32 sf2 = *(const u16*)(p.a_sf + g * sfa_g + nvf_sf_offset_128x4(m, kel / 16, kc4));
+      nvf_dequant_piece(q, sf2, v);
+    } else {
+      #pragma unroll
+      for (int f = 0; f < 16; ++f) v[f] = 0u;
+    }
+    u32* dst = (u32*)(p.tok_ws + nvf_sw_row_offset(p, g, m, nsteps)) + (pc >> 2) * 64 + (pc & 3) * 2;
+    #pragma unroll
+    for (int j = 0; j < 8; ++j) *(uint2*)(dst + j * 8) = make_uint2(v[2 * j], v[2 * j + 1]);
+  }
+}

@@ -738,9 +738,9 @@ static void test_gemm_tile_heuristic(void) {
                        nvfp4moe__ws_cwg[i]);
 }
 
-/* The GEMM token workspace: nvfp4moe__tok_ws_bytes by hand for two tiles, the query's zeros
-   (null ctx or args, offline context, pre-pass off, a swap-AB tile), and the layer's bound,
-   which must hold every tile's need for hidden and inter alike. */
+/* The GEMM token workspace: nvfp4moe__tok_ws_bytes by hand for three tiles, the query's zeros
+   (null ctx or args, offline context, pre-pass off, a forced 32-token swap-AB tile), and the
+   layer's bound, which must hold every tile's need for hidden and inter alike. */
 static void test_gemm_workspace_size(void) {
   static const int ms[] = {1, 8, 33, 47, 48, 49, 127, 128, 129, 300, 1024}, ks[] = {32, 96, 128, 160, 768, 2048, 2880, 7168};
   nvfp4moe_context* c = (nvfp4moe_context*)calloc(1, sizeof(nvfp4moe_context));
@@ -752,6 +752,10 @@ static void test_gemm_workspace_size(void) {
   CHECK(nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS128, 2, 200, 7168) == (size_t)2 * 2 * 56 * 128 * 256, "ws128 bytes");
   /* 48-token tile, 2 steps a slot: K 2080 has 17 steps -> 9 slots of 2 */
   CHECK(nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS48, 1, 33, 2080) == (size_t)9 * 2 * 48 * 256, "ws48 bytes");
+  /* swap-AB tiles: every one of m_max token rows, 256 bytes a 128-K step (K 2080: 17 steps) */
+  CHECK(nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_T8, 3, 33, 2080) == (size_t)3 * 33 * 17 * 256 &&
+            nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_T16, 3, 33, 2080) == (size_t)3 * 33 * 17 * 256,
+        "swap-AB bytes");
   memset(&a, 0, sizeof a);
   a.groups = 4; a.m_max = 256; a.n = 4096; a.k = 7168; a.expected_m = 128;
   CHECK(nvfp4moe_gemm_workspace_size(0, &a) == 0 && nvfp4moe_gemm_workspace_size(c, 0) == 0, "null ctx or args: 0");
@@ -759,7 +763,10 @@ static void test_gemm_workspace_size(void) {
   CHECK(nvfp4moe_gemm_workspace_size(c, &a) == nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS128, 4, 256, 7168),
         "sm90, 128 tokens expected: the 128-token tile's bytes");
   a.expected_m = 4;
-  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == 0, "a swap-AB tile: 0");
+  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == (size_t)4 * 256 * 56 * 256, "sm90, 4 tokens expected: the 8-token swap-AB tile's rows");
+  c->forced_gemm_spec = NVFP4MOE__SPEC_GEMM_T32;
+  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == 0, "a forced 32-token swap-AB tile: 0");
+  c->forced_gemm_spec = -1;
   a.expected_m = 128; c->token_prepass = 0;
   CHECK(nvfp4moe_gemm_workspace_size(c, &a) == 0, "pre-pass off: 0");
   c->token_prepass = 1; c->offline = 1;
@@ -778,7 +785,8 @@ static void test_gemm_workspace_size(void) {
     CHECK(none == lay.tok && none < any, "host reference: no token region (%zu of %zu)", none, any);
     CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 1024, 33) == none, "sm100, row-major: no token region");
     c->backend = NVFP4MOE_BACKEND_SM90;
-    CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 1024, 4) == none, "sm90, swap-AB decode (expected_m 4): none");
+    CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 1024, 4) == lay.tok + (size_t)32 * 1024 * 56 * 256,
+          "sm90, swap-AB decode (expected_m 4): GEMM1's token rows");
     CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 1024, 33) ==
               lay.tok + nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS48, 32, 1024, 7168),
           "sm90, expected_m 33: the 48-token tile's GEMM1 tokens (the larger GEMM)");
@@ -823,8 +831,8 @@ static void test_gemm_workspace_size(void) {
       nvfp4moe__moe_ws ws;
       w.hidden = ks[j]; w.inter = 32;
       ws = nvfp4moe__moe_layout(&w, ms[i]);
-      for (s = NVFP4MOE__SPEC_GEMM_WS128; s <= NVFP4MOE__SPEC_GEMM_WS32; ++s) {
-        size_t need = nvfp4moe__tok_ws_bytes(s, 3, ms[i], ks[j]);
+      for (s = NVFP4MOE__SPEC_GEMM_P16; s <= NVFP4MOE__SPEC_GEMM_LAST; ++s) {
+        size_t need = nvfp4moe__spec_takes_ws(s) ? nvfp4moe__tok_ws_bytes(s, 3, ms[i], ks[j]) : 0;
         CHECK(need <= ws.tok_bytes && ws.tok % 256 == 0 && ws.tok + ws.tok_bytes <= ws.total,
               "layer bound: %s m_max %d K %d needs %zu, region %zu", nvfp4moe__specs[s].name, ms[i], ks[j], need,
               ws.tok_bytes);

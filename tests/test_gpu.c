@@ -779,8 +779,9 @@ static void test_gemm_every_tile_config(void) {
     if (!ctx) continue;
     ws0 = g_ws_cases;
     for (j = 0; j < sizeof cases / sizeof cases[0]; ++j) run_gcase(ctx, &cases[j], config);
-    /* a token-producer tile (sm90 backend) asks for the token workspace in every case */
-    if (strstr(config, "gemm_sm90_ws") && info.gemm_backend == NVFP4MOE_BACKEND_SM90 && !getenv("NVFP4MOE_TOKEN_PREPASS"))
+    /* a token-producer or 8- or 16-token swap-AB tile (sm90 backend) asks for the token workspace in every case */
+    if ((strstr(config, "gemm_sm90_ws") || !strcmp(config, "gemm_swapab_t8") || !strcmp(config, "gemm_swapab_t16")) &&
+        info.gemm_backend == NVFP4MOE_BACKEND_SM90 && !getenv("NVFP4MOE_TOKEN_PREPASS"))
       CHECK(g_ws_cases - ws0 == (int)(sizeof cases / sizeof cases[0]), "%s: %d of %d cases ran with a workspace", config,
             g_ws_cases - ws0, (int)(sizeof cases / sizeof cases[0]));
     nvfp4moe_destroy(ctx);
@@ -1009,12 +1010,13 @@ static void make_half(const float* w, int E, int rows, int K, float* scale, unsi
 }
 
 /* mode 0, 2: per-token scaling, 1: per-expert (expected_m 30: the 48-token tile on sm90, else 32); 3: per-token with TILED weights (I 256), checked
-   against the reference on the row-major weights */
+   against the reference on the row-major weights; 4: per-token decode (expected_m 4: the 8-token swap-AB tile, on sm90
+   with its token rows in the workspace, many groups above 8 tokens) */
 static void test_moe_layer(void) {
   int E = 8, H = 256, I, M = 40, e, r, mode;
   size_t nx = (size_t)E * M * H;
   NEED_GPU();
-  for (mode = 0; mode < 4; ++mode) {
+  for (mode = 0; mode < 5; ++mode) {
     I = mode == 3 ? 256 : 192;
     float *wg = (float*)malloc(4 * (size_t)E * I * H), *wu = (float*)malloc(4 * (size_t)E * I * H);
     float *w2 = (float*)malloc(4 * (size_t)E * H * I);
@@ -1065,8 +1067,9 @@ static void test_moe_layer(void) {
       }
     memset(&w, 0, sizeof w);
     w.experts = E; w.hidden = H; w.inter = I;
-    /* mode 2 with the workspace this context asks for (expected_m 20), the others with the any-call size */
-    ws = mode == 2 ? nvfp4moe_moe_workspace_size_for(g_ctx, &w, M, 20) : nvfp4moe_moe_workspace_size(&w, M);
+    /* modes 2 and 4 with the workspace this context asks for (expected_m 20, 4), the others with the any-call size */
+    ws = mode == 2 || mode == 4 ? nvfp4moe_moe_workspace_size_for(g_ctx, &w, M, mode == 2 ? 20 : 4)
+                                : nvfp4moe_moe_workspace_size(&w, M);
     CHECK(ws > 0 && ws <= nvfp4moe_moe_workspace_size(&w, M), "mode %d: workspace %zu", mode, ws);
     d13 = gu_alloc((size_t)E * I * H); d13sf = gu_alloc(n13sf); dgs = gu_alloc(4 * E); dus = gu_alloc(4 * E);
     d2 = gu_alloc((size_t)E * H * I / 2); d2sf = gu_alloc(n2sf); ds2 = gu_alloc(4 * E); din1 = gu_alloc(4 * E);
@@ -1093,7 +1096,7 @@ static void test_moe_layer(void) {
     w.input_scale1 = din1; w.input_scale2 = din2;
     w.layout = mode == 3 ? NVFP4MOE_WEIGHTS_TILED : NVFP4MOE_WEIGHTS_ROW_MAJOR;
     memset(&a, 0, sizeof a);
-    a.m_max = M; a.expected_m = mode == 1 ? 30 : 20; a.scaling = mode == 1 ? NVFP4MOE_ACT_PER_EXPERT : NVFP4MOE_ACT_PER_TOKEN;
+    a.m_max = M; a.expected_m = mode == 1 ? 30 : mode == 4 ? 4 : 20; a.scaling = mode == 1 ? NVFP4MOE_ACT_PER_EXPERT : NVFP4MOE_ACT_PER_TOKEN;
     a.x = dx; a.masked_m = dmm; a.out = dout; a.workspace = dws; a.workspace_size = ws;
     CHECK(nvfp4moe_moe_forward(g_ctx, &w, &a, 0) == NVFP4MOE_SUCCESS, "forward: %s", nvfp4moe_last_error());
     gu_sync();
