@@ -5860,13 +5860,19 @@ NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const
   return em <= 64 ? NVFP4MOE__SPEC_GEMM_P64 : NVFP4MOE__SPEC_GEMM_P128;
 }
 
-/* Whether a tile configuration takes a workspace of widened tokens on sm90: the token-producer
-   tiles (GEMM_WS128 .. GEMM_WS32) and the swap-AB tiles the heuristic picks there (GEMM_T8,
-   GEMM_T16; the forced T32 and T48 would need shared memory for two chunk buffers of 32 or 48
-   tokens, so they keep widening in every CTA). */
-NVFP4MOE__PRIVATE int nvfp4moe__spec_takes_ws(int spec) {
-  return (spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32) || spec == NVFP4MOE__SPEC_GEMM_T8 ||
-         spec == NVFP4MOE__SPEC_GEMM_T16;
+/* Whether a tile configuration takes a workspace of widened tokens on sm90 for weights in this
+   layout with this K: the token-producer tiles (GEMM_WS128 .. GEMM_WS32) always; the swap-AB
+   tiles the heuristic picks there where it was measured faster (bench/NOTES.md, twenty-second
+   session): the 8- and 16-token tiles on TILED weights (-2 to -11 % at 1-16 tokens), the
+   8-token tile on ROW_MAJOR weights of K >= 2560 (-2 to -6 %: the kernel that fetches 256-byte
+   blocks into L2). Elsewhere on ROW_MAJOR weights the second chunk buffer cost 7-20 %: a row is
+   read 64 bytes a step, so each 128-byte line is read twice, through L1, which the larger
+   shared memory shrinks. (The forced T32 and T48 would need two chunk buffers of 32 or 48
+   tokens: they keep widening in every CTA.) */
+NVFP4MOE__PRIVATE int nvfp4moe__spec_takes_ws(int spec, nvfp4moe_weight_layout layout, int k) {
+  if (spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32) return 1;
+  if (layout == NVFP4MOE_WEIGHTS_TILED) return spec == NVFP4MOE__SPEC_GEMM_T8 || spec == NVFP4MOE__SPEC_GEMM_T16;
+  return spec == NVFP4MOE__SPEC_GEMM_T8 && k >= 2560; /* as nvfp4moe__gemm_kernel on sm_90 */
 }
 
 /* Bytes of the widened tokens of a tile that takes them (nvfp4moe__spec_takes_ws), 256 bytes a
@@ -5893,7 +5899,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__ws_possible(const nvfp4moe_context* ctx, const n
 
 NVFP4MOE__PRIVATE size_t nvfp4moe__gemm_ws_need(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a, int* spec) {
   *spec = nvfp4moe__portable_spec(ctx, a);
-  if (!nvfp4moe__ws_possible(ctx, a) || !nvfp4moe__spec_takes_ws(*spec)) return 0;
+  if (!nvfp4moe__ws_possible(ctx, a) || !nvfp4moe__spec_takes_ws(*spec, a->b_layout, a->k)) return 0;
   return nvfp4moe__tok_ws_bytes(*spec, a->groups, a->m_max, a->k);
 }
 
@@ -5906,7 +5912,7 @@ NVFP4MOE__PRIVATE size_t nvfp4moe__gemm_ws_need_any(const nvfp4moe_context* ctx,
   if (ctx->forced_gemm_spec >= NVFP4MOE__SPEC_GEMM_P16 && ctx->forced_gemm_spec <= NVFP4MOE__SPEC_GEMM_LAST)
     return nvfp4moe__gemm_ws_need(ctx, a, &s); /* a forced tile, whatever expected_m */
   for (s = NVFP4MOE__SPEC_GEMM_P16; s <= NVFP4MOE__SPEC_GEMM_LAST; ++s) {
-    b = nvfp4moe__spec_takes_ws(s) ? nvfp4moe__tok_ws_bytes(s, a->groups, a->m_max, a->k) : 0;
+    b = nvfp4moe__spec_takes_ws(s, a->b_layout, a->k) ? nvfp4moe__tok_ws_bytes(s, a->groups, a->m_max, a->k) : 0;
     if (b > most) most = b;
   }
   return most;

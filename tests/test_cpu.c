@@ -764,6 +764,16 @@ static void test_gemm_workspace_size(void) {
         "sm90, 128 tokens expected: the 128-token tile's bytes");
   a.expected_m = 4;
   CHECK(nvfp4moe_gemm_workspace_size(c, &a) == (size_t)4 * 256 * 56 * 256, "sm90, 4 tokens expected: the 8-token swap-AB tile's rows");
+  a.k = 2048; /* ROW_MAJOR below K 2560: only TILED weights take it */
+  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == 0, "8-token swap-AB tile, row-major, K 2048: 0");
+  a.b_layout = NVFP4MOE_WEIGHTS_TILED;
+  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == (size_t)4 * 256 * 16 * 256, "8-token swap-AB tile, tiled, K 2048");
+  a.k = 7168; a.b_layout = NVFP4MOE_WEIGHTS_ROW_MAJOR;
+  a.expected_m = 8; /* 8 + 2 x 3 = 14 -> T16 */
+  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == 0, "16-token swap-AB tile, row-major: 0");
+  a.b_layout = NVFP4MOE_WEIGHTS_TILED;
+  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == (size_t)4 * 256 * 56 * 256, "16-token swap-AB tile, tiled");
+  a.b_layout = NVFP4MOE_WEIGHTS_ROW_MAJOR; a.expected_m = 4;
   c->forced_gemm_spec = NVFP4MOE__SPEC_GEMM_T32;
   CHECK(nvfp4moe_gemm_workspace_size(c, &a) == 0, "a forced 32-token swap-AB tile: 0");
   c->forced_gemm_spec = -1;
@@ -832,7 +842,8 @@ static void test_gemm_workspace_size(void) {
       w.hidden = ks[j]; w.inter = 32;
       ws = nvfp4moe__moe_layout(&w, ms[i]);
       for (s = NVFP4MOE__SPEC_GEMM_P16; s <= NVFP4MOE__SPEC_GEMM_LAST; ++s) {
-        size_t need = nvfp4moe__spec_takes_ws(s) ? nvfp4moe__tok_ws_bytes(s, 3, ms[i], ks[j]) : 0;
+        size_t need = nvfp4moe__spec_takes_ws(s, NVFP4MOE_WEIGHTS_TILED, ks[j]) || nvfp4moe__spec_takes_ws(s, NVFP4MOE_WEIGHTS_ROW_MAJOR, ks[j])
+                          ? nvfp4moe__tok_ws_bytes(s, 3, ms[i], ks[j]) : 0;
         CHECK(need <= ws.tok_bytes && ws.tok % 256 == 0 && ws.tok + ws.tok_bytes <= ws.total,
               "layer bound: %s m_max %d K %d needs %zu, region %zu", nvfp4moe__specs[s].name, ms[i], ks[j], need,
               ws.tok_bytes);

@@ -677,7 +677,8 @@ static long long gemm_verify(const gdata* t, const unsigned short* d, double* wo
 
 static int g_ws_cases; /* run_gcase calls that ran again with a GEMM workspace */
 
-static void run_gcase(nvfp4moe_context* ctx, const gcase* c, const char* label) {
+/* returns whether it ran again with a workspace */
+static int run_gcase(nvfp4moe_context* ctx, const gcase* c, const char* label) {
   gdata t;
   nvfp4moe_gemm_args g;
   unsigned short* d;
@@ -716,6 +717,7 @@ static void run_gcase(nvfp4moe_context* ctx, const gcase* c, const char* label) 
   }
   free(d);
   gdata_free(&t);
+  return g.workspace_size > 0;
 }
 
 static const gcase g_gemm_cases[] = {
@@ -757,7 +759,7 @@ static void test_gemm_every_tile_config(void) {
                                 {6, 8, 264, 4160, 7, 1, 1, 8, 0, 0}, {6, 16, 272, 1152, 7, 1, 1, 0, 0, 1}};
   nvfp4moe_info info;
   const char* config;
-  int i, ws0;
+  int i, want, wrong;
   size_t j;
   NEED_GPU();
   nvfp4moe_query_info(g_ctx, &info);
@@ -777,13 +779,19 @@ static void test_gemm_every_tile_config(void) {
     CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_SUCCESS, "%s: %s", config, nvfp4moe_last_error());
     unsetenv("NVFP4MOE_GEMM_CONFIG");
     if (!ctx) continue;
-    ws0 = g_ws_cases;
-    for (j = 0; j < sizeof cases / sizeof cases[0]; ++j) run_gcase(ctx, &cases[j], config);
-    /* a token-producer or 8- or 16-token swap-AB tile (sm90 backend) asks for the token workspace in every case */
-    if ((strstr(config, "gemm_sm90_ws") || !strcmp(config, "gemm_swapab_t8") || !strcmp(config, "gemm_swapab_t16")) &&
-        info.gemm_backend == NVFP4MOE_BACKEND_SM90 && !getenv("NVFP4MOE_TOKEN_PREPASS"))
-      CHECK(g_ws_cases - ws0 == (int)(sizeof cases / sizeof cases[0]), "%s: %d of %d cases ran with a workspace", config,
-            g_ws_cases - ws0, (int)(sizeof cases / sizeof cases[0]));
+    /* on the sm90 backend a token-producer tile asks for the token workspace in every case, the
+       8-token swap-AB tile for TILED weights and K >= 2560, the 16-token one for TILED weights */
+    want = wrong = 0;
+    for (j = 0; j < sizeof cases / sizeof cases[0]; ++j) {
+      int ran = run_gcase(ctx, &cases[j], config);
+      int expect = strstr(config, "gemm_sm90_ws") || (!strcmp(config, "gemm_swapab_t8") && (cases[j].tiled || cases[j].k >= 2560)) ||
+                   (!strcmp(config, "gemm_swapab_t16") && cases[j].tiled);
+      want += expect;
+      wrong += ran != expect;
+    }
+    if (info.gemm_backend == NVFP4MOE_BACKEND_SM90 && !getenv("NVFP4MOE_TOKEN_PREPASS"))
+      CHECK(wrong == 0, "%s: %d of %d cases ran with a workspace where the rule says otherwise (%d should)", config, wrong,
+            (int)(sizeof cases / sizeof cases[0]), want);
     nvfp4moe_destroy(ctx);
   }
   printf("# %d cases ran again with the token workspace\n", g_ws_cases);
@@ -1010,14 +1018,14 @@ static void make_half(const float* w, int E, int rows, int K, float* scale, unsi
 }
 
 /* mode 0, 2: per-token scaling, 1: per-expert (expected_m 30: the 48-token tile on sm90, else 32); 3: per-token with TILED weights (I 256), checked
-   against the reference on the row-major weights; 4: per-token decode (expected_m 4: the 8-token swap-AB tile, on sm90
+   against the reference on the row-major weights; 4: as 3 in decode (expected_m 4: the 8-token swap-AB tile, on sm90
    with its token rows in the workspace, many groups above 8 tokens) */
 static void test_moe_layer(void) {
   int E = 8, H = 256, I, M = 40, e, r, mode;
   size_t nx = (size_t)E * M * H;
   NEED_GPU();
   for (mode = 0; mode < 5; ++mode) {
-    I = mode == 3 ? 256 : 192;
+    I = mode >= 3 ? 256 : 192;
     float *wg = (float*)malloc(4 * (size_t)E * I * H), *wu = (float*)malloc(4 * (size_t)E * I * H);
     float *w2 = (float*)malloc(4 * (size_t)E * H * I);
     float gs[8], us[8], s2[8], in1[8], in2[8];
@@ -1067,14 +1075,17 @@ static void test_moe_layer(void) {
       }
     memset(&w, 0, sizeof w);
     w.experts = E; w.hidden = H; w.inter = I;
+    w.layout = mode >= 3 ? NVFP4MOE_WEIGHTS_TILED : NVFP4MOE_WEIGHTS_ROW_MAJOR; /* (the query reads it) */
     /* modes 2 and 4 with the workspace this context asks for (expected_m 20, 4), the others with the any-call size */
     ws = mode == 2 || mode == 4 ? nvfp4moe_moe_workspace_size_for(g_ctx, &w, M, mode == 2 ? 20 : 4)
                                 : nvfp4moe_moe_workspace_size(&w, M);
+    if (mode == 4 && g_ctx->backend == NVFP4MOE_BACKEND_SM90 && g_ctx->token_prepass)
+      CHECK(ws > nvfp4moe_moe_workspace_size_for(0, &w, M, 4), "mode 4: no token region on sm90 (%zu bytes)", ws);
     CHECK(ws > 0 && ws <= nvfp4moe_moe_workspace_size(&w, M), "mode %d: workspace %zu", mode, ws);
     d13 = gu_alloc((size_t)E * I * H); d13sf = gu_alloc(n13sf); dgs = gu_alloc(4 * E); dus = gu_alloc(4 * E);
     d2 = gu_alloc((size_t)E * H * I / 2); d2sf = gu_alloc(n2sf); ds2 = gu_alloc(4 * E); din1 = gu_alloc(4 * E);
     din2 = gu_alloc(4 * E); dx = gu_alloc(2 * nx); dout = gu_alloc(2 * nx); dmm = gu_alloc(4 * E); dws = gu_alloc(ws);
-    if (mode == 3) { /* the GPU gets TILED copies; the reference below reads q13 and q2 */
+    if (mode >= 3) { /* the GPU gets TILED copies; the reference below reads q13 and q2 */
       unsigned char* t13 = (unsigned char*)malloc((size_t)E * I * H);
       unsigned char* t2 = (unsigned char*)malloc((size_t)E * H * I / 2);
       nvfp4moe_weights_relayout_args rl;
@@ -1094,7 +1105,6 @@ static void test_moe_layer(void) {
     gu_put(din2, in2, 4 * E); gu_put(dx, x, 2 * nx); gu_put(dmm, mm, 4 * E); gu_fill(dout, 0xAB, 2 * nx);
     w.w13 = d13; w.w13_sf = d13sf; w.w13_gate_scale = dgs; w.w13_up_scale = dus; w.w2 = d2; w.w2_sf = d2sf; w.w2_scale = ds2;
     w.input_scale1 = din1; w.input_scale2 = din2;
-    w.layout = mode == 3 ? NVFP4MOE_WEIGHTS_TILED : NVFP4MOE_WEIGHTS_ROW_MAJOR;
     memset(&a, 0, sizeof a);
     a.m_max = M; a.expected_m = mode == 1 ? 30 : mode == 4 ? 4 : 20; a.scaling = mode == 1 ? NVFP4MOE_ACT_PER_EXPERT : NVFP4MOE_ACT_PER_TOKEN;
     a.x = dx; a.masked_m = dmm; a.out = dout; a.workspace = dws; a.workspace_size = ws;
