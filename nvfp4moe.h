@@ -2172,7 +2172,6 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "      nvf_fence_mbar_init(); // the inits visible to the copies' complete_tx (async proxy)\n"
   "    }\n"
   "    __syncthreads();\n"
-  "    if (threadIdx.x == 0) issue(0);\n"
   "  }\n"
   "#endif\n"
   "  int cc = 0; // PRE: chunks started so far\n"
@@ -2187,8 +2186,8 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "    // weights of steps 0 .. DEPTH-1 in flight before the first chunk is staged\n"
   "    uint4 wq[NVF_DEPTH][2];\n"
   "    u32 ws[NVF_DEPTH][2];\n"
-  "    #pragma unroll\n",
-  "    for (int d = 0; d < NVF_DEPTH; ++d) {\n"
+  "    #pragma unroll\n"
+  "    for (int d = 0; d < NVF_DEPTH; ++d) {\n",
   "      const int kel = d * NVF_STEP + 32 * t; // first K element of this thread's piece\n"
   "      const bool in = d < nsteps && kel < p.k;\n"
   "      wq[d][0] = (in && ok0) \? nvf_ldg_weights<WIDE>(w0 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);\n"
@@ -2201,7 +2200,13 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
   "      if (PRE) {\n"
   "        __syncthreads(); // every warp has read chunk cc - 1, whose buffer the copies of cc + 1 overwrite\n"
-  "        if (threadIdx.x == 0) issue(cc + 1);\n"
+  "        if (threadIdx.x == 0) {\n"
+  "          if (cc == 0) { // the weights of the first steps are in flight: now wait for the pre-pass\n"
+  "            asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
+  "            issue(0);\n"
+  "          }\n"
+  "          issue(cc + 1);\n"
+  "        }\n"
   "        nvf_mbar_wait(full0 + 8u * (cc & 1), (cc >> 1) & 1);\n"
   "      }\n"
   "#endif\n"
@@ -2251,9 +2256,9 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "            {\n"
   "              const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;\n"
   "              const bool in = sn < nsteps && kel < p.k;\n"
-  "              wq[d][0] = (in && ok0) \? nvf_ldg_weights<WIDE>(w0 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);\n"
+  "              wq[d][0] = (in && ok0) \? nvf_ldg_weights<WIDE>(w0 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);\n",
   "              wq[d][1] = (in && ok1) \? nvf_ldg_weights<WIDE>(w1 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);\n"
-  "              ws[d][0] = (in && ok0) \? *(const u16*)(sf0 + (i64)sn * 1024) : 0u;\n",
+  "              ws[d][0] = (in && ok0) \? *(const u16*)(sf0 + (i64)sn * 1024) : 0u;\n"
   "              ws[d][1] = (in && ok1) \? *(const u16*)(sf1 + (i64)sn * 1024) : 0u;\n"
   "            }\n"
   "#if !defined(NVF_SWPROBE) || NVF_SWPROBE != 1\n"
@@ -2286,21 +2291,39 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "// the path without one compiles as before); the host passes a workspace only on sm_90+ (the bulk\n"
   "// copies), so elsewhere the _ws kernels are empty.\n"
   "template <bool WIDE> NVF_DEV void nvf_gemm_swapab_plain(const NvfGemmParams& p) { nvf_gemm_swapab_body<WIDE, false>(p); }\n"
+  "\n"
+  "// nvf_gemm_swapab and nvf_gemm_swapab_l2, or nvf_gemm_swapab_tiled (gemm_common.cuh)\n"
+  "NVF_GEMM_ENTRY_POINTS(nvf_gemm_swapab, nvf_gemm_swapab_plain, NVF_THREADS, NVF_MINB)\n"
+  "\n"
+  "// The _ws kernels run after their pre-pass as programmatic dependent launches: they read masked_m,\n"
+  "// alpha and the weights (which the pre-pass does not write, and which the kernels before it have\n"
+  "// finished: it waits for them before it lets this kernel start) at once, and only the thread that\n"
+  "// copies the tokens waits for the pre-pass (griddepcontrol.wait, before its first copy; every\n"
+  "// other thread is ordered after that by the chunk's mbarrier). Without the attribute that wait is\n"
+  "// a no-op and the kernel starts after the pre-pass as usual.\n"
   "template <bool WIDE> NVF_DEV void nvf_gemm_swapab_pre(const NvfGemmParams& p) {\n"
   "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+  "  asm volatile(\"griddepcontrol.launch_dependents;\" ::: \"memory\"); // (the next kernel waits for this one to complete)\n"
   "  nvf_gemm_swapab_body<WIDE, true>(p);\n"
   "#endif\n"
   "}\n"
-  "\n"
-  "// nvf_gemm_swapab, nvf_gemm_swapab_l2, nvf_gemm_swapab_ws and nvf_gemm_swapab_ws_l2, or\n"
-  "// nvf_gemm_swapab_tiled and nvf_gemm_swapab_ws_tiled (gemm_common.cuh)\n"
-  "NVF_GEMM_ENTRY_POINTS(nvf_gemm_swapab, nvf_gemm_swapab_plain, NVF_THREADS, NVF_MINB)\n"
-  "NVF_GEMM_ENTRY_POINTS(nvf_gemm_swapab_ws, nvf_gemm_swapab_pre, NVF_THREADS, NVF_MINB)\n"
+  "#if defined(NVF_WTILED) && NVF_WTILED\n"
+  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB) nvf_gemm_swapab_ws_tiled(const NvfGemmParams p) {\n"
+  "  nvf_gemm_swapab_pre<false>(p);\n"
+  "}\n"
+  "#else\n"
+  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB) nvf_gemm_swapab_ws(const NvfGemmParams p) {\n"
+  "  nvf_gemm_swapab_pre<false>(p);\n"
+  "}\n"
+  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB) nvf_gemm_swapab_ws_l2(const NvfGemmParams p) {\n"
+  "  nvf_gemm_swapab_pre<true>(p);\n"
+  "}\n"
+  "#endif\n"
   "\n"
   "// The token pre-pass of a swap-AB GEMM with a workspace: each token row below masked_m widened\n"
   "// once, as the staging above does it, into the workspace's row of 128 * steps bf16 (256 bytes a\n"
   "// step, pair order, zeros past K): nvf_sw_row_offset, the host's nvfp4moe__tok_ws_bytes. One\n"
-  "// thread a 32-element piece; CTA x = g ytiles + y takes the group's pieces y * 256 + threadIdx.x,\n"
+  "// thread a 32-element piece; CTA x = g ytiles + y takes the group's pieces y * 256 + threadIdx.x,\n",
   "// then every ytiles * 256 on (a warp writes 8 whole steps: full sectors).\n"
   "extern \"C\" __global__ void __launch_bounds__(256) nvf_sw_widen_tokens(const NvfGemmParams p, int ytiles) {\n"
   "  nvf_pdl_enter();\n"
@@ -5068,8 +5091,12 @@ NVFP4MOE__PRIVATE int nvfp4moe__num_regs(nvfp4moe_context* ctx, int s, int k) {
   return regs;
 }
 
-NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch(nvfp4moe_context* ctx, const char* op, int s, int k, unsigned grid,
-                                                   unsigned block, unsigned smem, nvfp4moe_stream stream, void** args) {
+/* pdl_always: a programmatic dependent launch wherever the context allows one at all (ctx->pdl
+   != 0), for a kernel written to start under the kernel before it (the swap-AB GEMM after its
+   token pre-pass); otherwise as ctx->pdl says */
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_as(nvfp4moe_context* ctx, const char* op, int s, int k, unsigned grid,
+                                                      unsigned block, unsigned smem, nvfp4moe_stream stream, void** args,
+                                                      int pdl_always) {
   nvfp4moe__CUresult cr;
   nvfp4moe_result r;
   int pdl;
@@ -5078,7 +5105,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch(nvfp4moe_context* ctx, const 
   if (r != NVFP4MOE_SUCCESS) return r;
   r = nvfp4moe__set_smem(ctx, s, k, smem);
   if (r != NVFP4MOE_SUCCESS) return r;
-  pdl = ctx->pdl == 2 || (ctx->pdl == 1 && strncmp(nvfp4moe__specs[s].name, "gemm_", 5) != 0);
+  pdl = ctx->pdl == 2 || (ctx->pdl == 1 && (pdl_always || strncmp(nvfp4moe__specs[s].name, "gemm_", 5) != 0));
   if (pdl) {
     nvfp4moe__CUlaunchAttribute at;
     nvfp4moe__CUlaunchConfig cfg;
@@ -5110,6 +5137,11 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch(nvfp4moe_context* ctx, const 
   nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_DEBUG, "%s: launched %s, %u CTAs of %u threads, %u bytes of dynamic shared memory",
                 op, nvfp4moe__specs[s].kernels[k], grid, block, smem);
   return NVFP4MOE_SUCCESS;
+}
+
+NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch(nvfp4moe_context* ctx, const char* op, int s, int k, unsigned grid,
+                                                   unsigned block, unsigned smem, nvfp4moe_stream stream, void** args) {
+  return nvfp4moe__launch_as(ctx, op, s, k, grid, block, smem, stream, args, 0);
 }
 
 /* --------------------------------------------------------------------------------------
@@ -6022,8 +6054,11 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
       if (r != NVFP4MOE_SUCCESS) return r;
     }
     args[0] = (void*)p;
-    /* the kernels reading the workspace: 3 and 4 (2 for TILED weights) */
-    return nvfp4moe__launch(ctx, fn, mod, !p->tok_ws ? kern : tiled ? 2 : 3 + kern, (unsigned)grid, 256, smem, stream, args);
+    /* the kernels reading the workspace: 3 and 4 (2 for TILED weights); after the pre-pass a
+       programmatic dependent launch, so that their weight loads start under it (only the
+       thread that copies the tokens waits for it) */
+    return nvfp4moe__launch_as(ctx, fn, mod, !p->tok_ws ? kern : tiled ? 2 : 3 + kern, (unsigned)grid, 256, smem, stream,
+                               args, p->tok_ws && !widened);
   }
   bm = nvfp4moe__portable_bm[spec - NVFP4MOE__SPEC_GEMM_P16];
   unsigned threads = bm == 128 ? 256 : 128, smem = 2u * (unsigned)(bm + 128) * 128u;

@@ -121,7 +121,6 @@ template <bool WIDE, bool PRE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmPa
       nvf_fence_mbar_init(); // the inits visible to the copies' complete_tx (async proxy)
     }
     __syncthreads();
-    if (threadIdx.x == 0) issue(0);
   }
 #endif
   int cc = 0; // PRE: chunks started so far
@@ -150,7 +149,13 @@ template <bool WIDE, bool PRE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmPa
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
       if (PRE) {
         __syncthreads(); // every warp has read chunk cc - 1, whose buffer the copies of cc + 1 overwrite
-        if (threadIdx.x == 0) issue(cc + 1);
+        if (threadIdx.x == 0) {
+          if (cc == 0) { // the weights of the first steps are in flight: now wait for the pre-pass
+            asm volatile("griddepcontrol.wait;" ::: "memory");
+            issue(0);
+          }
+          issue(cc + 1);
+        }
         nvf_mbar_wait(full0 + 8u * (cc & 1), (cc >> 1) & 1);
       }
 #endif
@@ -235,16 +240,34 @@ template <bool WIDE, bool PRE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmPa
 // the path without one compiles as before); the host passes a workspace only on sm_90+ (the bulk
 // copies), so elsewhere the _ws kernels are empty.
 template <bool WIDE> NVF_DEV void nvf_gemm_swapab_plain(const NvfGemmParams& p) { nvf_gemm_swapab_body<WIDE, false>(p); }
+
+// nvf_gemm_swapab and nvf_gemm_swapab_l2, or nvf_gemm_swapab_tiled (gemm_common.cuh)
+NVF_GEMM_ENTRY_POINTS(nvf_gemm_swapab, nvf_gemm_swapab_plain, NVF_THREADS, NVF_MINB)
+
+// The _ws kernels run after their pre-pass as programmatic dependent launches: they read masked_m,
+// alpha and the weights (which the pre-pass does not write, and which the kernels before it have
+// finished: it waits for them before it lets this kernel start) at once, and only the thread that
+// copies the tokens waits for the pre-pass (griddepcontrol.wait, before its first copy; every
+// other thread is ordered after that by the chunk's mbarrier). Without the attribute that wait is
+// a no-op and the kernel starts after the pre-pass as usual.
 template <bool WIDE> NVF_DEV void nvf_gemm_swapab_pre(const NvfGemmParams& p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); // (the next kernel waits for this one to complete)
   nvf_gemm_swapab_body<WIDE, true>(p);
 #endif
 }
-
-// nvf_gemm_swapab, nvf_gemm_swapab_l2, nvf_gemm_swapab_ws and nvf_gemm_swapab_ws_l2, or
-// nvf_gemm_swapab_tiled and nvf_gemm_swapab_ws_tiled (gemm_common.cuh)
-NVF_GEMM_ENTRY_POINTS(nvf_gemm_swapab, nvf_gemm_swapab_plain, NVF_THREADS, NVF_MINB)
-NVF_GEMM_ENTRY_POINTS(nvf_gemm_swapab_ws, nvf_gemm_swapab_pre, NVF_THREADS, NVF_MINB)
+#if defined(NVF_WTILED) && NVF_WTILED
+extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB) nvf_gemm_swapab_ws_tiled(const NvfGemmParams p) {
+  nvf_gemm_swapab_pre<false>(p);
+}
+#else
+extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB) nvf_gemm_swapab_ws(const NvfGemmParams p) {
+  nvf_gemm_swapab_pre<false>(p);
+}
+extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB) nvf_gemm_swapab_ws_l2(const NvfGemmParams p) {
+  nvf_gemm_swapab_pre<true>(p);
+}
+#endif
 
 // The token pre-pass of a swap-AB GEMM with a workspace: each token row below masked_m widened
 // once, as the staging above does it, into the workspace's row of 128 * steps bf16 (256 bytes a
