@@ -2062,7 +2062,7 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "// product does not care about the order of K as long as A and B agree, so the tokens are\n"
   "// stored in shared memory in the same pair order.\n"
   "//\n"
-  "// With a workspace (p.tok_ws, sm_90+), nvf_sw_widen_tokens below first widens each token once,\n"
+  "// With a workspace (p.tok_ws, sm_90+, TILED weights), nvf_sw_widen_tokens below first widens each token once,\n"
   "// into a row of 128 * steps bf16 in that pair order (word 64 s + 8 i + 2 t + j of step s), and\n"
   "// one thread copies each chunk's token rows into shared memory by bulk copies (double buffer,\n"
   "// an mbarrier a buffer) instead of every CTA of the group widening them again: the widening\n"
@@ -2115,8 +2115,8 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "// -DNVF_SWPROBE=1 loads the weights and SFs as always but only folds them into one accumulator (no\n"
   "// widening, no MMAs; the tokens are still staged): the rate of this grid's access pattern by itself.\n"
   "// -DNVF_SWPROBE=2 stages no tokens (shared memory left as it is; the chunk barriers kept), =3 also\n"
-  "// drops the barriers: what the token staging costs each CTA (twenty-first session).\n"
-  "#if defined(NVF_SWPROBE) && NVF_SWPROBE >= 2\n",
+  "// drops the barriers: what the token staging costs each CTA (twenty-first session).\n",
+  "#if defined(NVF_SWPROBE) && NVF_SWPROBE >= 2\n"
   "#define NVF_SWSTAGE 0\n"
   "#else\n"
   "#define NVF_SWSTAGE 1\n"
@@ -2186,8 +2186,8 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "    // weights of steps 0 .. DEPTH-1 in flight before the first chunk is staged\n"
   "    uint4 wq[NVF_DEPTH][2];\n"
   "    u32 ws[NVF_DEPTH][2];\n"
-  "    #pragma unroll\n"
-  "    for (int d = 0; d < NVF_DEPTH; ++d) {\n",
+  "    #pragma unroll\n",
+  "    for (int d = 0; d < NVF_DEPTH; ++d) {\n"
   "      const int kel = d * NVF_STEP + 32 * t; // first K element of this thread's piece\n"
   "      const bool in = d < nsteps && kel < p.k;\n"
   "      wq[d][0] = (in && ok0) \? nvf_ldg_weights<WIDE>(w0 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);\n"
@@ -2255,8 +2255,8 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "#endif\n"
   "            {\n"
   "              const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;\n"
-  "              const bool in = sn < nsteps && kel < p.k;\n"
-  "              wq[d][0] = (in && ok0) \? nvf_ldg_weights<WIDE>(w0 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);\n",
+  "              const bool in = sn < nsteps && kel < p.k;\n",
+  "              wq[d][0] = (in && ok0) \? nvf_ldg_weights<WIDE>(w0 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);\n"
   "              wq[d][1] = (in && ok1) \? nvf_ldg_weights<WIDE>(w1 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);\n"
   "              ws[d][0] = (in && ok0) \? *(const u16*)(sf0 + (i64)sn * 1024) : 0u;\n"
   "              ws[d][1] = (in && ok1) \? *(const u16*)(sf1 + (i64)sn * 1024) : 0u;\n"
@@ -2289,7 +2289,7 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "\n"
   "// Kernels without and with a workspace (separate, so each gets its own register allocation and\n"
   "// the path without one compiles as before); the host passes a workspace only on sm_90+ (the bulk\n"
-  "// copies), so elsewhere the _ws kernels are empty.\n"
+  "// copies) and TILED weights.\n"
   "template <bool WIDE> NVF_DEV void nvf_gemm_swapab_plain(const NvfGemmParams& p) { nvf_gemm_swapab_body<WIDE, false>(p); }\n"
   "\n"
   "// nvf_gemm_swapab and nvf_gemm_swapab_l2, or nvf_gemm_swapab_tiled (gemm_common.cuh)\n"
@@ -2307,24 +2307,17 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "  nvf_gemm_swapab_body<WIDE, true>(p);\n"
   "#endif\n"
   "}\n"
+  "// (only for TILED weights: the host gives ROW_MAJOR ones no workspace, nvfp4moe__spec_takes_ws)\n"
   "#if defined(NVF_WTILED) && NVF_WTILED\n"
   "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB) nvf_gemm_swapab_ws_tiled(const NvfGemmParams p) {\n"
   "  nvf_gemm_swapab_pre<false>(p);\n"
   "}\n"
-  "#else\n"
-  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB) nvf_gemm_swapab_ws(const NvfGemmParams p) {\n"
-  "  nvf_gemm_swapab_pre<false>(p);\n"
-  "}\n"
-  "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB) nvf_gemm_swapab_ws_l2(const NvfGemmParams p) {\n"
-  "  nvf_gemm_swapab_pre<true>(p);\n"
-  "}\n"
-  "#endif\n"
   "\n"
   "// The token pre-pass of a swap-AB GEMM with a workspace: each token row below masked_m widened\n"
   "// once, as the staging above does it, into the workspace's row of 128 * steps bf16 (256 bytes a\n"
   "// step, pair order, zeros past K): nvf_sw_row_offset, the host's nvfp4moe__tok_ws_bytes. One\n"
-  "// thread a 32-element piece; CTA x = g ytiles + y takes the group's pieces y * 256 + threadIdx.x,\n",
-  "// then every ytiles * 256 on (a warp writes 8 whole steps: full sectors).\n"
+  "// thread a 32-element piece; CTA x = g ytiles + y takes the group's pieces y * 256 + threadIdx.x,\n"
+  "// then every ytiles * 256 on (a warp writes 8 whole steps: full sectors).\n",
   "extern \"C\" __global__ void __launch_bounds__(256) nvf_sw_widen_tokens(const NvfGemmParams p, int ytiles) {\n"
   "  nvf_pdl_enter();\n"
   "  const int g = blockIdx.x / ytiles, y = blockIdx.x % ytiles;\n"
@@ -2346,7 +2339,8 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "    #pragma unroll\n"
   "    for (int j = 0; j < 8; ++j) *(uint2*)(dst + j * 8) = make_uint2(v[2 * j], v[2 * j + 1]);\n"
   "  }\n"
-  "}\n",
+  "}\n"
+  "#endif\n",
   0};
 static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "// gemm_wgmma.cu -- masked grouped NVFP4 GEMM (NT) on Hopper warpgroup MMA (sm_90a).\n"
@@ -4201,8 +4195,7 @@ enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
 
 /* The kernels of every swap-AB and wgmma module: plain weight loads, then the same kernel with
    256-byte L2 fetches (nvfp4moe__gemm_kernel picks one). */
-#define NVFP4MOE__SWAPAB_KERNELS                                                                                  \
-  {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", "nvf_sw_widen_tokens", "nvf_gemm_swapab_ws", "nvf_gemm_swapab_ws_l2", 0}
+#define NVFP4MOE__SWAPAB_KERNELS {"nvf_gemm_swapab", "nvf_gemm_swapab_l2", 0}
 #define NVFP4MOE__WGMMA_KERNELS {"nvf_gemm_wgmma", "nvf_gemm_wgmma_l2", 0}
 #define NVFP4MOE__WS_KERNELS {"nvf_gemm_wgmma_ws", "nvf_gemm_wgmma_ws_l2", "nvf_ws_widen_tokens", 0}
 /* ... and of their twins for TILED weights: one kernel (the 256-byte fetch measured no gain
@@ -5893,18 +5886,17 @@ NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const
 }
 
 /* Whether a tile configuration takes a workspace of widened tokens on sm90 for weights in this
-   layout with this K: the token-producer tiles (GEMM_WS128 .. GEMM_WS32) always; the swap-AB
-   tiles the heuristic picks there where it was measured faster (bench/NOTES.md, twenty-second
-   session): the 8- and 16-token tiles on TILED weights (-2 to -11 % at 1-16 tokens), the
-   8-token tile on ROW_MAJOR weights of K >= 2560 (-2 to -6 %: the kernel that fetches 256-byte
-   blocks into L2). Elsewhere on ROW_MAJOR weights the second chunk buffer cost 7-20 %: a row is
-   read 64 bytes a step, so each 128-byte line is read twice, through L1, which the larger
-   shared memory shrinks. (The forced T32 and T48 would need two chunk buffers of 32 or 48
-   tokens: they keep widening in every CTA.) */
+   layout with this K: the token-producer tiles (GEMM_WS128 .. GEMM_WS32) always; the 8- and
+   16-token swap-AB tiles (the heuristic's up to 16 covered tokens) on TILED weights with K >=
+   4096, the one case where three A/Bs on an H200 agreed on a gain (bench/NOTES.md, twenty-second
+   session: DeepSeek-V3 GEMM1, K 7168, -4.5 to -5.5 % at one token). At K 2048 and below they
+   went both ways (DeepSeek-V3 GEMM2 +3 to +6 % in two of three), and on ROW_MAJOR weights they
+   lost up to 20 %: a row is read 64 bytes a step, each 128-byte line twice through L1, which
+   the second chunk buffer's shared memory shrinks. (The forced T32 and T48 would need two chunk
+   buffers of 32 or 48 tokens: they keep widening in every CTA.) */
 NVFP4MOE__PRIVATE int nvfp4moe__spec_takes_ws(int spec, nvfp4moe_weight_layout layout, int k) {
   if (spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32) return 1;
-  if (layout == NVFP4MOE_WEIGHTS_TILED) return spec == NVFP4MOE__SPEC_GEMM_T8 || spec == NVFP4MOE__SPEC_GEMM_T16;
-  return spec == NVFP4MOE__SPEC_GEMM_T8 && k >= 2560; /* as nvfp4moe__gemm_kernel on sm_90 */
+  return layout == NVFP4MOE_WEIGHTS_TILED && k >= 4096 && (spec == NVFP4MOE__SPEC_GEMM_T8 || spec == NVFP4MOE__SPEC_GEMM_T16);
 }
 
 /* Bytes of the widened tokens of a tile that takes them (nvfp4moe__spec_takes_ws), 256 bytes a
@@ -6050,15 +6042,15 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
       y = (int)ytiles;
       wargs[0] = (void*)p;
       wargs[1] = &y;
-      r = nvfp4moe__launch(ctx, fn, mod, tiled ? 1 : 2, (unsigned)(p->groups * ytiles), 256, 0, stream, wargs);
+      r = nvfp4moe__launch(ctx, fn, mod, 1, (unsigned)(p->groups * ytiles), 256, 0, stream, wargs);
       if (r != NVFP4MOE_SUCCESS) return r;
     }
     args[0] = (void*)p;
-    /* the kernels reading the workspace: 3 and 4 (2 for TILED weights); after the pre-pass a
-       programmatic dependent launch, so that their weight loads start under it (only the
-       thread that copies the tokens waits for it) */
-    return nvfp4moe__launch_as(ctx, fn, mod, !p->tok_ws ? kern : tiled ? 2 : 3 + kern, (unsigned)grid, 256, smem, stream,
-                               args, p->tok_ws && !widened);
+    /* the kernel reading the workspace (2; only TILED weights get one, nvfp4moe__spec_takes_ws);
+       after the pre-pass a programmatic dependent launch, so that its weight loads start under
+       it (only the thread that copies the tokens waits for it) */
+    return nvfp4moe__launch_as(ctx, fn, mod, p->tok_ws ? 2 : kern, (unsigned)grid, 256, smem, stream, args,
+                               p->tok_ws && !widened);
   }
   bm = nvfp4moe__portable_bm[spec - NVFP4MOE__SPEC_GEMM_P16];
   unsigned threads = bm == 128 ? 256 : 128, smem = 2u * (unsigned)(bm + 128) * 128u;

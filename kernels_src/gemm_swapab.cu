@@ -11,7 +11,7 @@
 // product does not care about the order of K as long as A and B agree, so the tokens are
 // stored in shared memory in the same pair order.
 //
-// With a workspace (p.tok_ws, sm_90+), nvf_sw_widen_tokens below first widens each token once,
+// With a workspace (p.tok_ws, sm_90+, TILED weights), nvf_sw_widen_tokens below first widens each token once,
 // into a row of 128 * steps bf16 in that pair order (word 64 s + 8 i + 2 t + j of step s), and
 // one thread copies each chunk's token rows into shared memory by bulk copies (double buffer,
 // an mbarrier a buffer) instead of every CTA of the group widening them again: the widening
@@ -238,7 +238,7 @@ template <bool WIDE, bool PRE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmPa
 
 // Kernels without and with a workspace (separate, so each gets its own register allocation and
 // the path without one compiles as before); the host passes a workspace only on sm_90+ (the bulk
-// copies), so elsewhere the _ws kernels are empty.
+// copies) and TILED weights.
 template <bool WIDE> NVF_DEV void nvf_gemm_swapab_plain(const NvfGemmParams& p) { nvf_gemm_swapab_body<WIDE, false>(p); }
 
 // nvf_gemm_swapab and nvf_gemm_swapab_l2, or nvf_gemm_swapab_tiled (gemm_common.cuh)
@@ -256,18 +256,11 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_pre(const NvfGemmParams& p) {
   nvf_gemm_swapab_body<WIDE, true>(p);
 #endif
 }
+// (only for TILED weights: the host gives ROW_MAJOR ones no workspace, nvfp4moe__spec_takes_ws)
 #if defined(NVF_WTILED) && NVF_WTILED
 extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB) nvf_gemm_swapab_ws_tiled(const NvfGemmParams p) {
   nvf_gemm_swapab_pre<false>(p);
 }
-#else
-extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB) nvf_gemm_swapab_ws(const NvfGemmParams p) {
-  nvf_gemm_swapab_pre<false>(p);
-}
-extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB) nvf_gemm_swapab_ws_l2(const NvfGemmParams p) {
-  nvf_gemm_swapab_pre<true>(p);
-}
-#endif
 
 // The token pre-pass of a swap-AB GEMM with a workspace: each token row below masked_m widened
 // once, as the staging above does it, into the workspace's row of 128 * steps bf16 (256 bytes a
@@ -296,3 +289,4 @@ extern "C" __global__ void __launch_bounds__(256) nvf_sw_widen_tokens(const NvfG
     for (int j = 0; j < 8; ++j) *(uint2*)(dst + j * 8) = make_uint2(v[2 * j], v[2 * j + 1]);
   }
 }
+#endif

@@ -763,11 +763,13 @@ static void test_gemm_workspace_size(void) {
   CHECK(nvfp4moe_gemm_workspace_size(c, &a) == nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS128, 4, 256, 7168),
         "sm90, 128 tokens expected: the 128-token tile's bytes");
   a.expected_m = 4;
-  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == (size_t)4 * 256 * 56 * 256, "sm90, 4 tokens expected: the 8-token swap-AB tile's rows");
-  a.k = 2048; /* ROW_MAJOR below K 2560: only TILED weights take it */
-  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == 0, "8-token swap-AB tile, row-major, K 2048: 0");
+  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == 0, "8-token swap-AB tile, row-major: 0");
   a.b_layout = NVFP4MOE_WEIGHTS_TILED;
-  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == (size_t)4 * 256 * 16 * 256, "8-token swap-AB tile, tiled, K 2048");
+  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == (size_t)4 * 256 * 56 * 256, "8-token swap-AB tile, tiled, K 7168: its rows");
+  a.k = 2048;
+  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == 0, "8-token swap-AB tile, tiled, K 2048: 0");
+  a.k = 4096;
+  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == (size_t)4 * 256 * 32 * 256, "8-token swap-AB tile, tiled, K 4096");
   a.k = 7168; a.b_layout = NVFP4MOE_WEIGHTS_ROW_MAJOR;
   a.expected_m = 8; /* 8 + 2 x 3 = 14 -> T16 */
   CHECK(nvfp4moe_gemm_workspace_size(c, &a) == 0, "16-token swap-AB tile, row-major: 0");
@@ -795,8 +797,11 @@ static void test_gemm_workspace_size(void) {
     CHECK(none == lay.tok && none < any, "host reference: no token region (%zu of %zu)", none, any);
     CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 1024, 33) == none, "sm100, row-major: no token region");
     c->backend = NVFP4MOE_BACKEND_SM90;
+    CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 1024, 4) == none, "sm90, swap-AB decode (expected_m 4), row-major: none");
+    lw.layout = NVFP4MOE_WEIGHTS_TILED;
     CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 1024, 4) == lay.tok + (size_t)32 * 1024 * 56 * 256,
-          "sm90, swap-AB decode (expected_m 4): GEMM1's token rows");
+          "sm90, swap-AB decode (expected_m 4), tiled: GEMM1's token rows (K 7168; GEMM2's K 2048 takes none)");
+    lw.layout = NVFP4MOE_WEIGHTS_ROW_MAJOR;
     CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 1024, 33) ==
               lay.tok + nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS48, 32, 1024, 7168),
           "sm90, expected_m 33: the 48-token tile's GEMM1 tokens (the larger GEMM)");

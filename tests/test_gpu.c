@@ -756,7 +756,9 @@ static void test_gemm_every_tile_config(void) {
                                 /* 1, 2 and 3 tokens per group (groups far below every tile): K 4160 over
                                    five 1024-K chunks ending inside a step, N 264 inside a 128-row block;
                                    then TILED weights */
-                                {6, 8, 264, 4160, 7, 1, 1, 8, 0, 0}, {6, 16, 272, 1152, 7, 1, 1, 0, 0, 1}};
+                                {6, 8, 264, 4160, 7, 1, 1, 8, 0, 0}, {6, 16, 272, 1152, 7, 1, 1, 0, 0, 1},
+                                /* TILED, K 4224 (33 steps, five chunks): the swap-AB tiles' token workspace */
+                                {6, 16, 272, 4224, 7, 1, 1, 0, 0, 1}};
   nvfp4moe_info info;
   const char* config;
   int i, want, wrong;
@@ -780,12 +782,12 @@ static void test_gemm_every_tile_config(void) {
     unsetenv("NVFP4MOE_GEMM_CONFIG");
     if (!ctx) continue;
     /* on the sm90 backend a token-producer tile asks for the token workspace in every case, the
-       8-token swap-AB tile for TILED weights and K >= 2560, the 16-token one for TILED weights */
+       8- and 16-token swap-AB tiles for TILED weights with K >= 4096 */
     want = wrong = 0;
     for (j = 0; j < sizeof cases / sizeof cases[0]; ++j) {
       int ran = run_gcase(ctx, &cases[j], config);
-      int expect = strstr(config, "gemm_sm90_ws") || (!strcmp(config, "gemm_swapab_t8") && (cases[j].tiled || cases[j].k >= 2560)) ||
-                   (!strcmp(config, "gemm_swapab_t16") && cases[j].tiled);
+      int expect = strstr(config, "gemm_sm90_ws") ||
+                   ((!strcmp(config, "gemm_swapab_t8") || !strcmp(config, "gemm_swapab_t16")) && cases[j].tiled && cases[j].k >= 4096);
       want += expect;
       wrong += ran != expect;
     }
@@ -1018,14 +1020,16 @@ static void make_half(const float* w, int E, int rows, int K, float* scale, unsi
 }
 
 /* mode 0, 2: per-token scaling, 1: per-expert (expected_m 30: the 48-token tile on sm90, else 32); 3: per-token with TILED weights (I 256), checked
-   against the reference on the row-major weights; 4: as 3 in decode (expected_m 4: the 8-token swap-AB tile, on sm90
-   with its token rows in the workspace, many groups above 8 tokens) */
+   against the reference on the row-major weights; 4: as 3 with hidden 4096 in decode (expected_m 4: the 8-token swap-AB
+   tile, on sm90 GEMM1's token rows in the workspace, many groups above 8 tokens) */
 static void test_moe_layer(void) {
-  int E = 8, H = 256, I, M = 40, e, r, mode;
-  size_t nx = (size_t)E * M * H;
+  int E = 8, H, I, M = 40, e, r, mode;
+  size_t nx;
   NEED_GPU();
   for (mode = 0; mode < 5; ++mode) {
     I = mode >= 3 ? 256 : 192;
+    H = mode == 4 ? 4096 : 256; /* (mode 4: GEMM1 K >= 4096, where the swap-AB tiles take the workspace) */
+    nx = (size_t)E * M * H;
     float *wg = (float*)malloc(4 * (size_t)E * I * H), *wu = (float*)malloc(4 * (size_t)E * I * H);
     float *w2 = (float*)malloc(4 * (size_t)E * H * I);
     float gs[8], us[8], s2[8], in1[8], in2[8];
