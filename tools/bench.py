@@ -122,9 +122,13 @@ def main():
         # the workspace the configuration asks for (the token-producer tiles' widened tokens),
         # allocated once per case like any caller's, outside the timed region
         n = lib.nvfp4moe_gemm_workspace_size(c, ctypes.byref(ga))
+        # A/B arms with and without a workspace must not differ in where the caching allocator
+        # puts later buffers (the weights of the next shapes): a GEMM with no workspace in either
+        # arm measured up to 9 % apart after one arm had allocated one (bench/NOTES.md,
+        # twenty-second session). So every case takes the same 64 MB block unless it needs more.
+        buf = torch.empty(max(n, 64 << 20), dtype=torch.uint8, device="cuda")
+        keep.append(buf)
         if n:
-            buf = torch.empty(n, dtype=torch.uint8, device="cuda")
-            keep.append(buf)
             ga.workspace, ga.workspace_size = buf.data_ptr(), n
 
     def layout_for(c, N, K):
