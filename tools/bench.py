@@ -23,6 +23,7 @@ Writes bench/results/<gpu>.json (a JSON array of records) and prints a table.
     python3 tools/bench.py --variants gemm_sm90_t32@-DNVF_WTUNE=121,gemm_swapab_t32 --ms 32 --only gemm,layer
                                                    (forced configurations, each with an optional define)
     python3 tools/bench.py --envs "NVFP4MOE_PDL=0,NVFP4MOE_PDL=1" --only quant,layer --out PATH
+    (with --envs, --defines, --configs: --shapes dsv3_ep8_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2 picks and orders the GEMMs)
                                                    (contexts under run-time environment switches)
 """
 import ctypes
@@ -114,6 +115,9 @@ def main():
     envsets = ([dict(kv.split("=", 1) for kv in v.split(";")) for v in sys.argv[sys.argv.index("--envs") + 1].split(",")]
                if "--envs" in sys.argv else None)
     tune_ms = [int(v) for v in sys.argv[sys.argv.index("--ms") + 1].split(",")] if "--ms" in sys.argv else [1, 8, 32]
+    # --shapes a,b,a: the GEMM shapes of the A/B runs, in this order (repeats allowed: sequence effects)
+    tune_shapes = ([next(sh for sh in SHAPES if sh[0] == nm) for nm in sys.argv[sys.argv.index("--shapes") + 1].split(",")]
+                   if "--shapes" in sys.argv else SHAPES)
     # --layout row_major|tiled|preferred (default): the weights' byte layout (nvfp4moe_weight_layout).
     # The weights are random bytes, so one buffer serves either layout.
     layout_opt = sys.argv[sys.argv.index("--layout") + 1] if "--layout" in sys.argv else "preferred"
@@ -273,7 +277,7 @@ def main():
                 del os.environ[env]
             if "quant" in only:
                 quant_cases(c=tctx, tune=define)
-            for name, G, N, K in (SHAPES if "gemm" in only else []):
+            for name, G, N, K in (tune_shapes if "gemm" in only else []):
                 w = random_fp4((G, N, K // 2))
                 wsf = random_sf(G * lib.nvfp4moe_sf_bytes(N, K, 0))
                 for m in tune_ms:
