@@ -5886,17 +5886,17 @@ NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const
 }
 
 /* Whether a tile configuration takes a workspace of widened tokens on sm90 for weights in this
-   layout with this K: the token-producer tiles (GEMM_WS128 .. GEMM_WS32) always; the 8- and
-   16-token swap-AB tiles (the heuristic's up to 16 covered tokens) on TILED weights with K >=
-   4096, the one case where three A/Bs on an H200 agreed on a gain (bench/NOTES.md, twenty-second
-   session: DeepSeek-V3 GEMM1, K 7168, -4.5 to -5.5 % at one token). At K 2048 and below they
-   went both ways (DeepSeek-V3 GEMM2 +3 to +6 % in two of three), and on ROW_MAJOR weights they
-   lost up to 20 %: a row is read 64 bytes a step, each 128-byte line twice through L1, which
-   the second chunk buffer's shared memory shrinks. (The forced T32 and T48 would need two chunk
-   buffers of 32 or 48 tokens: they keep widening in every CTA.) */
+   layout with this K: the token-producer tiles (GEMM_WS128 .. GEMM_WS32) always; the 8-token
+   swap-AB tile (the heuristic's up to 8 covered tokens) on TILED weights with K >= 4096, the one
+   case where every A/B on an H200 agreed on a gain (bench/NOTES.md, twenty-second session:
+   DeepSeek-V3 GEMM1, K 7168, -4.5 to -5.7 % at one token). At K 2048 and below the swap-AB
+   tiles went both ways, on ROW_MAJOR weights they lost up to 20 % (a row is read 64 bytes a
+   step, each 128-byte line twice through L1, which the second chunk buffer's shared memory
+   shrinks), and the 16-token tile's two buffers (67 KB a CTA) were followed by a slower next
+   GEMM. (The forced T16, T32 and T48 keep widening in every CTA.) */
 NVFP4MOE__PRIVATE int nvfp4moe__spec_takes_ws(int spec, nvfp4moe_weight_layout layout, int k) {
   if (spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32) return 1;
-  return layout == NVFP4MOE_WEIGHTS_TILED && k >= 4096 && (spec == NVFP4MOE__SPEC_GEMM_T8 || spec == NVFP4MOE__SPEC_GEMM_T16);
+  return layout == NVFP4MOE_WEIGHTS_TILED && k >= 4096 && spec == NVFP4MOE__SPEC_GEMM_T8;
 }
 
 /* Bytes of the widened tokens of a tile that takes them (nvfp4moe__spec_takes_ws), 256 bytes a
