@@ -316,7 +316,8 @@ typedef struct nvfp4moe_gemm_args {
                                  expected_m + 2 sqrt(expected_m) rows, more rows in a group cost
                                  extra passes, never correctness; 0 = m_max */
   nvfp4moe_devptr workspace;  /* optional, 16-byte aligned, >= nvfp4moe_gemm_workspace_size()
-                                 bytes: the sm90 token-producer tiles widen the tokens into it
+                                 bytes: the sm90 token-producer tiles (and the 8-token swap-AB
+                                 tile on TILED weights, K >= 4096) widen the tokens into it
                                  once instead of in every CTA (4-20 % faster at K >= 2048 on an
                                  H200, bench/NOTES.md); 0 = none, the same result. Written by the
                                  call, so one buffer per concurrent call (stream) */
@@ -485,8 +486,10 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context* c
                                                               nvfp4moe_stream stream);
 /* Bytes of the optional GEMM workspace for these args (shapes, expected_m and b_layout; the
    pointers are not read): about 2 x m_max x K bytes a group (the tokens widened to bf16) where
-   the context's heuristic picks an sm90 token-producer tile, else 0 (sm100 with ROW_MAJOR
-   weights, sm_80 tiles, offline context, $NVFP4MOE_TOKEN_PREPASS=0, null or invalid args).
+   the context's heuristic picks an sm90 token-producer tile, or its 8-token swap-AB tile on
+   TILED weights with K >= 4096 (expected_m <= 4: 3-6 % faster on an H200's DeepSeek-V3 GEMM1),
+   else 0 (the other swap-AB tiles, sm100 with ROW_MAJOR weights, sm_80 tiles, offline context,
+   $NVFP4MOE_TOKEN_PREPASS=0, null or invalid args).
    Same role as the workspace of CUTLASS's grouped GEMM: ask, allocate once, pass. */
 NVFP4MOE_API size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* args);
 
@@ -499,15 +502,16 @@ NVFP4MOE_API size_t nvfp4moe_moe_workspace_size(const nvfp4moe_moe_weights* w, i
 /* The workspace one forward on this context needs for these weights' shapes, m_max and
    expected_m (as nvfp4moe_moe_args; the pointers are not read): the same regions, with the
    GEMMs' widened tokens only as large as the tiles this context picks use, and none where it
-   picks none (sm100 with ROW_MAJOR weights, the swap-AB decode tiles, sm_80 tiles, offline,
-   $NVFP4MOE_TOKEN_PREPASS=0). ctx null: the host reference's need (no token region). Never more
+   picks none (sm100 with ROW_MAJOR weights, the swap-AB decode tiles but the 8-token one on
+   TILED weights with K >= 4096, sm_80 tiles, offline, $NVFP4MOE_TOKEN_PREPASS=0). ctx null: the host reference's need (no token region). Never more
    than nvfp4moe_moe_workspace_size; nvfp4moe_moe_forward on this context with these shapes,
    m_max and expected_m accepts it. The need is not monotonic in expected_m (each tile pads
    m_max to its own token count; expected_m 0 means m_max): to size once for calls with several
    expected_m, pass expected_m = -1 (the most any expected_m needs on this context) or use
    nvfp4moe_moe_workspace_size. E.g. DeepSeek-V3 EP8 shapes (32 experts, hidden 7168, inter 2048)
-   with m_max 1024 on an H200: no token region at expected_m <= 9 (swap-AB), 484 MB at 23-36
-   (the 48-token tile), 470 MB at 37 and up; nvfp4moe_moe_workspace_size holds 528 MB. As
+   with m_max 1024 on an H200: with ROW_MAJOR weights no token region at expected_m <= 9
+   (swap-AB; TILED: 470 MB for GEMM1's token rows at expected_m <= 4), 484 MB at 23-36 (the
+   48-token tile), 470 MB at 37 and up; nvfp4moe_moe_workspace_size holds 528 MB. As
    CUTLASS's get_workspace_size: ask with the call's arguments, allocate, pass. 0 for null
    weights or non-positive experts, hidden, inter or m_max. */
 NVFP4MOE_API size_t nvfp4moe_moe_workspace_size_for(const nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
