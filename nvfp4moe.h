@@ -2311,8 +2311,9 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "  nvf_gemm_swapab_body<WIDE, true>(p);\n"
   "#endif\n"
   "}\n"
-  "// (only for TILED weights: the host gives ROW_MAJOR ones no workspace, nvfp4moe__spec_takes_ws)\n"
-  "#if defined(NVF_WTILED) && NVF_WTILED\n"
+  "// (only for 8 tokens on TILED weights: the host gives no other swap-AB tile a workspace,\n"
+  "// nvfp4moe__spec_takes_ws)\n"
+  "#if defined(NVF_WTILED) && NVF_WTILED && NVF_NT == 1\n"
   "extern \"C\" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB) nvf_gemm_swapab_ws_tiled(const NvfGemmParams p) {\n"
   "  nvf_gemm_swapab_pre<false>(p);\n"
   "}\n"
@@ -4204,17 +4205,19 @@ enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
 #define NVFP4MOE__WS_KERNELS {"nvf_gemm_wgmma_ws", "nvf_gemm_wgmma_ws_l2", "nvf_ws_widen_tokens", 0}
 /* ... and of their twins for TILED weights: one kernel (the 256-byte fetch measured no gain
    on tiled weights); the portable module has one kernel either way */
-#define NVFP4MOE__SWAPAB_TILED_KERNELS {"nvf_gemm_swapab_tiled", "nvf_sw_widen_tokens", "nvf_gemm_swapab_ws_tiled", 0}
+#define NVFP4MOE__SWAPAB_TILED_KERNELS {"nvf_gemm_swapab_tiled", 0}
+/* the 8-token one's also has its token pre-pass (1) and the kernel reading its workspace (2) */
+#define NVFP4MOE__SWAPAB_T8_TILED_KERNELS {"nvf_gemm_swapab_tiled", "nvf_sw_widen_tokens", "nvf_gemm_swapab_ws_tiled", 0}
 #define NVFP4MOE__WGMMA_TILED_KERNELS {"nvf_gemm_wgmma_tiled", 0}
 #define NVFP4MOE__WS_TILED_KERNELS {"nvf_gemm_wgmma_ws_tiled", "nvf_ws_widen_tokens", 0}
 #define NVFP4MOE__PORTABLE_KERNELS {"nvf_gemm_portable", 0}
 /* The GEMM specialisations, once per weight layout: SUF is the name suffix, TD the layout
-   define (0: none), PK/SK/WK/XK the kernel lists of the portable, swap-AB, wgmma and
-   warp-specialised wgmma modules. The
+   define (0: none), PK/S8K/SK/WK/XK the kernel lists of the portable, 8-token swap-AB, other
+   swap-AB, wgmma and warp-specialised wgmma modules. The
    wgmma heuristic picks ws_t32_wg4, ws_t48_wg4, ws_t64_wg4 and ws_t128_wg3 (gemm_wgmma_ws.cu: four or
    three consumer warpgroups, 256 or 192 weight rows, and a token producer warpgroup); the gemm_wgmma.cu
    tiles stay for forced configurations and A/Bs (bench/NOTES.md). */
-#define NVFP4MOE__GEMM_SPECS(SUF, TD, PK, SK, WK, XK) \
+#define NVFP4MOE__GEMM_SPECS(SUF, TD, PK, S8K, SK, WK, XK) \
     {"gemm_portable_m16" SUF, "gemm_portable.cu", {"-DNVF_BM=16", "-DNVF_WARPS_M=1", "-DNVF_WARPS_N=4", TD, 0},        \
      NVFP4MOE__NEEDS_SM80, 0, PK},                                                                                     \
     {"gemm_portable_m32" SUF, "gemm_portable.cu", {"-DNVF_BM=32", "-DNVF_WARPS_M=2", "-DNVF_WARPS_N=2", TD, 0},        \
@@ -4223,7 +4226,7 @@ enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
      NVFP4MOE__NEEDS_SM80, 0, PK},                                                                                     \
     {"gemm_portable_m128" SUF, "gemm_portable.cu", {"-DNVF_BM=128", "-DNVF_WARPS_M=4", "-DNVF_WARPS_N=2", TD, 0},      \
      NVFP4MOE__NEEDS_SM80, 0, PK},                                                                                     \
-    {"gemm_swapab_t8" SUF, "gemm_swapab.cu", {"-DNVF_NT=1", TD, 0}, NVFP4MOE__NEEDS_SM80, 0, SK},                      \
+    {"gemm_swapab_t8" SUF, "gemm_swapab.cu", {"-DNVF_NT=1", TD, 0}, NVFP4MOE__NEEDS_SM80, 0, S8K},                     \
     {"gemm_swapab_t16" SUF, "gemm_swapab.cu", {"-DNVF_NT=2", TD, 0}, NVFP4MOE__NEEDS_SM80, 0, SK},                     \
     {"gemm_swapab_t32" SUF, "gemm_swapab.cu", {"-DNVF_NT=4", TD, 0}, NVFP4MOE__NEEDS_SM80, 0, SK},                     \
     {"gemm_swapab_t48" SUF, "gemm_swapab.cu", {"-DNVF_NT=6", TD, 0}, NVFP4MOE__NEEDS_SM80, 0, SK},                     \
@@ -4262,17 +4265,18 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"quantize_img", "quantize.cu", {"-DNVF_QIMG_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1, {"nvf_quantize_img", 0}},
     {"silu_quantize_img", "quantize.cu", {"-DNVF_SILU", "-DNVF_QIMG_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_silu_mul_quantize_img", 0}},
-    NVFP4MOE__GEMM_SPECS("", 0, NVFP4MOE__PORTABLE_KERNELS, NVFP4MOE__SWAPAB_KERNELS, NVFP4MOE__WGMMA_KERNELS,
-                         NVFP4MOE__WS_KERNELS)
+    NVFP4MOE__GEMM_SPECS("", 0, NVFP4MOE__PORTABLE_KERNELS, NVFP4MOE__SWAPAB_KERNELS, NVFP4MOE__SWAPAB_KERNELS,
+                         NVFP4MOE__WGMMA_KERNELS, NVFP4MOE__WS_KERNELS)
     {"gemm_sm100_n128", "gemm_sm100.cu", {"-DNVF_BN=128", 0}, NVFP4MOE__NEEDS_SM100, 0,
      {"nvf_gemm_sm100", 0}},
     /* the twins for TILED weights (nvfp4moe_weight_layout): only the weight addressing differs */
-    NVFP4MOE__GEMM_SPECS("_tiled", "-DNVF_WTILED=1", NVFP4MOE__PORTABLE_KERNELS, NVFP4MOE__SWAPAB_TILED_KERNELS,
-                         NVFP4MOE__WGMMA_TILED_KERNELS, NVFP4MOE__WS_TILED_KERNELS)
+    NVFP4MOE__GEMM_SPECS("_tiled", "-DNVF_WTILED=1", NVFP4MOE__PORTABLE_KERNELS, NVFP4MOE__SWAPAB_T8_TILED_KERNELS,
+                         NVFP4MOE__SWAPAB_TILED_KERNELS, NVFP4MOE__WGMMA_TILED_KERNELS, NVFP4MOE__WS_TILED_KERNELS)
 };
 #undef NVFP4MOE__SWAPAB_KERNELS
 #undef NVFP4MOE__WGMMA_KERNELS
 #undef NVFP4MOE__SWAPAB_TILED_KERNELS
+#undef NVFP4MOE__SWAPAB_T8_TILED_KERNELS
 #undef NVFP4MOE__WGMMA_TILED_KERNELS
 #undef NVFP4MOE__WS_KERNELS
 #undef NVFP4MOE__WS_TILED_KERNELS
@@ -5840,7 +5844,7 @@ typedef struct nvfp4moe__gemm_params {
   nvfp4moe_devptr a, a_sf, b, b_sf, masked_m, alpha, row_scale, d;
   long long ldd;
   int groups, m_max, n, k;
-  nvfp4moe_devptr tok_ws; /* the token-producer tiles' widened tokens (nvfp4moe__tok_ws_bytes), or 0 */
+  nvfp4moe_devptr tok_ws; /* the token-producer and 8-token swap-AB tiles' widened tokens (nvfp4moe__tok_ws_bytes), or 0 */
 } nvfp4moe__gemm_params;
 
 static const int nvfp4moe__portable_bm[4] = {16, 32, 64, 128};
@@ -5907,10 +5911,10 @@ NVFP4MOE__PRIVATE int nvfp4moe__spec_takes_ws(int spec, nvfp4moe_weight_layout l
    (token, 128-K step), about 2 m_max K bytes a group (4x the NVFP4 tokens). A token-producer
    tile's, as nvf_ws_widen_tokens writes them: per group, ceil(m_max / NVF_TOK) token tiles of
    ceil(steps / NVF_SPS) slot images of NVF_SPS steps x NVF_TOK tokens. A swap-AB tile's, as
-   nvf_sw_widen_tokens writes them: per group, m_max token rows of every step. */
+   nvf_sw_widen_tokens writes them (the 8-token tile's): per group, m_max token rows of every step. */
 NVFP4MOE__PRIVATE size_t nvfp4moe__tok_ws_bytes(int spec, int groups, int m_max, int k) {
   size_t tok, sps, steps = ((size_t)k + 127) / 128, nslots;
-  if (spec == NVFP4MOE__SPEC_GEMM_T8 || spec == NVFP4MOE__SPEC_GEMM_T16) return (size_t)groups * (size_t)m_max * steps * 256;
+  if (spec == NVFP4MOE__SPEC_GEMM_T8) return (size_t)groups * (size_t)m_max * steps * 256;
   tok = (size_t)nvfp4moe__ws_tok[spec - NVFP4MOE__SPEC_GEMM_WS128];
   sps = tok >= 128 ? 1 : 2;
   nslots = (steps + sps - 1) / sps;
@@ -5928,6 +5932,8 @@ NVFP4MOE__PRIVATE int nvfp4moe__ws_possible(const nvfp4moe_context* ctx, const n
 NVFP4MOE__PRIVATE size_t nvfp4moe__gemm_ws_need(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* a, int* spec) {
   *spec = nvfp4moe__portable_spec(ctx, a);
   if (!nvfp4moe__ws_possible(ctx, a) || !nvfp4moe__spec_takes_ws(*spec, a->b_layout, a->k)) return 0;
+  /* (tuning runs with larger swap-AB chunks: two buffers of them may not fit in shared memory) */
+  if (*spec == NVFP4MOE__SPEC_GEMM_T8 && strncmp(ctx->tune_define, "-DNVF_SKC=", 10) == 0) return 0;
   return nvfp4moe__tok_ws_bytes(*spec, a->groups, a->m_max, a->k);
 }
 

@@ -256,8 +256,9 @@ template <bool WIDE> NVF_DEV void nvf_gemm_swapab_pre(const NvfGemmParams& p) {
   nvf_gemm_swapab_body<WIDE, true>(p);
 #endif
 }
-// (only for TILED weights: the host gives ROW_MAJOR ones no workspace, nvfp4moe__spec_takes_ws)
-#if defined(NVF_WTILED) && NVF_WTILED
+// (only for 8 tokens on TILED weights: the host gives no other swap-AB tile a workspace,
+// nvfp4moe__spec_takes_ws)
+#if defined(NVF_WTILED) && NVF_WTILED && NVF_NT == 1
 extern "C" __global__ void __launch_bounds__(NVF_THREADS, NVF_MINB) nvf_gemm_swapab_ws_tiled(const NvfGemmParams p) {
   nvf_gemm_swapab_pre<false>(p);
 }

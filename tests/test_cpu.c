@@ -752,10 +752,8 @@ static void test_gemm_workspace_size(void) {
   CHECK(nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS128, 2, 200, 7168) == (size_t)2 * 2 * 56 * 128 * 256, "ws128 bytes");
   /* 48-token tile, 2 steps a slot: K 2080 has 17 steps -> 9 slots of 2 */
   CHECK(nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS48, 1, 33, 2080) == (size_t)9 * 2 * 48 * 256, "ws48 bytes");
-  /* swap-AB tiles: every one of m_max token rows, 256 bytes a 128-K step (K 2080: 17 steps) */
-  CHECK(nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_T8, 3, 33, 2080) == (size_t)3 * 33 * 17 * 256 &&
-            nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_T16, 3, 33, 2080) == (size_t)3 * 33 * 17 * 256,
-        "swap-AB bytes");
+  /* the 8-token swap-AB tile: every one of m_max token rows, 256 bytes a 128-K step (K 2080: 17 steps) */
+  CHECK(nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_T8, 3, 33, 2080) == (size_t)3 * 33 * 17 * 256, "swap-AB bytes");
   memset(&a, 0, sizeof a);
   a.groups = 4; a.m_max = 256; a.n = 4096; a.k = 7168; a.expected_m = 128;
   CHECK(nvfp4moe_gemm_workspace_size(0, &a) == 0 && nvfp4moe_gemm_workspace_size(c, 0) == 0, "null ctx or args: 0");
@@ -812,10 +810,15 @@ static void test_gemm_workspace_size(void) {
     CHECK(nvfp4moe_moe_workspace_size_for(c, &lw, 1024, -1) == nvfp4moe_moe_workspace_size_for(c, &lw, 1024, 33) &&
               nvfp4moe_moe_workspace_size_for(c, &lw, 1024, -1) <= any,
           "expected_m -1: the most any expected_m needs (the 48-token tile's here)");
-    { /* every expected_m fits the -1 size */
-      int em, worse = 0;
-      size_t most = nvfp4moe_moe_workspace_size_for(c, &lw, 1024, -1);
-      for (em = 0; em <= 1100; ++em) worse += nvfp4moe_moe_workspace_size_for(c, &lw, 1024, em) > most;
+    { /* every expected_m fits the -1 size, for either weight layout */
+      int em, worse = 0, lay2;
+      for (lay2 = 0; lay2 < 2; ++lay2) {
+        size_t most;
+        lw.layout = lay2 ? NVFP4MOE_WEIGHTS_TILED : NVFP4MOE_WEIGHTS_ROW_MAJOR;
+        most = nvfp4moe_moe_workspace_size_for(c, &lw, 1024, -1);
+        for (em = 0; em <= 1100; ++em) worse += nvfp4moe_moe_workspace_size_for(c, &lw, 1024, em) > most;
+      }
+      lw.layout = NVFP4MOE_WEIGHTS_ROW_MAJOR;
       CHECK(worse == 0, "%d expected_m need more than the -1 size", worse);
     }
     lw.hidden = 2048; lw.inter = 7168; /* GEMM2 has the longer K: its tokens set the region */
