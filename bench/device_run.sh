@@ -107,7 +107,8 @@
 # not kept: here both arms build the default).
 # Twenty-second session: X22: the quick GEMM and layer tests, memcheck and racecheck on the swap-AB tiles' GEMM tests
 # (their token rows from the workspace). X22A: the A/B of the token pre-passes off / on three times
-# (NVFP4MOE_TOKEN_PREPASS; or the contexts $ABENVS) at $MS tokens on the GEMMs.
+# (NVFP4MOE_TOKEN_PREPASS; or the contexts $ABENVS) at $MS tokens on the GEMMs. X23 (not yet run): the same A/B with
+# each arm in its own process, three times, GEMMs and layers.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -863,6 +864,17 @@ X22A)
   e=NVFP4MOE_TOKEN_PREPASS
   PYTHONUNBUFFERED=1 timeout ${ABT:-450} python3 tools/bench.py --envs "${ABENVS:-$e=0,$e=1,$e=0,$e=1,$e=0,$e=1}" --ms "${MS:-1,8,16}" \
     --only gemm --out "$OUT/ab_swapab_rows.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  ;;
+X23)
+  # next session (written in the twenty-second, not run): the token pre-passes off / on with each arm in its own
+  # process (is the after-effect on later GEMMs a same-process effect?), GEMMs and layers (the decode layer row)
+  e=NVFP4MOE_TOKEN_PREPASS
+  for i in 1 2 3; do
+    for v in 0 1; do
+      PYTHONUNBUFFERED=1 timeout ${ABT:-120} python3 tools/bench.py --envs "$e=$v" --ms "${MS:-1,4,8,16}" --only gemm,layer \
+        --out "$OUT/ab_process_${i}_$v.json" 2>&1 | grep -E "tune=" | cut -c1-170
+    done
+  done
   ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1
