@@ -1129,6 +1129,24 @@ static void test_moe_layer(void) {
         CHECK(memcmp(out, out0, 2 * nx) == 0, "mode %d: the layer with NVFP4MOE_LAYER_WIDEN=%d gives other bits", mode, lw);
       }
       g_ctx->layer_widen = saved;
+      if (mode == 4) { /* every kernel a programmatic dependent launch (NVFP4MOE_PDL=1): the swap-AB GEMM's
+                          pre-pass then starts under the quantizer before it, and the GEMM under the pre-pass */
+        nvfp4moe_context* pc = 0;
+        nvfp4moe_desc pd;
+        memset(&pd, 0, sizeof pd);
+        setenv("NVFP4MOE_PDL", "1", 1);
+        CHECK(nvfp4moe_create(&pd, &pc) == NVFP4MOE_SUCCESS, "context with NVFP4MOE_PDL=1: %s", nvfp4moe_last_error());
+        unsetenv("NVFP4MOE_PDL");
+        if (pc) {
+          gu_fill(dout, 0xAB, 2 * nx);
+          gu_fill(dws, 0xFF, ws);
+          CHECK(nvfp4moe_moe_forward(pc, &w, &a, 0) == NVFP4MOE_SUCCESS, "forward, NVFP4MOE_PDL=1: %s", nvfp4moe_last_error());
+          gu_sync();
+          gu_get(out0, dout, 2 * nx);
+          CHECK(memcmp(out, out0, 2 * nx) == 0, "mode 4: the layer with NVFP4MOE_PDL=1 gives other bits");
+          nvfp4moe_destroy(pc);
+        }
+      }
       free(out0);
     }
     /* the same layer with the host reference pieces */
