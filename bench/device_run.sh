@@ -876,6 +876,24 @@ X23)
     done
   done
   ;;
+X24)
+  # twenty-third session: the quick layer tests (mode 4 now repeats the layer under NVFP4MOE_PDL=1), then the
+  # after-effect: each arm in its own process, DeepSeek-V3 GEMM1 (the workspace kernels at m <= 8) then gpt-oss
+  # (row-major, no workspace), under the shared-memory carveout switch (NVFP4MOE_SMEM_CARVEOUT); then the layers
+  TEST_QUICK=1 TEST_ONLY=layer timeout ${LT:-120} ./build/test_gpu > "$OUT/layer_tests.log" 2>&1
+  summ "quick layer tests" "$OUT/layer_tests.log" $? 8
+  grep -E "layer mode|PDL" "$OUT/layer_tests.log" | head -12
+  e=NVFP4MOE_TOKEN_PREPASS c=NVFP4MOE_SMEM_CARVEOUT
+  for i in 1 2; do
+    for arm in "$e=0" "$e=1" "$e=0;$c=100" "$e=1;$c=fit" "$e=0;$c=fit"; do
+      tag=$(echo "$arm" | tr -c 'a-zA-Z0-9\n' '_')
+      PYTHONUNBUFFERED=1 timeout ${ABT:-90} python3 tools/bench.py --envs "$arm" --ms "${MS:-1,8}" --only gemm \
+        --shapes ${SHAPES:-dsv3_ep8_gemm1,gpt_oss_gemm1} --out "$OUT/ab_carveout_${i}_$tag.json" 2>&1 | grep -E "tune=" | cut -c1-170
+    done
+  done
+  PYTHONUNBUFFERED=1 timeout ${LABT:-200} python3 tools/bench.py --envs "${LENVS:-$e=0,$e=1,$e=0,$e=1}" --only layer \
+    --out "$OUT/ab_layers.json" 2>&1 | grep -E "tune=" | cut -c1-170
+  ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1
   summ "full GPU suite" "$OUT/test_gpu_full.log" $? 12
