@@ -983,9 +983,6 @@ typedef void* nvfp4moe__nvrtcProgram;
 #define NVFP4MOE__CU_ATTR_SMEM_OPTIN 97
 #define NVFP4MOE__CU_FUNC_MAX_DYN_SMEM 8
 #define NVFP4MOE__CU_FUNC_NUM_REGS 4
-#define NVFP4MOE__CU_FUNC_STATIC_SMEM 1
-#define NVFP4MOE__CU_FUNC_CARVEOUT 9
-#define NVFP4MOE__CU_ATTR_SMEM_PER_SM 81
 #define NVFP4MOE__CUDA_ABI 12000 /* cuGetProcAddress: the entry points as of CUDA 12.0 */
 
 typedef struct nvfp4moe__driver_api {
@@ -4297,7 +4294,6 @@ typedef struct nvfp4moe__module {
   int smem_set[NVFP4MOE__MAX_KERNELS];   /* dynamic shared memory limit raised to this */
   int occupancy[NVFP4MOE__MAX_KERNELS];  /* resident CTAs per SM, 0 = not asked yet */
   int regs[NVFP4MOE__MAX_KERNELS];       /* registers per thread it was built with, 0 = not asked yet */
-  int carveout_set[NVFP4MOE__MAX_KERNELS]; /* $NVFP4MOE_SMEM_CARVEOUT applied */
 } nvfp4moe__module;
 
 struct nvfp4moe_context {
@@ -4320,8 +4316,6 @@ struct nvfp4moe_context {
   int token_prepass;     /* the token-producer tiles take a workspace of widened tokens ($NVFP4MOE_TOKEN_PREPASS) */
   int layer_widen;       /* which of the expert layer's quantizers write those tokens instead of the pre-pass: bit 0 the
                             input's (GEMM1), bit 1 the SiLU's (GEMM2) ($NVFP4MOE_LAYER_WIDEN) */
-  int carveout;          /* $NVFP4MOE_SMEM_CARVEOUT: -1 the driver's choice, 0-100 percent, -2 "fit" */
-  int smem_per_sm;       /* shared memory an SM can hold at most (bytes) */
   int sm100_self_test;
   nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
   unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
@@ -4818,7 +4812,6 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__open_device(nvfp4moe_context* ctx) {
   nvfp4moe__cu.cuDeviceGetAttribute(&ctx->cc_minor, NVFP4MOE__CU_ATTR_CC_MINOR, ctx->dev);
   nvfp4moe__cu.cuDeviceGetAttribute(&ctx->sm_count, NVFP4MOE__CU_ATTR_SM_COUNT, ctx->dev);
   nvfp4moe__cu.cuDeviceGetAttribute(&ctx->smem_optin, NVFP4MOE__CU_ATTR_SMEM_OPTIN, ctx->dev);
-  nvfp4moe__cu.cuDeviceGetAttribute(&ctx->smem_per_sm, NVFP4MOE__CU_ATTR_SMEM_PER_SM, ctx->dev);
   nvfp4moe__cu.cuDeviceGetName(ctx->gpu_name, (int)sizeof ctx->gpu_name, ctx->dev);
   nvfp4moe__cu.cuDriverGetVersion(&ctx->driver_version);
   if (ctx->cc_major < 8)
@@ -4974,13 +4967,6 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   ctx->layer_widen = v && v[0] >= '0' && v[0] <= '3' && !v[1] ? v[0] - '0' : 2;
   if (v && !(v[0] >= '0' && v[0] <= '3' && !v[1]))
     nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_LAYER_WIDEN=%s is not a mask 0-3: the default (2)", v);
-  /* Timing runs: $NVFP4MOE_SMEM_CARVEOUT sets each kernel's preferred shared-memory carveout before its
-     first launch, a percent 0-100 or "fit" (the least that holds the CTAs per SM the kernel allows). Unset,
-     the driver chooses (bench/NOTES.md, twenty-third session). */
-  v = nvfp4moe__getenv("NVFP4MOE_SMEM_CARVEOUT");
-  ctx->carveout = !v ? -1 : strcmp(v, "fit") == 0 ? -2 : v[0] >= '0' && v[0] <= '9' && atoi(v) <= 100 ? atoi(v) : -1;
-  if (v && ctx->carveout == -1)
-    nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_SMEM_CARVEOUT=%s is neither 0-100 nor fit: not set", v);
   nvfp4moe__resolve_cache_dir(ctx);
   nvfp4moe__source_digest(ctx->source_digest);
   ctx->desc.cache_dir = ctx->cache_dir;
@@ -5076,29 +5062,6 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__set_smem(nvfp4moe_context* ctx, int 
   return cr ? nvfp4moe__cuda_fail(&ctx->desc.logger, cr, "cuFuncSetAttribute(max dynamic shared memory)") : NVFP4MOE_SUCCESS;
 }
 
-/* $NVFP4MOE_SMEM_CARVEOUT (timing runs), once per kernel: "fit" asks for the CTAs per SM the kernel's
-   registers and shared memory allow, each with its static and dynamic shared memory and the 1 KB the
-   driver reserves per CTA. */
-NVFP4MOE__PRIVATE void nvfp4moe__set_carveout(nvfp4moe_context* ctx, int s, int k, unsigned block, unsigned smem) {
-  nvfp4moe__module* m = &ctx->modules[s];
-  if (ctx->carveout == -1) return;
-  nvfp4moe__lock(&m->lock);
-  if (!m->carveout_set[k]) {
-    int pct = ctx->carveout, n = 0, st = 0;
-    if (pct == -2) {
-      if (nvfp4moe__cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, m->fn[k], (int)block, smem) != 0 || n < 1) n = 1;
-      nvfp4moe__cu.cuFuncGetAttribute(&st, NVFP4MOE__CU_FUNC_STATIC_SMEM, m->fn[k]);
-      pct = ctx->smem_per_sm > 0 ? (int)(((long long)n * (smem + st + 1024) * 100 + ctx->smem_per_sm - 1) / ctx->smem_per_sm) : 100;
-      if (pct > 100) pct = 100;
-    }
-    nvfp4moe__cu.cuFuncSetAttribute(m->fn[k], NVFP4MOE__CU_FUNC_CARVEOUT, pct);
-    nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_DEBUG, "%s kernel %d: carveout %d %% (%d CTAs x %u + %d B)",
-                  nvfp4moe__specs[s].name, k, pct, n, smem, st);
-    m->carveout_set[k] = 1;
-  }
-  nvfp4moe__unlock(&m->lock);
-}
-
 /* Resident CTAs per SM of a kernel (for persistent grids), asked once. */
 NVFP4MOE__PRIVATE int nvfp4moe__occupancy(nvfp4moe_context* ctx, int s, int k, int block, unsigned smem) {
   nvfp4moe__module* m = &ctx->modules[s];
@@ -5143,7 +5106,6 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_as(nvfp4moe_context* ctx, con
   if (r != NVFP4MOE_SUCCESS) return r;
   r = nvfp4moe__set_smem(ctx, s, k, smem);
   if (r != NVFP4MOE_SUCCESS) return r;
-  nvfp4moe__set_carveout(ctx, s, k, block, smem);
   pdl = ctx->pdl == 2 || (ctx->pdl == 1 && (pdl_always || strncmp(nvfp4moe__specs[s].name, "gemm_", 5) != 0));
   if (pdl) {
     nvfp4moe__CUlaunchAttribute at;
@@ -6393,7 +6355,6 @@ NVFP4MOE__PRIVATE void nvfp4moe__self_test(nvfp4moe_context* ctx) {
         memset(ctx->modules[s].smem_set, 0, sizeof ctx->modules[s].smem_set);
         memset(ctx->modules[s].occupancy, 0, sizeof ctx->modules[s].occupancy);
         memset(ctx->modules[s].regs, 0, sizeof ctx->modules[s].regs);
-        memset(ctx->modules[s].carveout_set, 0, sizeof ctx->modules[s].carveout_set);
         ctx->modules[s].module = 0;
         ctx->modules[s].state = 0;
       }

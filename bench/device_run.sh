@@ -879,7 +879,8 @@ X23)
 X24)
   # twenty-third session: the quick layer tests (mode 4 now repeats the layer under NVFP4MOE_PDL=1), then the
   # after-effect: each arm in its own process, DeepSeek-V3 GEMM1 (the workspace kernels at m <= 8) then gpt-oss
-  # (row-major, no workspace), under the shared-memory carveout switch (NVFP4MOE_SMEM_CARVEOUT); then the layers
+  # (row-major, no workspace), under the shared-memory carveout switch (NVFP4MOE_SMEM_CARVEOUT, only in commit
+  # e3e2f51: without it those arms time the default); then the layers
   TEST_QUICK=1 TEST_ONLY=layer timeout ${LT:-120} ./build/test_gpu > "$OUT/layer_tests.log" 2>&1
   summ "quick layer tests" "$OUT/layer_tests.log" $? 8
   grep -E "layer mode|PDL" "$OUT/layer_tests.log" | head -12
