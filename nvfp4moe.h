@@ -131,10 +131,12 @@ typedef enum nvfp4moe_sf_layout {
 
 /* Byte layouts of E2M1 weights [G, N, K/2] (the GEMMs' B; the SFs stay 128x4 either way).
    ROW_MAJOR: row n of group g at (g N + n) K/2, as ModelOpt checkpoints, FlashInfer and
-   SGLang store them. TILED (needs N % 16 == 0 and K % 128 == 0): the same bytes permuted
-   into tiles of 16 rows, each tile's 16 rows x 64 bytes (128 K) of one K step stored
-   together (1 KB), the steps of a tile one after another; byte o of row n at
-   (g N + n - n % 16) K/2 + (o / 64) 1024 + (n % 16) 64 + o % 64. An offline pre-shuffle as
+   SGLang store them. TILED (needs N % 16 == 0): the same bytes permuted into tiles of 16
+   rows, each tile's 16 rows x 64 bytes (128 K) of one K step stored together (1 KB), the
+   steps of a tile one after another; a row takes RB = ceil(K/128) x 64 bytes (K/2 when
+   K % 128 == 0; else the last step is padded with zero bytes, so the matrix is larger than
+   [N, K/2]: nvfp4moe_weight_bytes); byte o of row n at
+   (g N + n - n % 16) RB + (o / 64) 1024 + (n % 16) 64 + o % 64. An offline pre-shuffle as
    Marlin's: the sm_80/sm_90 GEMM kernels read one contiguous KB per warp and step (on an
    H200, in A/B runs, 2-6 % faster at K <= 2048 and m <= 8, 1-2 % at K 7168; bench/NOTES.md). Made by
    nvfp4moe_weights_relayout; nvfp4moe_preferred_weight_layout says which one to use. */
@@ -273,10 +275,12 @@ typedef struct nvfp4moe_sf_convert_args {
 } nvfp4moe_sf_convert_args;
 
 /* Weight byte layout conversion of G matrices [N, K/2] of E2M1 codes (nvfp4moe_weight_layout;
-   the SFs are not touched). N % 16 == 0 and K % 128 == 0. */
+   the SFs are not touched). N % 16 == 0 and K % 32 == 0; to TILED, the padding of a last
+   partial 128-K step is written as zeros. */
 typedef struct nvfp4moe_weights_relayout_args {
   int groups, n, k;
-  nvfp4moe_devptr src, dst;   /* G N K/2 bytes each, 16-byte aligned, must not overlap */
+  nvfp4moe_devptr src, dst;   /* G x nvfp4moe_weight_bytes(N, K, layout) bytes each (G N K/2 ROW_MAJOR),
+                                 16-byte aligned, must not overlap */
   nvfp4moe_weight_layout dst_layout; /* the source has the other layout */
 } nvfp4moe_weights_relayout_args;
 
@@ -305,7 +309,8 @@ typedef struct nvfp4moe_gemm_args {
   int k;                      /* multiple of 32 */
   nvfp4moe_devptr a;          /* u8 [G, m_max, K/2], 16-byte aligned */
   nvfp4moe_devptr a_sf;       /* 128x4, G * nvfp4moe_sf_bytes(m_max, K, 128X4), 16-byte aligned */
-  nvfp4moe_devptr b;          /* u8 [G, N, K/2] (weights), 16-byte aligned */
+  nvfp4moe_devptr b;          /* u8 [G, N, K/2] (weights), 16-byte aligned; TILED: G x
+                                 nvfp4moe_weight_bytes(N, K, TILED) bytes */
   nvfp4moe_devptr b_sf;       /* 128x4, G * nvfp4moe_sf_bytes(N, K, 128X4), 16-byte aligned */
   nvfp4moe_devptr masked_m;   /* int32 [G] on the device; never read on the host */
   nvfp4moe_devptr alpha;      /* f32 [G] (product of the decode scales), or 0 for 1 */
@@ -322,7 +327,7 @@ typedef struct nvfp4moe_gemm_args {
                                  H200, bench/NOTES.md); 0 = none, the same result. Written by the
                                  call, so one buffer per concurrent call (stream) */
   size_t workspace_size;      /* bytes at workspace */
-  nvfp4moe_weight_layout b_layout; /* of b; 0 = ROW_MAJOR. TILED: N % 16 == 0, K % 128 == 0 */
+  nvfp4moe_weight_layout b_layout; /* of b; 0 = ROW_MAJOR. TILED: N % 16 == 0 */
 } nvfp4moe_gemm_args;
 
 /* Activation scaling of the expert layer. */
@@ -343,7 +348,8 @@ typedef struct nvfp4moe_moe_weights {
   nvfp4moe_devptr w2_scale;   /* f32 [E] */
   nvfp4moe_devptr input_scale1; /* PER_EXPERT: f32 [E] decode scale of x (input_scale of w13) */
   nvfp4moe_devptr input_scale2; /* PER_EXPERT: f32 [E] decode scale of the SiLU output */
-  nvfp4moe_weight_layout layout; /* of w13 and w2; 0 = ROW_MAJOR. TILED: H, I multiples of 128 */
+  nvfp4moe_weight_layout layout; /* of w13 and w2; 0 = ROW_MAJOR. TILED: E x nvfp4moe_weight_bytes(2I, H,
+                                    TILED) and E x nvfp4moe_weight_bytes(H, I, TILED) bytes */
 } nvfp4moe_moe_weights;
 
 /* One expert-layer forward in the masked (DeepEP low-latency) layout:
@@ -415,6 +421,10 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_driver_symbol(const char* name, void** fn)
 /* Bytes of one matrix of SFs for [rows, K] in a layout (128X4: roundup(rows,128)*4*Kc4; LINEAR:
    rows*K/16); 0 for rows <= 0, K not a positive multiple of 16 or an unknown layout. */
 NVFP4MOE_API size_t nvfp4moe_sf_bytes(int rows, int k, nvfp4moe_sf_layout layout);
+/* Bytes of one group's E2M1 weight matrix [N, K] in a weight layout (nvfp4moe_weight_layout):
+   ROW_MAJOR N x K/2; TILED N x ceil(K/128) x 64 (the same when K % 128 == 0). 0 for N <= 0,
+   K not a positive multiple of 32, TILED with N % 16 != 0, or an unknown layout. */
+NVFP4MOE_API size_t nvfp4moe_weight_bytes(int n, int k, nvfp4moe_weight_layout layout);
 
 /* ---- quantization ----------------------------------------------------------------------- */
 
@@ -464,12 +474,12 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_dequantize(nvfp4moe_context* ctx, const nv
                                                  nvfp4moe_stream stream);
 /* Weight byte layout conversion (see nvfp4moe_weights_relayout_args), e.g. ROW_MAJOR ->
    TILED once after loading or quantizing the weights. Errors: INVALID_ARGUMENT (groups < 1,
-   N not a multiple of 16, K not a multiple of 128, null, misaligned or overlapping
+   N not a multiple of 16, K not a multiple of 32, null, misaligned or overlapping
    pointers, an unknown layout), NOT_SUPPORTED (offline context), CUDA. */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_weights_relayout(nvfp4moe_context* ctx, const nvfp4moe_weights_relayout_args* args,
                                                        nvfp4moe_stream stream);
 /* The weight layout the context's GEMM kernels read fastest for an [N, K] weight: TILED on
-   the sm90 backend (measured on an H200) when N % 16 == 0 and K % 128 == 0, else ROW_MAJOR
+   the sm90 backend (measured on an H200) when N % 16 == 0 and K % 32 == 0, else ROW_MAJOR
    (the sm100 kernel reads ROW_MAJOR by TMA; given TILED it runs the sm_80 kernels). A null
    ctx gives ROW_MAJOR. */
 NVFP4MOE_API nvfp4moe_weight_layout nvfp4moe_preferred_weight_layout(const nvfp4moe_context* ctx, int n, int k);
@@ -480,7 +490,7 @@ NVFP4MOE_API nvfp4moe_weight_layout nvfp4moe_preferred_weight_layout(const nvfp4
    so it can be captured in a CUDA graph and replayed with new counts.
    Errors: INVALID_ARGUMENT (K % 32, N % 8, ldd, alignment, null pointers, a nonzero
    workspace smaller than nvfp4moe_gemm_workspace_size or not 16-byte aligned, an unknown
-   b_layout, TILED with N % 16 or K % 128), NOT_SUPPORTED (offline context). */
+   b_layout, TILED with N % 16), NOT_SUPPORTED (offline context). */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context* ctx,
                                                               const nvfp4moe_gemm_args* args,
                                                               nvfp4moe_stream stream);
@@ -1601,20 +1611,23 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "\n"
   "// Weight layouts (nvfp4moe_weight_layout). Row-major: row n of group g at (g N + n) K/2, as\n"
   "// ModelOpt and FlashInfer store it. Tiled (the host builds a module with -DNVF_WTILED=1 for\n"
-  "// it; N % 16 == 0, K % 128 == 0): the rows in 16-row tiles, a tile's 16 rows x 64 bytes (128\n"
-  "// K) of one step contiguous, 1 KB, the steps of a tile one after another; byte o of row n\n"
-  "// (o < K/2) at (g N + n - n % 16) K/2 + (o / 64) 1024 + (n % 16) 64 + o % 64. The same bytes\n"
-  "// permuted: a warp of the swap-AB and wgmma kernels reads 1 KB in one piece per step instead\n"
-  "// of 64 bytes from each of 16 rows (-3 to -6 % at K <= 2048 on an H200, bench/NOTES.md).\n"
+  "// it; N % 16 == 0): the rows in 16-row tiles, a tile's 16 rows x 64 bytes (128 K) of one step\n"
+  "// contiguous, 1 KB, the steps of a tile one after another; with RB = ceil(K / 128) 64 (K/2,\n"
+  "// a last partial step padded to a whole one), byte o of row n (o < K/2) at\n"
+  "// (g N + n - n % 16) RB + (o / 64) 1024 + (n % 16) 64 + o % 64. The same bytes permuted: a\n"
+  "// warp of the swap-AB and wgmma kernels reads 1 KB in one piece per step instead of 64 bytes\n"
+  "// from each of 16 rows (-3 to -6 % at K <= 2048 on an H200, bench/NOTES.md); the padding is\n"
+  "// never read (every load stops at K).\n"
   "#if defined(NVF_WTILED) && NVF_WTILED\n"
   "#define NVF_WSTEP_BYTES 1024 // bytes between the 128-K steps of a row\n"
+  "#define NVF_WROWB(p) ((i64)(((p).k + 127) >> 7) << 6) // RB above\n"
   "#else\n"
   "#define NVF_WSTEP_BYTES 64\n"
   "#endif\n"
   "// Byte 16 t of step 0 of row r0 of group g (a 16-byte piece; the step's next pieces follow).\n"
   "NVF_DEV const u8* nvf_wpiece(const NvfGemmParams& p, int g, int r0, int t) {\n"
   "#if defined(NVF_WTILED) && NVF_WTILED\n"
-  "  return p.b + ((i64)g * p.n + (r0 & ~15)) * (p.k / 2) + (r0 & 15) * 64 + 16 * t;\n"
+  "  return p.b + ((i64)g * p.n + (r0 & ~15)) * NVF_WROWB(p) + (r0 & 15) * 64 + 16 * t;\n"
   "#else\n"
   "  return p.b + ((i64)g * p.n + r0) * (p.k / 2) + 16 * t;\n"
   "#endif\n"
@@ -1627,13 +1640,13 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "#endif\n"
   "// Byte o (0 <= o < K/2, 16-byte aligned) of row r of group g, any access pattern.\n"
   "NVF_DEV const u8* nvf_wbyte(const NvfGemmParams& p, int g, i64 r, int o) {\n"
-  "#if defined(NVF_WTILED) && NVF_WTILED\n"
-  "  return p.b + ((i64)g * p.n + (r & ~(i64)15)) * (p.k / 2) + (i64)(o >> 6) * 1024 + (r & 15) * 64 + (o & 63);\n"
+  "#if defined(NVF_WTILED) && NVF_WTILED\n",
+  "  return p.b + ((i64)g * p.n + (r & ~(i64)15)) * NVF_WROWB(p) + (i64)(o >> 6) * 1024 + (r & 15) * 64 + (o & 63);\n"
   "#else\n"
   "  return p.b + ((i64)g * p.n + r) * (p.k / 2) + o;\n"
   "#endif\n"
   "}\n"
-  "\n",
+  "\n"
   "// The entry points of a swap-AB or wgmma module, BODY<WIDE>(p) its kernel body. Row-major\n"
   "// weights: NAME (plain loads) and NAME_l2 (256-byte L2 fetches); the host picks by K. Tiled\n"
   "// weights (-DNVF_WTILED=1, the host's twin of the module): NAME_tiled alone, plain loads (a warp\n"
@@ -4016,16 +4029,21 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "}\n"
   "\n"
   "// ---- weight byte layout conversion (nvfp4moe_weights_relayout), 16 bytes a thread -------\n"
-  "// Row-major <-> tiled (gemm_common.cuh) over rows = G N rows of K/2 bytes; N % 16 == 0, so a\n"
-  "// 16-row tile never spans two groups, and K % 128 == 0.\n"
+  "// Row-major <-> tiled (gemm_common.cuh) over rows = G N rows of K/2 bytes (K % 32 == 0); N % 16\n"
+  "// == 0, so a 16-row tile never spans two groups. A tiled row takes RB = ceil(K / 128) 64 bytes:\n"
+  "// to tiled, the pieces past K/2 of a last partial step are written as zeros.\n"
   "extern \"C\" __global__ void nvf_weights_relayout(const u8* src, u8* dst, i64 rows, int k, int to_tiled) {\n"
   "  nvf_pdl_enter();\n"
-  "  const int pieces = k / 32; // 16-byte pieces per row\n"
+  "  const int pieces = (k + 127) / 128 * 4; // 16-byte pieces per tiled row\n"
+  "  const i64 rb = (i64)pieces * 16;\n"
   "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < rows * pieces; i += (i64)gridDim.x * blockDim.x) {\n"
   "    const i64 r = i / pieces;\n"
   "    const int o = (int)(i % pieces) * 16;\n"
-  "    const i64 lin = r * (k / 2) + o, til = (r & ~(i64)15) * (k / 2) + (i64)(o >> 6) * 1024 + (r & 15) * 64 + (o & 63);\n"
-  "    *(uint4*)(dst + (to_tiled \? til : lin)) = *(const uint4*)(src + (to_tiled \? lin : til));\n"
+  "    const i64 lin = r * (k / 2) + o, til = (r & ~(i64)15) * rb + (i64)(o >> 6) * 1024 + (r & 15) * 64 + (o & 63);\n"
+  "    if (o < k / 2)\n"
+  "      *(uint4*)(dst + (to_tiled \? til : lin)) = *(const uint4*)(src + (to_tiled \? lin : til));\n"
+  "    else if (to_tiled)\n"
+  "      *(uint4*)(dst + til) = make_uint4(0, 0, 0, 0);\n"
   "  }\n"
   "}\n"
   "\n"
@@ -4049,10 +4067,10 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    const float sff = nvf_e4m3_to_f32(sfb);\n"
   "    const uint2 qq = *(const uint2*)(p.q + gr * (p.k / 2) + (i64)b * 8);\n"
   "    float o[16];\n"
-  "    #pragma unroll\n"
+  "    #pragma unroll\n",
   "    for (int j = 0; j < 16; ++j) {\n"
   "      const u32 c = ((j < 8 \? qq.x : qq.y) >> (4 * (j & 7))) & 0xFu;\n"
-  "      // a faulted block (SF 0x7F) is NaN with fixed bits, so every backend writes the same\n",
+  "      // a faulted block (SF 0x7F) is NaN with fixed bits, so every backend writes the same\n"
   "      o[j] = sfb == 0x7F \? nvf_f32(0x7FC00000u) : __fmul_rn(__fmul_rn(nvf_e2m1_to_f32(c), sff), s);\n"
   "    }\n"
   "    const i64 base = gr * p.k + (i64)b * 16;\n"
@@ -5313,6 +5331,13 @@ NVFP4MOE__PRIVATE long long nvfp4moe__sf_off_128x4(long long r, int c, int kc4) 
   return (r / 128) * kc4 * 512 + (long long)(c / 4) * 512 + (r % 32) * 16 + ((r % 128) / 32) * 4 + (c % 4);
 }
 
+NVFP4MOE__IMPL size_t nvfp4moe_weight_bytes(int n, int k, nvfp4moe_weight_layout layout) {
+  if (n <= 0 || k <= 0 || k % 32 != 0) return 0;
+  if (layout == NVFP4MOE_WEIGHTS_ROW_MAJOR) return (size_t)n * (size_t)(k / 2);
+  if (layout == NVFP4MOE_WEIGHTS_TILED && n % 16 == 0) return (size_t)n * (size_t)((k + 127) / 128) * 64;
+  return 0;
+}
+
 NVFP4MOE__IMPL size_t nvfp4moe_sf_bytes(int rows, int k, nvfp4moe_sf_layout layout) {
   size_t nblk, kc4;
   if (rows <= 0 || k <= 0 || k % 16 != 0) return 0;
@@ -5416,8 +5441,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_gemm(const nvfp4moe_logger* lg
   NVFP4MOE__REQUIRE(a->expected_m >= 0, "args->expected_m = %d must be >= 0", a->expected_m);
   NVFP4MOE__REQUIRE(a->b_layout == NVFP4MOE_WEIGHTS_ROW_MAJOR || a->b_layout == NVFP4MOE_WEIGHTS_TILED,
                     "args->b_layout = %d is not a weight layout", (int)a->b_layout);
-  NVFP4MOE__REQUIRE(a->b_layout != NVFP4MOE_WEIGHTS_TILED || (a->n % 16 == 0 && a->k % 128 == 0),
-                    "args->b_layout is TILED, which needs n %% 16 == 0 and k %% 128 == 0 (n = %d, k = %d)", a->n, a->k);
+  NVFP4MOE__REQUIRE(a->b_layout != NVFP4MOE_WEIGHTS_TILED || a->n % 16 == 0,
+                    "args->b_layout is TILED, which needs n %% 16 == 0 (n = %d)", a->n);
   return NVFP4MOE_SUCCESS;
 }
 
@@ -5440,10 +5465,10 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_sf_convert(const nvfp4moe_logg
   return NVFP4MOE_SUCCESS;
 }
 
-/* Byte o of row r of an [rows, K/2] weight matrix in a weight layout (nvfp4moe_weight_layout). */
+/* Byte o (< K/2) of row r of an [rows, K] weight matrix in a weight layout (nvfp4moe_weight_layout). */
 NVFP4MOE__PRIVATE size_t nvfp4moe__weight_byte(int layout, size_t r, size_t o, int k) {
   if (layout == NVFP4MOE_WEIGHTS_ROW_MAJOR) return r * (size_t)(k / 2) + o;
-  return (r - r % 16) * (size_t)(k / 2) + o / 64 * 1024 + r % 16 * 64 + o % 64;
+  return (r - r % 16) * (size_t)((k + 127) / 128) * 64 + o / 64 * 1024 + r % 16 * 64 + o % 64;
 }
 
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_relayout(const nvfp4moe_logger* lg, const char* fn,
@@ -5452,7 +5477,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_relayout(const nvfp4moe_logger
   NVFP4MOE__REQUIRE(a != 0, "args is null");
   NVFP4MOE__REQUIRE(a->groups >= 1, "args->groups = %d must be >= 1", a->groups);
   NVFP4MOE__REQUIRE(a->n > 0 && a->n % 16 == 0, "args->n = %d must be a positive multiple of 16 (16-row tiles)", a->n);
-  NVFP4MOE__REQUIRE(a->k > 0 && a->k % 128 == 0, "args->k = %d must be a positive multiple of 128 (128-K steps)", a->k);
+  NVFP4MOE__REQUIRE(a->k > 0 && a->k % 32 == 0, "args->k = %d must be a positive multiple of 32", a->k);
   NVFP4MOE__REQUIRE(a->dst_layout == NVFP4MOE_WEIGHTS_ROW_MAJOR || a->dst_layout == NVFP4MOE_WEIGHTS_TILED,
                     "args->dst_layout = %d is not a weight layout", (int)a->dst_layout);
   NVFP4MOE__NONNULL(a, "args", src);
@@ -5460,8 +5485,13 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_relayout(const nvfp4moe_logger
   NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->src, 16), "args->src = 0x%llx must be 16-byte aligned", a->src);
   NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->dst, 16), "args->dst = 0x%llx must be 16-byte aligned", a->dst);
   NVFP4MOE__REQUIRE((double)a->groups * a->n * (double)a->k < 9.0e18, "args shapes overflow 64-bit offsets");
-  bytes = (size_t)a->groups * (size_t)a->n * (size_t)(a->k / 2);
-  NVFP4MOE__REQUIRE(a->src + bytes <= a->dst || a->dst + bytes <= a->src, "args->src and dst overlap");
+  { /* each buffer's own size: a TILED one is larger when K % 128 != 0 */
+    size_t sb = (size_t)a->groups * nvfp4moe_weight_bytes(a->n, a->k, a->dst_layout == NVFP4MOE_WEIGHTS_TILED
+                                                                              ? NVFP4MOE_WEIGHTS_ROW_MAJOR
+                                                                              : NVFP4MOE_WEIGHTS_TILED);
+    bytes = (size_t)a->groups * nvfp4moe_weight_bytes(a->n, a->k, a->dst_layout);
+    NVFP4MOE__REQUIRE(a->src + sb <= a->dst || a->dst + bytes <= a->src, "args->src and dst overlap");
+  }
   return NVFP4MOE_SUCCESS;
 }
 
@@ -5525,9 +5555,6 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_moe(const nvfp4moe_logger* lg,
   NVFP4MOE__NONNULL(w, "weights", w2_scale);
   NVFP4MOE__REQUIRE(w->layout == NVFP4MOE_WEIGHTS_ROW_MAJOR || w->layout == NVFP4MOE_WEIGHTS_TILED,
                     "weights->layout = %d is not a weight layout", (int)w->layout);
-  NVFP4MOE__REQUIRE(w->layout != NVFP4MOE_WEIGHTS_TILED || (w->hidden % 128 == 0 && w->inter % 128 == 0),
-                    "weights->layout is TILED, which needs hidden and inter multiples of 128 (hidden = %d, inter = %d)",
-                    w->hidden, w->inter);
   NVFP4MOE__REQUIRE(a->scaling == NVFP4MOE_ACT_PER_TOKEN || a->scaling == NVFP4MOE_ACT_PER_EXPERT,
                     "args->scaling = %d is not an activation scaling", (int)a->scaling);
   NVFP4MOE__REQUIRE(a->scaling == NVFP4MOE_ACT_PER_TOKEN || (w->input_scale1 && w->input_scale2),
@@ -5789,7 +5816,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_weights_relayout(nvfp4moe_context* ctx, 
   if (r != NVFP4MOE_SUCCESS) return r;
   to_tiled = a->dst_layout == NVFP4MOE_WEIGHTS_TILED;
   rows = (long long)a->groups * a->n; /* groups end on tile boundaries (N % 16 == 0) */
-  total = (rows * (a->k / 32) + 255) / 256; /* 16 bytes a thread */
+  total = (rows * ((a->k + 127) / 128 * 4) + 255) / 256; /* 16 bytes a thread, the TILED padding included */
   cap = (long long)ctx->sm_count * 16;
   args[0] = (void*)&a->src; args[1] = (void*)&a->dst; args[2] = &rows; args[3] = (void*)&a->k; args[4] = &to_tiled;
   r = nvfp4moe__launch(ctx, fn, NVFP4MOE__SPEC_QUANTIZE, NVFP4MOE__K_WEIGHTS_RELAYOUT, (unsigned)(total < cap ? total : cap),
@@ -5798,7 +5825,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_weights_relayout(nvfp4moe_context* ctx, 
 }
 
 NVFP4MOE__IMPL nvfp4moe_weight_layout nvfp4moe_preferred_weight_layout(const nvfp4moe_context* ctx, int n, int k) {
-  if (ctx && ctx->backend == NVFP4MOE_BACKEND_SM90 && n > 0 && n % 16 == 0 && k > 0 && k % 128 == 0)
+  if (ctx && ctx->backend == NVFP4MOE_BACKEND_SM90 && n > 0 && n % 16 == 0 && k > 0 && k % 32 == 0)
     return NVFP4MOE_WEIGHTS_TILED;
   return NVFP4MOE_WEIGHTS_ROW_MAJOR;
 }
@@ -6715,6 +6742,8 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_weights_relayout(const nvfp4moe_weig
   src = NVFP4MOE__HP(const unsigned char*, a->src);
   dst = NVFP4MOE__HP(unsigned char*, a->dst);
   rows = (size_t)a->groups * (size_t)a->n;
+  if (a->dst_layout == NVFP4MOE_WEIGHTS_TILED) /* the padding of a last partial step */
+    memset(dst, 0, (size_t)a->groups * nvfp4moe_weight_bytes(a->n, a->k, NVFP4MOE_WEIGHTS_TILED));
   for (row = 0; row < rows; ++row)
     for (o = 0; o < (size_t)(a->k / 2); ++o) {
       size_t lin = row * (size_t)(a->k / 2) + o, til = nvfp4moe__weight_byte(NVFP4MOE_WEIGHTS_TILED, row, o, a->k);
@@ -6816,7 +6845,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_grouped_gemm_nt_masked(const nvfp4mo
     int valid = nvfp4moe__ref_valid_rows(NVFP4MOE__HP(const int*, a->masked_m), g, a->m_max);
     double alpha = a->alpha ? NVFP4MOE__HP(const float*, a->alpha)[g] : 1.0;
     if (valid == 0) continue;
-    nvfp4moe__ref_deq_rows(NVFP4MOE__HP(const unsigned char*, a->b) + (size_t)g * (size_t)a->n * (size_t)(a->k / 2),
+    nvfp4moe__ref_deq_rows(NVFP4MOE__HP(const unsigned char*, a->b) + (size_t)g * nvfp4moe_weight_bytes(a->n, a->k, a->b_layout),
                            (int)a->b_layout, NVFP4MOE__HP(const unsigned char*, a->b_sf) + (size_t)g * sfb_g, a->n, a->k,
                            bd);
     for (m = 0; m < valid; ++m) {

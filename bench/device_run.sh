@@ -895,6 +895,34 @@ X24)
   PYTHONUNBUFFERED=1 timeout ${LABT:-200} python3 tools/bench.py --envs "${LENVS:-$e=0,$e=1,$e=0,$e=1}" --only layer \
     --out "$OUT/ab_layers.json" 2>&1 | grep -E "tune=" | cut -c1-170
   ;;
+X24B)
+  # twenty-third session: TILED weights with a padded last 128-K step (K % 128 != 0, gpt-oss's K 2880): the
+  # relayout tests, the A/B of gpt-oss row-major against TILED (each arm its own process, three times), the
+  # layers both ways (twice), then the quick GEMM and layer tests and memcheck on the TILED tests
+  TEST_ONLY=relayout timeout 60 ./build/test_gpu > "$OUT/relayout.log" 2>&1
+  summ "relayout tests" "$OUT/relayout.log" $? 8
+  e=NVFP4MOE_TOKEN_PREPASS=1
+  for i in 1 2 3; do
+    for lay in row_major preferred; do
+      PYTHONUNBUFFERED=1 timeout ${ABT:-90} python3 tools/bench.py --envs "$e" --ms "${MS:-1,8,32,128,512}" --only gemm \
+        --shapes gpt_oss_gemm1 --layout $lay --out "$OUT/ab_gptoss_${i}_$lay.json" 2>&1 | grep -E "tune=" | cut -c1-120 | sed "s/\$/ $lay/"
+    done
+  done
+  for i in 1 2; do
+    for lay in row_major preferred; do
+      PYTHONUNBUFFERED=1 timeout ${LABT:-120} python3 tools/bench.py --envs "$e" --only layer --layout $lay \
+        --out "$OUT/ab_layers_${i}_$lay.json" 2>&1 | grep -E "tune=" | cut -c1-120 | sed "s/\$/ $lay/"
+    done
+  done
+  TEST_QUICK=1 TEST_ONLY=gemm timeout ${TT:-200} ./build/test_gpu > "$OUT/gemm_tests.log" 2>&1
+  summ "quick GEMM tests" "$OUT/gemm_tests.log" $? 8
+  TEST_QUICK=1 TEST_ONLY=layer timeout ${LT:-100} ./build/test_gpu > "$OUT/layer_tests.log" 2>&1
+  summ "quick layer tests" "$OUT/layer_tests.log" $? 8
+  grep -E "layer mode" "$OUT/layer_tests.log"
+  TEST_QUICK=1 TEST_ONLY=tiled_same_bits timeout ${MCT:-90} compute-sanitizer --tool memcheck --error-exitcode 9 \
+    ./build/test_gpu > "$OUT/memcheck.tiled.log" 2>&1
+  echo "memcheck tiled exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.tiled.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.tiled.log") PASS"
+  ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1
   summ "full GPU suite" "$OUT/test_gpu_full.log" $? 12

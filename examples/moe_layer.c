@@ -237,7 +237,9 @@ static int run_layer(nvfp4moe_context* ctx, const layer_cfg* c) {
   if (nvfp4moe_preferred_weight_layout(ctx, 2 * I, H) == NVFP4MOE_WEIGHTS_TILED &&
       nvfp4moe_preferred_weight_layout(ctx, H, I) == NVFP4MOE_WEIGHTS_TILED) {
     nvfp4moe_weights_relayout_args rl;
-    t13 = gu_alloc((size_t)E * n13 / 2); t2 = gu_alloc((size_t)E * n2 / 2);
+    /* (a TILED matrix pads K to whole 128-element steps: its own size) */
+    t13 = gu_alloc((size_t)E * nvfp4moe_weight_bytes(2 * I, H, NVFP4MOE_WEIGHTS_TILED));
+    t2 = gu_alloc((size_t)E * nvfp4moe_weight_bytes(H, I, NVFP4MOE_WEIGHTS_TILED));
     memset(&rl, 0, sizeof rl);
     rl.groups = E; rl.n = 2 * I; rl.k = H; rl.src = d13; rl.dst = t13; rl.dst_layout = NVFP4MOE_WEIGHTS_TILED;
     if (nvfp4moe_weights_relayout(ctx, &rl, 0) != NVFP4MOE_SUCCESS) { printf("error: %s\n", nvfp4moe_last_error()); return 1; }

@@ -38,20 +38,23 @@ template <bool WIDE> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {
 
 // Weight layouts (nvfp4moe_weight_layout). Row-major: row n of group g at (g N + n) K/2, as
 // ModelOpt and FlashInfer store it. Tiled (the host builds a module with -DNVF_WTILED=1 for
-// it; N % 16 == 0, K % 128 == 0): the rows in 16-row tiles, a tile's 16 rows x 64 bytes (128
-// K) of one step contiguous, 1 KB, the steps of a tile one after another; byte o of row n
-// (o < K/2) at (g N + n - n % 16) K/2 + (o / 64) 1024 + (n % 16) 64 + o % 64. The same bytes
-// permuted: a warp of the swap-AB and wgmma kernels reads 1 KB in one piece per step instead
-// of 64 bytes from each of 16 rows (-3 to -6 % at K <= 2048 on an H200, bench/NOTES.md).
+// it; N % 16 == 0): the rows in 16-row tiles, a tile's 16 rows x 64 bytes (128 K) of one step
+// contiguous, 1 KB, the steps of a tile one after another; with RB = ceil(K / 128) 64 (K/2,
+// a last partial step padded to a whole one), byte o of row n (o < K/2) at
+// (g N + n - n % 16) RB + (o / 64) 1024 + (n % 16) 64 + o % 64. The same bytes permuted: a
+// warp of the swap-AB and wgmma kernels reads 1 KB in one piece per step instead of 64 bytes
+// from each of 16 rows (-3 to -6 % at K <= 2048 on an H200, bench/NOTES.md); the padding is
+// never read (every load stops at K).
 #if defined(NVF_WTILED) && NVF_WTILED
 #define NVF_WSTEP_BYTES 1024 // bytes between the 128-K steps of a row
+#define NVF_WROWB(p) ((i64)(((p).k + 127) >> 7) << 6) // RB above
 #else
 #define NVF_WSTEP_BYTES 64
 #endif
 // Byte 16 t of step 0 of row r0 of group g (a 16-byte piece; the step's next pieces follow).
 NVF_DEV const u8* nvf_wpiece(const NvfGemmParams& p, int g, int r0, int t) {
 #if defined(NVF_WTILED) && NVF_WTILED
-  return p.b + ((i64)g * p.n + (r0 & ~15)) * (p.k / 2) + (r0 & 15) * 64 + 16 * t;
+  return p.b + ((i64)g * p.n + (r0 & ~15)) * NVF_WROWB(p) + (r0 & 15) * 64 + 16 * t;
 #else
   return p.b + ((i64)g * p.n + r0) * (p.k / 2) + 16 * t;
 #endif
@@ -65,7 +68,7 @@ NVF_DEV const u8* nvf_wpiece(const NvfGemmParams& p, int g, int r0, int t) {
 // Byte o (0 <= o < K/2, 16-byte aligned) of row r of group g, any access pattern.
 NVF_DEV const u8* nvf_wbyte(const NvfGemmParams& p, int g, i64 r, int o) {
 #if defined(NVF_WTILED) && NVF_WTILED
-  return p.b + ((i64)g * p.n + (r & ~(i64)15)) * (p.k / 2) + (i64)(o >> 6) * 1024 + (r & 15) * 64 + (o & 63);
+  return p.b + ((i64)g * p.n + (r & ~(i64)15)) * NVF_WROWB(p) + (i64)(o >> 6) * 1024 + (r & 15) * 64 + (o & 63);
 #else
   return p.b + ((i64)g * p.n + r) * (p.k / 2) + o;
 #endif

@@ -863,28 +863,55 @@ static void test_gemm_workspace_size(void) {
    (16-row tiles of 1 KB per 128-K step), its inverse, the reference GEMM reading either layout
    (same bits), the argument checks, and the twin specialisations (same tiles, one define more). */
 static void test_weight_layouts(void) {
-  enum { G = 2, N = 48, K = 384 };
-  static unsigned char w[G * N * K / 2], t[G * N * K / 2], back[G * N * K / 2];
+  enum { G = 2, N = 48, K = 384, KMAX = 2880 };
+  /* (t holds the largest TILED matrix: KMAX rounded up to whole 128-K steps) */
+  static unsigned char w[G * N * KMAX / 2], t[G * N * (KMAX + 127) / 128 * 64], back[G * N * KMAX / 2];
+  static const int ks[] = {K, 96, 160, 2880, 2080};
   nvfp4moe_weights_relayout_args a;
   long long wrong = 0, diff = 0;
-  int g, n, k, s;
+  int g, n, k, s, ki;
   size_t i;
-  for (i = 0; i < sizeof w; ++i) w[i] = (unsigned char)tu_rand();
   memset(&a, 0, sizeof a);
+  for (ki = 0; ki < (int)(sizeof ks / sizeof ks[0]); ++ki) {
+    /* the layout written out element by element: tile, step, row in tile; a row takes ceil(K/128) x 64
+       bytes, the bytes past K/2 in a last partial step zero */
+    const int kk = ks[ki], steps = (kk + 127) / 128;
+    const size_t nt = (size_t)G * N * steps * 64;
+    size_t covered = 0;
+    CHECK(nvfp4moe_weight_bytes(N, kk, NVFP4MOE_WEIGHTS_TILED) * G == nt &&
+              nvfp4moe_weight_bytes(N, kk, NVFP4MOE_WEIGHTS_ROW_MAJOR) == (size_t)N * kk / 2,
+          "K %d: nvfp4moe_weight_bytes", kk);
+    for (i = 0; i < (size_t)G * N * kk / 2; ++i) w[i] = (unsigned char)tu_rand();
+    memset(t, 0xEE, sizeof t);
+    a.groups = G; a.n = N; a.k = kk; a.src = NVFP4MOE_HOSTPTR(w); a.dst = NVFP4MOE_HOSTPTR(t);
+    a.dst_layout = NVFP4MOE_WEIGHTS_TILED;
+    CHECK(nvfp4moe_ref_weights_relayout(&a) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+    wrong = 0;
+    for (g = 0; g < G; ++g)
+      for (n = 0; n < N; ++n)
+        for (k = 0; k < steps * 128; k += 2) { /* the byte of elements k, k + 1 of row n */
+          size_t tile = (size_t)g * (N / 16) + (size_t)(n / 16), step = (size_t)(k / 128);
+          size_t at = (tile * steps + step) * 1024 + (size_t)(n % 16) * 64 + (size_t)(k % 128) / 2;
+          wrong += t[at] != (k < kk ? w[((size_t)g * N + (size_t)n) * (kk / 2) + (size_t)k / 2] : 0);
+          ++covered;
+        }
+    for (i = nt; i < sizeof t; ++i) wrong += t[i] != 0xEE;
+    CHECK(wrong == 0 && covered == nt, "K %d: %lld bytes not where the TILED layout puts them", kk, wrong);
+    a.src = NVFP4MOE_HOSTPTR(t); a.dst = NVFP4MOE_HOSTPTR(back); a.dst_layout = NVFP4MOE_WEIGHTS_ROW_MAJOR;
+    CHECK(nvfp4moe_ref_weights_relayout(&a) == NVFP4MOE_SUCCESS && memcmp(back, w, (size_t)G * N * kk / 2) == 0,
+          "K %d: round trip", kk);
+  }
+  CHECK(nvfp4moe_weight_bytes(40, 256, NVFP4MOE_WEIGHTS_TILED) == 0 && nvfp4moe_weight_bytes(48, 48, NVFP4MOE_WEIGHTS_TILED) == 0 &&
+            nvfp4moe_weight_bytes(0, 256, NVFP4MOE_WEIGHTS_ROW_MAJOR) == 0 &&
+            nvfp4moe_weight_bytes(48, 256, (nvfp4moe_weight_layout)2) == 0,
+        "nvfp4moe_weight_bytes: 0 for N %% 16 (TILED), K %% 32, N 0, an unknown layout");
+  /* from here on K = 384 */
+  for (i = 0; i < (size_t)G * N * K / 2; ++i) w[i] = (unsigned char)tu_rand();
   a.groups = G; a.n = N; a.k = K; a.src = NVFP4MOE_HOSTPTR(w); a.dst = NVFP4MOE_HOSTPTR(t);
   a.dst_layout = NVFP4MOE_WEIGHTS_TILED;
   CHECK(nvfp4moe_ref_weights_relayout(&a) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
-  for (g = 0; g < G; ++g)
-    for (n = 0; n < N; ++n)
-      for (k = 0; k < K; k += 2) { /* the byte of elements k, k + 1 of row n */
-        size_t tile = (size_t)g * (N / 16) + (size_t)(n / 16), step = (size_t)(k / 128);
-        size_t at = (tile * (K / 128) + step) * 1024 + (size_t)(n % 16) * 64 + (size_t)(k % 128) / 2;
-        wrong += t[at] != w[((size_t)g * N + (size_t)n) * (K / 2) + (size_t)k / 2];
-      }
-  CHECK(wrong == 0, "%lld bytes not where the TILED layout puts them", wrong);
   a.src = NVFP4MOE_HOSTPTR(t); a.dst = NVFP4MOE_HOSTPTR(back); a.dst_layout = NVFP4MOE_WEIGHTS_ROW_MAJOR;
-  CHECK(nvfp4moe_ref_weights_relayout(&a) == NVFP4MOE_SUCCESS && memcmp(back, w, sizeof w) == 0, "round trip");
-  a.k = 96;
+  a.k = 48;
   EXPECT_ARG_ERROR(nvfp4moe_ref_weights_relayout(&a), "args->k");
   a.k = K; a.n = 40;
   EXPECT_ARG_ERROR(nvfp4moe_ref_weights_relayout(&a), "args->n");
@@ -920,20 +947,6 @@ static void test_weight_layouts(void) {
     gm.n = N; gm.b_layout = (nvfp4moe_weight_layout)3;
     EXPECT_ARG_ERROR(nvfp4moe_ref_grouped_gemm_nt_masked(&gm), "args->b_layout");
   }
-  { /* a layer with TILED weights needs hidden and inter multiples of 128: inter 192, hidden 160 */
-    static const int hi[2][2] = {{256, 192}, {160, 256}};
-    nvfp4moe_moe_weights mw;
-    nvfp4moe_moe_args ma;
-    int c;
-    for (c = 0; c < 2; ++c) {
-      memset(&mw, 0, sizeof mw);
-      memset(&ma, 0, sizeof ma);
-      mw.experts = 2; mw.hidden = hi[c][0]; mw.inter = hi[c][1]; mw.layout = NVFP4MOE_WEIGHTS_TILED;
-      mw.w13 = mw.w13_sf = mw.w13_gate_scale = mw.w13_up_scale = mw.w2 = mw.w2_sf = mw.w2_scale = NVFP4MOE_HOSTPTR(w);
-      ma.m_max = 4;
-      EXPECT_ARG_ERROR(nvfp4moe_ref_moe_forward(&mw, &ma), "weights->layout");
-    }
-  }
   /* twins: the same name plus "_tiled", file and defines, and -DNVF_WTILED=1 */
   for (s = NVFP4MOE__SPEC_GEMM_P16; s <= NVFP4MOE__SPEC_GEMM_LAST; ++s) {
     const nvfp4moe__spec* b = &nvfp4moe__specs[s];
@@ -959,12 +972,15 @@ static void test_weight_layouts(void) {
                 (c90->backend == NVFP4MOE_BACKEND_SM90 ? NVFP4MOE_WEIGHTS_TILED : NVFP4MOE_WEIGHTS_ROW_MAJOR),
             "sm_90a: TILED on the sm90 backend");
       CHECK(nvfp4moe_preferred_weight_layout(c90, 264, 1024) == NVFP4MOE_WEIGHTS_ROW_MAJOR &&
-                nvfp4moe_preferred_weight_layout(c90, 256, 1056) == NVFP4MOE_WEIGHTS_ROW_MAJOR,
-            "shapes TILED cannot hold: row-major");
+                nvfp4moe_preferred_weight_layout(c90, 256, 1040) == NVFP4MOE_WEIGHTS_ROW_MAJOR,
+            "shapes TILED cannot hold (N %% 16, K %% 32): row-major");
+      CHECK(nvfp4moe_preferred_weight_layout(c90, 5760, 2880) ==
+                (c90->backend == NVFP4MOE_BACKEND_SM90 ? NVFP4MOE_WEIGHTS_TILED : NVFP4MOE_WEIGHTS_ROW_MAJOR),
+            "sm_90a, K 2880 (a padded last step): TILED");
       CHECK(nvfp4moe_preferred_weight_layout(c80, 256, 1024) == NVFP4MOE_WEIGHTS_ROW_MAJOR, "sm_80: row-major");
       a.groups = G; a.n = N; a.k = K; a.src = 4096; a.dst = 1 << 20; a.dst_layout = NVFP4MOE_WEIGHTS_TILED;
       CHECK(nvfp4moe_weights_relayout(c90, &a, 0) == NVFP4MOE_ERROR_NOT_SUPPORTED, "offline relayout refused");
-      a.k = 96;
+      a.k = 80;
       EXPECT_ARG_ERROR(nvfp4moe_weights_relayout(c90, &a, 0), "args->k");
     }
     memset(&d, 0, sizeof d);

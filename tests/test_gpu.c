@@ -545,7 +545,7 @@ typedef struct gdata {
   int* mm;
   unsigned char *a, *asf, *b, *bsf;
   float *alpha, *rs;
-  size_t na, nasf, nb, nbsf, nd;
+  size_t na, nasf, nb, nbsf, nd, nbt; /* nbt: bytes of b on the GPU, in its layout */
   nvfp4moe_devptr da, dasf, db, dbsf, dmm, dalpha, drs, dd;
 } gdata;
 
@@ -582,18 +582,20 @@ static void gdata_make(gdata* t, const gcase* c) {
     t->alpha[g] = (float)exp(tu_normal() - 4.0);
   }
   for (i = 0; i < (size_t)c->groups * c->m_max; ++i) t->rs[i] = (float)exp(tu_normal());
-  t->da = gu_alloc(t->na); t->dasf = gu_alloc(t->nasf); t->db = gu_alloc(t->nb); t->dbsf = gu_alloc(t->nbsf);
+  /* (TILED pads a last partial 128-K step: its own size) */
+  t->nbt = c->tiled ? (size_t)c->groups * nvfp4moe_weight_bytes(c->n, c->k, NVFP4MOE_WEIGHTS_TILED) : t->nb;
+  t->da = gu_alloc(t->na); t->dasf = gu_alloc(t->nasf); t->db = gu_alloc(t->nbt); t->dbsf = gu_alloc(t->nbsf);
   t->dmm = gu_alloc(4 * (size_t)c->groups); t->dalpha = gu_alloc(4 * (size_t)c->groups);
   t->drs = gu_alloc(4 * (size_t)c->groups * c->m_max); t->dd = gu_alloc(2 * t->nd);
   gu_put(t->da, t->a, t->na); gu_put(t->dasf, t->asf, t->nasf); gu_put(t->dbsf, t->bsf, t->nbsf);
   if (c->tiled) { /* the host reference permutes the bytes; the check keeps reading t->b */
-    unsigned char* bt = (unsigned char*)malloc(t->nb);
+    unsigned char* bt = (unsigned char*)malloc(t->nbt);
     nvfp4moe_weights_relayout_args rl;
     memset(&rl, 0, sizeof rl);
     rl.groups = c->groups; rl.n = c->n; rl.k = c->k; rl.src = NVFP4MOE_HOSTPTR(t->b); rl.dst = NVFP4MOE_HOSTPTR(bt);
     rl.dst_layout = NVFP4MOE_WEIGHTS_TILED;
     CHECK(nvfp4moe_ref_weights_relayout(&rl) == NVFP4MOE_SUCCESS, "ref relayout: %s", nvfp4moe_last_error());
-    gu_put(t->db, bt, t->nb);
+    gu_put(t->db, bt, t->nbt);
     free(bt);
   } else {
     gu_put(t->db, t->b, t->nb);
@@ -726,8 +728,11 @@ static const gcase g_gemm_cases[] = {
     {8, 50, 2880, 768, 2, 0, 0, 0, 0, 0},     {32, 40, 512, 512, 4, 1, 1, 16, 20, 0},  {32, 256, 256, 1024, 4, 1, 1, 0, 33, 0},
     {128, 16, 128, 256, 4, 0, 1, 0, 8, 0},    {128, 9, 136, 96, 3, 1, 1, 0, 1, 0},     {256, 8, 64, 128, 2, 1, 1, 0, 4, 0},
     {256, 4, 72, 64, 1, 1, 1, 0, 0, 0},       {4, 129, 384, 2048, 0, 1, 1, 0, 129, 0}, {2, 1, 8, 32, 0, 0, 0, 0, 0, 0},
-    /* TILED weights (N % 16 == 0, K % 128 == 0): decode, the wgmma tiles, one 128-K step */
+    /* TILED weights (N % 16 == 0): decode, the wgmma tiles, one 128-K step; then K % 128 != 0 (the last
+       step padded: K 2880 ends half way, K 96 is one partial step, K 4160 a quarter in) */
     {8, 40, 272, 1152, 4, 1, 1, 0, 4, 1},  {8, 64, 400, 2048, 4, 1, 1, 8, 33, 1}, {4, 129, 144, 128, 0, 1, 1, 0, 129, 1},
+    {8, 8, 288, 2880, 4, 1, 1, 0, 1, 1},   {8, 64, 160, 2880, 4, 1, 1, 0, 33, 1}, {16, 9, 64, 96, 3, 1, 1, 0, 1, 1},
+    {2, 300, 144, 4160, 0, 1, 1, 0, 129, 1},
     /* decode with more (group, 128-row) CTAs of the swap-AB tile than an H200 holds at once (576 > 3 x 132);
        N ends inside a block */
     {64, 8, 1056, 256, 4, 1, 1, 0, 4, 0},
@@ -758,7 +763,10 @@ static void test_gemm_every_tile_config(void) {
                                    then TILED weights */
                                 {6, 8, 264, 4160, 7, 1, 1, 8, 0, 0}, {6, 16, 272, 1152, 7, 1, 1, 0, 0, 1},
                                 /* TILED, K 4224 (33 steps, five chunks): the swap-AB tiles' token workspace */
-                                {6, 16, 272, 4224, 7, 1, 1, 0, 0, 1}};
+                                {6, 16, 272, 4224, 7, 1, 1, 0, 0, 1},
+                                /* TILED with a padded last step: K 2880 (half a step), K 4160 (a quarter;
+                                   1-3 tokens: the swap-AB workspace) */
+                                {3, 300, 272, 2880, 4, 1, 1, 8, 0, 1}, {6, 16, 272, 4160, 7, 1, 1, 0, 0, 1}};
   nvfp4moe_info info;
   const char* config;
   int i, want, wrong;
@@ -841,19 +849,22 @@ static void test_gemm_group_isolation(void) {
 /* Weight relayout on the GPU: the host reference's bytes, both directions, the bytes around
    the destination untouched, and the argument checks. */
 static void test_weights_relayout(void) {
-  static const int shapes[][3] = {{1, 16, 128}, {3, 272, 1152}, {2, 48, 7168}};
+  static const int shapes[][3] = {{1, 16, 128}, {3, 272, 1152}, {2, 48, 7168}, {3, 48, 2880}, {2, 16, 96}, {1, 32, 4160}};
   size_t i, si;
   NEED_GPU();
   for (si = 0; si < sizeof shapes / sizeof shapes[0]; ++si) {
     const int G = shapes[si][0], N = shapes[si][1], K = shapes[si][2];
-    const size_t nb = (size_t)G * N * K / 2;
-    unsigned char *w = (unsigned char*)malloc(nb), *ref = (unsigned char*)malloc(nb), *got = (unsigned char*)malloc(nb + 64);
-    nvfp4moe_devptr dsrc = gu_alloc(nb), ddst = gu_alloc(nb + 64), dback = gu_alloc(nb);
+    /* nt: the TILED matrix, larger than nb when K % 128 != 0 (zero padding, which the reference writes too) */
+    const size_t nb = (size_t)G * N * K / 2, nt = (size_t)G * nvfp4moe_weight_bytes(N, K, NVFP4MOE_WEIGHTS_TILED);
+    unsigned char *w = (unsigned char*)malloc(nb), *ref = (unsigned char*)malloc(nt), *got = (unsigned char*)malloc(nt + 64);
+    nvfp4moe_devptr dsrc = gu_alloc(nb), ddst = gu_alloc(nt + 64), dback = gu_alloc(nb + 64);
     nvfp4moe_weights_relayout_args a;
     long long diff = 0, guard = 0;
     for (i = 0; i < nb; ++i) w[i] = (unsigned char)tu_rand();
     gu_put(dsrc, w, nb);
-    gu_fill(ddst, 0xAB, nb + 64);
+    gu_fill(ddst, 0xAB, nt + 64);
+    gu_fill(dback, 0xCD, nb + 64);
+    CHECK(nt == (size_t)G * N * ((K + 127) / 128) * 64 && (K % 128 != 0) == (nt > nb), "nvfp4moe_weight_bytes: %zu", nt);
     memset(&a, 0, sizeof a);
     a.groups = G; a.n = N; a.k = K; a.src = NVFP4MOE_HOSTPTR(w); a.dst = NVFP4MOE_HOSTPTR(ref);
     a.dst_layout = NVFP4MOE_WEIGHTS_TILED;
@@ -863,20 +874,23 @@ static void test_weights_relayout(void) {
     a.src = ddst; a.dst = dback; a.dst_layout = NVFP4MOE_WEIGHTS_ROW_MAJOR;
     CHECK(nvfp4moe_weights_relayout(g_ctx, &a, 0) == NVFP4MOE_SUCCESS, "back: %s", nvfp4moe_last_error());
     gu_sync();
-    gu_get(got, ddst, nb + 64);
-    for (i = 0; i < nb; ++i) diff += got[i] != ref[i];
-    for (i = nb; i < nb + 64; ++i) guard += got[i] != 0xAB;
+    gu_get(got, ddst, nt + 64);
+    for (i = 0; i < nt; ++i) diff += got[i] != ref[i];
+    for (i = nt; i < nt + 64; ++i) guard += got[i] != 0xAB;
     CHECK(diff == 0 && guard == 0, "G%d N%d K%d: %lld bytes differ from the reference, %lld written past the end", G, N, K,
           diff, guard);
-    gu_get(got, dback, nb);
+    gu_get(got, dback, nb + 64);
     diff = 0;
+    guard = 0;
     for (i = 0; i < nb; ++i) diff += got[i] != w[i];
-    CHECK(diff == 0, "G%d N%d K%d: %lld bytes differ after the round trip", G, N, K, diff);
+    for (i = nb; i < nb + 64; ++i) guard += got[i] != 0xCD;
+    CHECK(diff == 0 && guard == 0, "G%d N%d K%d: %lld bytes differ after the round trip, %lld written past the end", G, N,
+          K, diff, guard);
     /* bad arguments: nothing launched, a message naming the argument */
     a.src = dsrc; a.dst = ddst; a.dst_layout = NVFP4MOE_WEIGHTS_TILED;
-    a.k = K + 32;
+    a.k = K + 16;
     CHECK(nvfp4moe_weights_relayout(g_ctx, &a, 0) == NVFP4MOE_ERROR_INVALID_ARGUMENT && strstr(nvfp4moe_last_error(), "args->k"),
-          "K %% 128: %s", nvfp4moe_last_error());
+          "K %% 32: %s", nvfp4moe_last_error());
     a.k = K; a.n = N + 8;
     CHECK(nvfp4moe_weights_relayout(g_ctx, &a, 0) == NVFP4MOE_ERROR_INVALID_ARGUMENT && strstr(nvfp4moe_last_error(), "args->n"),
           "N %% 16: %s", nvfp4moe_last_error());
@@ -901,7 +915,8 @@ static void test_weights_relayout(void) {
    refused naming b_layout. */
 static void test_gemm_tiled_same_bits(void) {
   static const gcase cases[] = {{8, 8, 512, 2048, 0, 1, 1, 0, 4, 0}, {4, 48, 256, 7168, 4, 1, 1, 0, 33, 0},
-                                {2, 200, 384, 768, 4, 0, 1, 0, 150, 0}};
+                                {2, 200, 384, 768, 4, 0, 1, 0, 150, 0}, {8, 8, 512, 2880, 0, 1, 1, 0, 4, 0},
+                                {4, 48, 256, 2880, 4, 1, 1, 0, 33, 0}};
   size_t j;
   nvfp4moe_info info;
   int same_kernel;
@@ -1021,14 +1036,15 @@ static void make_half(const float* w, int E, int rows, int K, float* scale, unsi
 
 /* mode 0, 2: per-token scaling, 1: per-expert (expected_m 30: the 48-token tile on sm90, else 32); 3: per-token with TILED weights (I 256), checked
    against the reference on the row-major weights; 4: as 3 with hidden 4096 in decode (expected_m 4: the 8-token swap-AB
-   tile, on sm90 GEMM1's token rows in the workspace, many groups above 8 tokens) */
+   tile, on sm90 GEMM1's token rows in the workspace, many groups above 8 tokens); 5: as 3 with hidden 352 and inter 224
+   (TILED with a padded last 128-K step in both GEMMs) */
 static void test_moe_layer(void) {
   int E = 8, H, I, M = 40, e, r, mode;
-  size_t nx;
+  size_t nx, nb13, nb2;
   NEED_GPU();
-  for (mode = 0; mode < 5; ++mode) {
-    I = mode >= 3 ? 256 : 192;
-    H = mode == 4 ? 4096 : 256; /* (mode 4: GEMM1 K >= 4096, where the swap-AB tiles take the workspace) */
+  for (mode = 0; mode < 6; ++mode) {
+    I = mode == 5 ? 224 : mode >= 3 ? 256 : 192;
+    H = mode == 4 ? 4096 : mode == 5 ? 352 : 256; /* (mode 4: GEMM1 K >= 4096, where the swap-AB tiles take the workspace) */
     nx = (size_t)E * M * H;
     float *wg = (float*)malloc(4 * (size_t)E * I * H), *wu = (float*)malloc(4 * (size_t)E * I * H);
     float *w2 = (float*)malloc(4 * (size_t)E * H * I);
@@ -1086,12 +1102,15 @@ static void test_moe_layer(void) {
     if (mode == 4 && g_ctx->backend == NVFP4MOE_BACKEND_SM90 && g_ctx->token_prepass)
       CHECK(ws > nvfp4moe_moe_workspace_size_for(0, &w, M, 4), "mode 4: no token region on sm90 (%zu bytes)", ws);
     CHECK(ws > 0 && ws <= nvfp4moe_moe_workspace_size(&w, M), "mode %d: workspace %zu", mode, ws);
-    d13 = gu_alloc((size_t)E * I * H); d13sf = gu_alloc(n13sf); dgs = gu_alloc(4 * E); dus = gu_alloc(4 * E);
-    d2 = gu_alloc((size_t)E * H * I / 2); d2sf = gu_alloc(n2sf); ds2 = gu_alloc(4 * E); din1 = gu_alloc(4 * E);
+    /* (TILED: each matrix's own size, a padded last step included) */
+    nb13 = mode >= 3 ? (size_t)E * nvfp4moe_weight_bytes(2 * I, H, NVFP4MOE_WEIGHTS_TILED) : (size_t)E * I * H;
+    nb2 = mode >= 3 ? (size_t)E * nvfp4moe_weight_bytes(H, I, NVFP4MOE_WEIGHTS_TILED) : (size_t)E * H * I / 2;
+    d13 = gu_alloc(nb13); d13sf = gu_alloc(n13sf); dgs = gu_alloc(4 * E); dus = gu_alloc(4 * E);
+    d2 = gu_alloc(nb2); d2sf = gu_alloc(n2sf); ds2 = gu_alloc(4 * E); din1 = gu_alloc(4 * E);
     din2 = gu_alloc(4 * E); dx = gu_alloc(2 * nx); dout = gu_alloc(2 * nx); dmm = gu_alloc(4 * E); dws = gu_alloc(ws);
     if (mode >= 3) { /* the GPU gets TILED copies; the reference below reads q13 and q2 */
-      unsigned char* t13 = (unsigned char*)malloc((size_t)E * I * H);
-      unsigned char* t2 = (unsigned char*)malloc((size_t)E * H * I / 2);
+      unsigned char* t13 = (unsigned char*)malloc(nb13);
+      unsigned char* t2 = (unsigned char*)malloc(nb2);
       nvfp4moe_weights_relayout_args rl;
       memset(&rl, 0, sizeof rl);
       rl.groups = E; rl.n = 2 * I; rl.k = H; rl.src = NVFP4MOE_HOSTPTR(q13); rl.dst = NVFP4MOE_HOSTPTR(t13);
@@ -1099,7 +1118,7 @@ static void test_moe_layer(void) {
       CHECK(nvfp4moe_ref_weights_relayout(&rl) == NVFP4MOE_SUCCESS, "relayout w13: %s", nvfp4moe_last_error());
       rl.n = H; rl.k = I; rl.src = NVFP4MOE_HOSTPTR(q2); rl.dst = NVFP4MOE_HOSTPTR(t2);
       CHECK(nvfp4moe_ref_weights_relayout(&rl) == NVFP4MOE_SUCCESS, "relayout w2: %s", nvfp4moe_last_error());
-      gu_put(d13, t13, (size_t)E * I * H); gu_put(d2, t2, (size_t)E * H * I / 2);
+      gu_put(d13, t13, nb13); gu_put(d2, t2, nb2);
       free(t13); free(t2);
     } else {
       gu_put(d13, q13, (size_t)E * I * H); gu_put(d2, q2, (size_t)E * H * I / 2);

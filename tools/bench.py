@@ -53,6 +53,12 @@ def gemm_bytes(G, N, K, m):
     return G * N * K // 2 + G * N * K // 16 + G * m * (K // 2 + K // 16) + G * m * N * 2
 
 
+def wrow(K):
+    """Bytes a weight row takes in either layout: TILED pads K/2 to whole 64-byte steps
+    (nvfp4moe_weight_bytes); one buffer serves both layouts."""
+    return (K + 127) // 128 * 64
+
+
 def check(rc, what):
     if rc != 0:
         raise RuntimeError(f"{what}: {lib.nvfp4moe_last_error().decode()}")
@@ -138,7 +144,7 @@ def main():
     def layout_for(c, N, K):
         if layout_opt == "preferred":
             return lib.nvfp4moe_preferred_weight_layout(c, N, K)
-        return 1 if layout_opt == "tiled" and N % 16 == 0 and K % 128 == 0 else 0
+        return 1 if layout_opt == "tiled" and N % 16 == 0 and K % 32 == 0 else 0
     torch.manual_seed(0)
     dev = torch.cuda.get_device_properties(0)
     gpu = torch.cuda.get_device_name(0)
@@ -216,12 +222,14 @@ def main():
 
     def layer_cases(c, **extra):
         torch.manual_seed(1)  # the same masked_m draw in every context
-        # (the decode row: 3 tokens per expert, where the swap-AB tiles run; added in the twenty-second
-        # session, not yet run)
+        # (the decode row: 3 tokens per expert, where the swap-AB tiles run, added in the twenty-second
+        # session; gpt-oss-120b, 128 experts, H = I = 2880, 8 tokens per expert (256 tokens, top-4), added in
+        # the twenty-third: K % 128 == 64, so TILED weights with a padded last step)
         for name, E, H, I, mean_m, m_max in [("dsv3_ep8_layer", 32, 7168, 2048, 33, 256),
                                              ("qwen3_30b_layer", 128, 2048, 768, 16, 64),
-                                             ("dsv3_ep8_layer_decode", 32, 7168, 2048, 3, 64)]:
-            w13, w2 = random_fp4((E, 2 * I, H // 2)), random_fp4((E, H, I // 2))
+                                             ("dsv3_ep8_layer_decode", 32, 7168, 2048, 3, 64),
+                                             ("gpt_oss_layer", 128, 2880, 2880, 8, 64)]:
+            w13, w2 = random_fp4((E, 2 * I, wrow(H))), random_fp4((E, H, wrow(I)))
             s13, s2 = random_sf(E * lib.nvfp4moe_sf_bytes(2 * I, H, 0)), random_sf(E * lib.nvfp4moe_sf_bytes(H, I, 0))
             ws13 = torch.full((E,), 1e-3, dtype=torch.float32, device="cuda")
             ws2 = torch.full((E,), 1e-3, dtype=torch.float32, device="cuda")
@@ -281,7 +289,7 @@ def main():
             if "quant" in only:
                 quant_cases(c=tctx, tune=define)
             for name, G, N, K in (tune_shapes if "gemm" in only else []):
-                w = random_fp4((G, N, K // 2))
+                w = random_fp4((G, N, wrow(K)))
                 wsf = random_sf(G * lib.nvfp4moe_sf_bytes(N, K, 0))
                 for m in tune_ms:
                     A = random_fp4((G, m, K // 2))
@@ -315,7 +323,7 @@ def main():
         # eighth session; the same effect as the pause after the ceilings above).
         torch.cuda.synchronize()
         time.sleep(3)
-        w = random_fp4((G, N, K // 2))
+        w = random_fp4((G, N, wrow(K)))
         wsf = random_sf(G * lib.nvfp4moe_sf_bytes(N, K, 0))
         w_bf16 = None
         for m in ms:

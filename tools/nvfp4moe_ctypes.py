@@ -69,6 +69,8 @@ lib.nvfp4moe_gemm_workspace_size.argtypes = [ctypes.c_void_p, ctypes.POINTER(Gem
 lib.nvfp4moe_gemm_workspace_size.restype = ctypes.c_size_t
 lib.nvfp4moe_sf_bytes.argtypes = [c_int, c_int, c_int]
 lib.nvfp4moe_sf_bytes.restype = ctypes.c_size_t
+lib.nvfp4moe_weight_bytes.argtypes = [c_int, c_int, c_int]
+lib.nvfp4moe_weight_bytes.restype = ctypes.c_size_t
 lib.nvfp4moe_preferred_weight_layout.argtypes = [ctypes.c_void_p, c_int, c_int]
 lib.nvfp4moe_preferred_weight_layout.restype = c_int
 for name in ["nvfp4moe_ref_quantize_per_tensor", "nvfp4moe_ref_quantize_per_token"]:
