@@ -63,11 +63,13 @@
 #include <stddef.h>
 
 /* 0.2.0: nvfp4moe_gemm_args and nvfp4moe_moe_weights gained trailing fields (b_layout,
-   layout), so their sizes changed: rebuild callers compiled against 0.1 */
+   layout), so their sizes changed: rebuild callers compiled against 0.1.
+   0.3.0: TILED weights for any K % 32 == 0 (rows padded to whole 128-K steps, so a TILED
+   matrix can be larger than [N, K/2]: nvfp4moe_weight_bytes, new) */
 #define NVFP4MOE_VERSION_MAJOR 0
-#define NVFP4MOE_VERSION_MINOR 2
+#define NVFP4MOE_VERSION_MINOR 3
 #define NVFP4MOE_VERSION_PATCH 0
-#define NVFP4MOE_VERSION_STRING "0.2.0"
+#define NVFP4MOE_VERSION_STRING "0.3.0"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
@@ -529,8 +531,7 @@ NVFP4MOE_API size_t nvfp4moe_moe_workspace_size_for(const nvfp4moe_context* ctx,
 /* The expert layer forward (see nvfp4moe_moe_args). GEMM1 applies the x scales; the
    gate and up weight scales are applied separately before the SiLU, so checkpoints
    whose halves have different global scales come out right.
-   Errors: INVALID_ARGUMENT (null weights or args, hidden/inter not multiples of 32 (128
-   for TILED weights), an unknown weight layout or activation scaling, null or misaligned pointers, a workspace smaller than
+   Errors: INVALID_ARGUMENT (null weights or args, hidden/inter not multiples of 32, an unknown weight layout or activation scaling, null or misaligned pointers, a workspace smaller than
    nvfp4moe_moe_workspace_size_for this context and args), NOT_SUPPORTED (offline context), and those of the pieces. */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_moe_forward(nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
                                                   const nvfp4moe_moe_args* args, nvfp4moe_stream stream);
@@ -1620,7 +1621,7 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "// never read (every load stops at K).\n"
   "#if defined(NVF_WTILED) && NVF_WTILED\n"
   "#define NVF_WSTEP_BYTES 1024 // bytes between the 128-K steps of a row\n"
-  "#define NVF_WROWB(p) ((i64)(((p).k + 127) >> 7) << 6) // RB above\n"
+  "#define NVF_WROWB(p) ((((i64)(p).k + 127) >> 7) << 6) // RB above\n"
   "#else\n"
   "#define NVF_WSTEP_BYTES 64\n"
   "#endif\n"
@@ -4034,7 +4035,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// to tiled, the pieces past K/2 of a last partial step are written as zeros.\n"
   "extern \"C\" __global__ void nvf_weights_relayout(const u8* src, u8* dst, i64 rows, int k, int to_tiled) {\n"
   "  nvf_pdl_enter();\n"
-  "  const int pieces = (k + 127) / 128 * 4; // 16-byte pieces per tiled row\n"
+  "  const int pieces = (int)(((i64)k + 127) / 128 * 4); // 16-byte pieces per tiled row\n"
   "  const i64 rb = (i64)pieces * 16;\n"
   "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < rows * pieces; i += (i64)gridDim.x * blockDim.x) {\n"
   "    const i64 r = i / pieces;\n"
@@ -5334,7 +5335,7 @@ NVFP4MOE__PRIVATE long long nvfp4moe__sf_off_128x4(long long r, int c, int kc4) 
 NVFP4MOE__IMPL size_t nvfp4moe_weight_bytes(int n, int k, nvfp4moe_weight_layout layout) {
   if (n <= 0 || k <= 0 || k % 32 != 0) return 0;
   if (layout == NVFP4MOE_WEIGHTS_ROW_MAJOR) return (size_t)n * (size_t)(k / 2);
-  if (layout == NVFP4MOE_WEIGHTS_TILED && n % 16 == 0) return (size_t)n * (size_t)((k + 127) / 128) * 64;
+  if (layout == NVFP4MOE_WEIGHTS_TILED && n % 16 == 0) return (size_t)n * (((size_t)k + 127) / 128) * 64;
   return 0;
 }
 
@@ -5468,7 +5469,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_sf_convert(const nvfp4moe_logg
 /* Byte o (< K/2) of row r of an [rows, K] weight matrix in a weight layout (nvfp4moe_weight_layout). */
 NVFP4MOE__PRIVATE size_t nvfp4moe__weight_byte(int layout, size_t r, size_t o, int k) {
   if (layout == NVFP4MOE_WEIGHTS_ROW_MAJOR) return r * (size_t)(k / 2) + o;
-  return (r - r % 16) * (size_t)((k + 127) / 128) * 64 + o / 64 * 1024 + r % 16 * 64 + o % 64;
+  return (r - r % 16) * (((size_t)k + 127) / 128) * 64 + o / 64 * 1024 + r % 16 * 64 + o % 64;
 }
 
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_relayout(const nvfp4moe_logger* lg, const char* fn,
@@ -5816,7 +5817,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_weights_relayout(nvfp4moe_context* ctx, 
   if (r != NVFP4MOE_SUCCESS) return r;
   to_tiled = a->dst_layout == NVFP4MOE_WEIGHTS_TILED;
   rows = (long long)a->groups * a->n; /* groups end on tile boundaries (N % 16 == 0) */
-  total = (rows * ((a->k + 127) / 128 * 4) + 255) / 256; /* 16 bytes a thread, the TILED padding included */
+  total = (rows * (((long long)a->k + 127) / 128 * 4) + 255) / 256; /* 16 bytes a thread, the TILED padding included */
   cap = (long long)ctx->sm_count * 16;
   args[0] = (void*)&a->src; args[1] = (void*)&a->dst; args[2] = &rows; args[3] = (void*)&a->k; args[4] = &to_tiled;
   r = nvfp4moe__launch(ctx, fn, NVFP4MOE__SPEC_QUANTIZE, NVFP4MOE__K_WEIGHTS_RELAYOUT, (unsigned)(total < cap ? total : cap),

@@ -47,7 +47,7 @@ template <bool WIDE> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {
 // never read (every load stops at K).
 #if defined(NVF_WTILED) && NVF_WTILED
 #define NVF_WSTEP_BYTES 1024 // bytes between the 128-K steps of a row
-#define NVF_WROWB(p) ((i64)(((p).k + 127) >> 7) << 6) // RB above
+#define NVF_WROWB(p) ((((i64)(p).k + 127) >> 7) << 6) // RB above
 #else
 #define NVF_WSTEP_BYTES 64
 #endif

@@ -773,7 +773,7 @@ extern "C" __global__ void nvf_sf_convert(const u8* src, u8* dst, int groups, in
 // to tiled, the pieces past K/2 of a last partial step are written as zeros.
 extern "C" __global__ void nvf_weights_relayout(const u8* src, u8* dst, i64 rows, int k, int to_tiled) {
   nvf_pdl_enter();
-  const int pieces = (k + 127) / 128 * 4; // 16-byte pieces per tiled row
+  const int pieces = (int)(((i64)k + 127) / 128 * 4); // 16-byte pieces per tiled row
   const i64 rb = (i64)pieces * 16;
   for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < rows * pieces; i += (i64)gridDim.x * blockDim.x) {
     const i64 r = i / pieces;

@@ -865,7 +865,7 @@ static void test_gemm_workspace_size(void) {
 static void test_weight_layouts(void) {
   enum { G = 2, N = 48, K = 384, KMAX = 2880 };
   /* (t holds the largest TILED matrix: KMAX rounded up to whole 128-K steps) */
-  static unsigned char w[G * N * KMAX / 2], t[G * N * (KMAX + 127) / 128 * 64], back[G * N * KMAX / 2];
+  static unsigned char w[G * N * KMAX / 2], t[G * N * ((KMAX + 127) / 128) * 64], back[G * N * KMAX / 2];
   static const int ks[] = {K, 96, 160, 2880, 2080};
   nvfp4moe_weights_relayout_args a;
   long long wrong = 0, diff = 0;
@@ -897,6 +897,34 @@ static void test_weight_layouts(void) {
         }
     for (i = nt; i < sizeof t; ++i) wrong += t[i] != 0xEE;
     CHECK(wrong == 0 && covered == nt, "K %d: %lld bytes not where the TILED layout puts them", kk, wrong);
+    { /* the reference GEMM on both layouts: the same bits, with the padding poisoned (never read) */
+      enum { M = 3 };
+      static unsigned char aq[G * M * KMAX / 2], asf[G * 512 * 45], bsf[G * 512 * 45];
+      unsigned short d0[G * M * N], d1[G * M * N];
+      int mm[G] = {3, 2};
+      nvfp4moe_gemm_args gm;
+      size_t sfa = nvfp4moe_sf_bytes(M, kk, NVFP4MOE_SF_LAYOUT_128X4), sfb = nvfp4moe_sf_bytes(N, kk, NVFP4MOE_SF_LAYOUT_128X4);
+      CHECK(G * sfa <= sizeof asf && G * sfb <= sizeof bsf, "test buffers");
+      for (g = 0; g < G; ++g)
+        for (n = 0; n < N; ++n)
+          for (k = kk; k < steps * 128; k += 2) t[((size_t)g * (N / 16) + (size_t)(n / 16)) * steps * 1024 +
+                                                    (size_t)(k / 128) * 1024 + (size_t)(n % 16) * 64 + (size_t)(k % 128) / 2] = 0x77;
+      for (i = 0; i < sizeof aq; ++i) aq[i] = (unsigned char)tu_rand();
+      for (i = 0; i < sizeof asf; ++i) asf[i] = (unsigned char)(0x20 + tu_rand() % 0x30);
+      for (i = 0; i < sizeof bsf; ++i) bsf[i] = (unsigned char)(0x20 + tu_rand() % 0x30);
+      memset(&gm, 0, sizeof gm);
+      gm.groups = G; gm.m_max = M; gm.n = N; gm.k = kk;
+      gm.a = NVFP4MOE_HOSTPTR(aq); gm.a_sf = NVFP4MOE_HOSTPTR(asf); gm.b = NVFP4MOE_HOSTPTR(w); gm.b_sf = NVFP4MOE_HOSTPTR(bsf);
+      gm.masked_m = NVFP4MOE_HOSTPTR(mm); gm.d = NVFP4MOE_HOSTPTR(d0);
+      memset(d0, 0xAB, sizeof d0);
+      memset(d1, 0xAB, sizeof d1);
+      CHECK(nvfp4moe_ref_grouped_gemm_nt_masked(&gm) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+      gm.b = NVFP4MOE_HOSTPTR(t); gm.b_layout = NVFP4MOE_WEIGHTS_TILED; gm.d = NVFP4MOE_HOSTPTR(d1);
+      CHECK(nvfp4moe_ref_grouped_gemm_nt_masked(&gm) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
+      diff = 0;
+      for (i = 0; i < (size_t)G * M * N; ++i) diff += d0[i] != d1[i];
+      CHECK(diff == 0, "K %d: %lld outputs differ between the layouts", kk, diff);
+    }
     a.src = NVFP4MOE_HOSTPTR(t); a.dst = NVFP4MOE_HOSTPTR(back); a.dst_layout = NVFP4MOE_WEIGHTS_ROW_MAJOR;
     CHECK(nvfp4moe_ref_weights_relayout(&a) == NVFP4MOE_SUCCESS && memcmp(back, w, (size_t)G * N * kk / 2) == 0,
           "K %d: round trip", kk);
@@ -919,30 +947,29 @@ static void test_weight_layouts(void) {
   EXPECT_ARG_ERROR(nvfp4moe_ref_weights_relayout(&a), "overlap");
   a.dst = NVFP4MOE_HOSTPTR(back); a.dst_layout = (nvfp4moe_weight_layout)2;
   EXPECT_ARG_ERROR(nvfp4moe_ref_weights_relayout(&a), "args->dst_layout");
+  { /* K 2880: a TILED source takes G N 1472 bytes, so a row-major destination starting G N 1440 + 16 bytes in
+       overlaps it (and stays inside buf if the check ever let it through) */
+    unsigned char* buf = (unsigned char*)calloc((size_t)G * N * (1472 + 1440) + 32, 1);
+    CHECK(buf != 0, "malloc");
+    if (buf) {
+      a.k = 2880; a.dst_layout = NVFP4MOE_WEIGHTS_ROW_MAJOR;
+      a.src = NVFP4MOE_HOSTPTR(buf); a.dst = NVFP4MOE_HOSTPTR(buf) + (size_t)G * N * 1440 + 16;
+      EXPECT_ARG_ERROR(nvfp4moe_ref_weights_relayout(&a), "overlap");
+      a.dst = NVFP4MOE_HOSTPTR(buf) + (size_t)G * N * 1472; /* just past the TILED source: allowed */
+      CHECK(nvfp4moe_ref_weights_relayout(&a) == NVFP4MOE_SUCCESS, "adjacent buffers: %s", nvfp4moe_last_error());
+      free(buf);
+    }
+    a.k = K;
+  }
 
-  { /* the reference GEMM on both layouts: the same bits */
-    enum { M = 3 };
-    static unsigned char aq[G * M * K / 2], asf[G * 512 * 6], bsf[G * 512 * 6];
-    unsigned short d0[G * M * N], d1[G * M * N];
-    int mm[G] = {3, 2};
+  { /* the reference GEMM's layout checks */
     nvfp4moe_gemm_args gm;
-    size_t sfa = nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4), sfb = nvfp4moe_sf_bytes(N, K, NVFP4MOE_SF_LAYOUT_128X4);
-    CHECK(G * sfa <= sizeof asf && G * sfb <= sizeof bsf, "test buffers");
-    for (i = 0; i < sizeof aq; ++i) aq[i] = (unsigned char)tu_rand();
-    for (i = 0; i < sizeof asf; ++i) asf[i] = (unsigned char)(0x20 + tu_rand() % 0x30);
-    for (i = 0; i < sizeof bsf; ++i) bsf[i] = (unsigned char)(0x20 + tu_rand() % 0x30);
+    static unsigned char d[G * 4 * N * 2];
+    int mm[G] = {3, 2};
     memset(&gm, 0, sizeof gm);
-    gm.groups = G; gm.m_max = M; gm.n = N; gm.k = K;
-    gm.a = NVFP4MOE_HOSTPTR(aq); gm.a_sf = NVFP4MOE_HOSTPTR(asf); gm.b = NVFP4MOE_HOSTPTR(w); gm.b_sf = NVFP4MOE_HOSTPTR(bsf);
-    gm.masked_m = NVFP4MOE_HOSTPTR(mm); gm.d = NVFP4MOE_HOSTPTR(d0);
-    memset(d0, 0xAB, sizeof d0);
-    memset(d1, 0xAB, sizeof d1);
-    CHECK(nvfp4moe_ref_grouped_gemm_nt_masked(&gm) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
-    gm.b = NVFP4MOE_HOSTPTR(t); gm.b_layout = NVFP4MOE_WEIGHTS_TILED; gm.d = NVFP4MOE_HOSTPTR(d1);
-    CHECK(nvfp4moe_ref_grouped_gemm_nt_masked(&gm) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
-    for (i = 0; i < (size_t)G * M * N; ++i) diff += d0[i] != d1[i];
-    CHECK(diff == 0, "%lld outputs differ between the layouts", diff);
-    gm.n = 40; /* a multiple of 8, not of 16 */
+    gm.groups = G; gm.m_max = 3; gm.n = 40; gm.k = K; /* N a multiple of 8, not of 16 */
+    gm.a = gm.a_sf = gm.b = gm.b_sf = NVFP4MOE_HOSTPTR(w); gm.masked_m = NVFP4MOE_HOSTPTR(mm); gm.d = NVFP4MOE_HOSTPTR(d);
+    gm.b_layout = NVFP4MOE_WEIGHTS_TILED;
     EXPECT_ARG_ERROR(nvfp4moe_ref_grouped_gemm_nt_masked(&gm), "args->b_layout");
     gm.n = N; gm.b_layout = (nvfp4moe_weight_layout)3;
     EXPECT_ARG_ERROR(nvfp4moe_ref_grouped_gemm_nt_masked(&gm), "args->b_layout");

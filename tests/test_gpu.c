@@ -595,6 +595,13 @@ static void gdata_make(gdata* t, const gcase* c) {
     rl.groups = c->groups; rl.n = c->n; rl.k = c->k; rl.src = NVFP4MOE_HOSTPTR(t->b); rl.dst = NVFP4MOE_HOSTPTR(bt);
     rl.dst_layout = NVFP4MOE_WEIGHTS_TILED;
     CHECK(nvfp4moe_ref_weights_relayout(&rl) == NVFP4MOE_SUCCESS, "ref relayout: %s", nvfp4moe_last_error());
+    { /* the padding of a last partial 128-K step poisoned (E2M1 0x7 = 6.0 codes): a kernel that read it would
+         add them in */
+      const size_t steps = ((size_t)c->k + 127) / 128;
+      size_t row, o;
+      for (row = 0; row < (size_t)c->groups * c->n; ++row)
+        for (o = (size_t)c->k / 2; o < steps * 64; ++o) bt[(row - row % 16) * steps * 64 + o / 64 * 1024 + row % 16 * 64 + o % 64] = 0x77;
+    }
     gu_put(t->db, bt, t->nbt);
     free(bt);
   } else {

@@ -53,10 +53,13 @@ int main(void) {
     int N = env_int("PROFILE_GEMM_N", 4096, 8, 1 << 20);
     int K = env_int("PROFILE_GEMM_K", 7168, 32, 1 << 20);
     nvfp4moe_devptr a = gu_alloc((size_t)G * M * K / 2), asf = gu_alloc((size_t)G * nvfp4moe_sf_bytes(M, K, 0));
-    nvfp4moe_devptr b = gu_alloc((size_t)G * N * K / 2), bsf = gu_alloc((size_t)G * nvfp4moe_sf_bytes(N, K, 0));
+    /* the layout first: a TILED matrix is larger than N x K/2 when K % 128 != 0 */
+    const nvfp4moe_weight_layout lay = nvfp4moe_preferred_weight_layout(ctx, N, K);
+    const size_t nb = (size_t)G * nvfp4moe_weight_bytes(N, K, lay);
+    nvfp4moe_devptr b = gu_alloc(nb), bsf = gu_alloc((size_t)G * nvfp4moe_sf_bytes(N, K, 0));
     nvfp4moe_devptr d = gu_alloc((size_t)G * M * N * 2), dmm = gu_alloc(sizeof mm);
     nvfp4moe_gemm_args ga;
-    fill_random(a, (size_t)G * M * K / 2, 0, 256); fill_random(b, (size_t)G * N * K / 2, 0, 256);
+    fill_random(a, (size_t)G * M * K / 2, 0, 256); fill_random(b, nb, 0, 256);
     fill_random(asf, (size_t)G * nvfp4moe_sf_bytes(M, K, 0), 0x30, 0x10);
     fill_random(bsf, (size_t)G * nvfp4moe_sf_bytes(N, K, 0), 0x30, 0x10);
     for (g = 0; g < G; ++g) mm[g] = M;
@@ -64,7 +67,7 @@ int main(void) {
     memset(&ga, 0, sizeof ga);
     ga.groups = G; ga.m_max = M; ga.n = N; ga.k = K; ga.a = a; ga.a_sf = asf; ga.b = b; ga.b_sf = bsf;
     ga.masked_m = dmm; ga.d = d; ga.expected_m = M;
-    ga.b_layout = nvfp4moe_preferred_weight_layout(ctx, N, K); /* random bytes: either layout */
+    ga.b_layout = lay; /* random bytes: either layout */
     if (!(getenv("PROFILE_GEMM_WS") && strcmp(getenv("PROFILE_GEMM_WS"), "0") == 0)) {
       ga.workspace_size = nvfp4moe_gemm_workspace_size(ctx, &ga);
       if (ga.workspace_size) ga.workspace = gu_alloc(ga.workspace_size);
