@@ -481,7 +481,8 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_dequantize(nvfp4moe_context* ctx, const nv
 NVFP4MOE_API nvfp4moe_result nvfp4moe_weights_relayout(nvfp4moe_context* ctx, const nvfp4moe_weights_relayout_args* args,
                                                        nvfp4moe_stream stream);
 /* The weight layout the context's GEMM kernels read fastest for an [N, K] weight: TILED on
-   the sm90 backend (measured on an H200) when N % 16 == 0 and K % 32 == 0, else ROW_MAJOR
+   the sm90 backend when N % 16 == 0 and K % 32 == 0 (on an H200: K % 128 == 0 1-6 % faster; gpt-oss's
+   K 2880, whose last step is padded, 4-5 % at m <= 32, about even at 128-512; bench/NOTES.md), else ROW_MAJOR
    (the sm100 kernel reads ROW_MAJOR by TMA; given TILED it runs the sm_80 kernels). A null
    ctx gives ROW_MAJOR. */
 NVFP4MOE_API nvfp4moe_weight_layout nvfp4moe_preferred_weight_layout(const nvfp4moe_context* ctx, int n, int k);
