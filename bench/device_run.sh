@@ -924,7 +924,7 @@ X24B)
   echo "memcheck tiled exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.tiled.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.tiled.log") PASS"
   ;;
 X24C)
-  # twenty-third session: an L2 bulk prefetch NVF_WPF steps ahead in the TILED wgmma kernels (gemm_wgmma_step.cuh),
+  # twenty-third session: an L2 bulk prefetch NVF_WPF steps ahead in the TILED wgmma kernels (only in commit 4d8ca38),
   # A/B of the defines in one process (-DNVF_WPF=0 builds the default kernels under another cache key), then the layers
   PYTHONUNBUFFERED=1 timeout ${ABT:-220} python3 tools/bench.py --defines "${DEFS:--DNVF_WPF=0,-DNVF_WPF=4,-DNVF_WPF=12,-DNVF_WPF=0,-DNVF_WPF=4,-DNVF_WPF=12}" \
     --ms "${MS:-32,128,512}" --only gemm --out "$OUT/ab_wpf.json" 2>&1 | grep -E "tune=" | cut -c1-150

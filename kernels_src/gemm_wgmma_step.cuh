@@ -12,21 +12,12 @@
 #include "ptx_wgmma.cuh"
 #include "dequant_bf16.cuh"
 
-// -DNVF_WPF=<steps> (tuning runs, TILED twins on sm_90+): an L2 prefetch NVF_WPF steps ahead, see nvf_wg_load
-#if defined(NVF_WPF) && NVF_WPF > 0 && defined(NVF_WTILED) && NVF_WTILED && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define NVF_WPF_ON 1
-#else
-#define NVF_WPF_ON 0
-#endif
 struct NvfWgRows {
   const u8* w0; // piece t of row r0, step 0
   const u8* w1; // row r0 + 8
   const u8* sf; // SF pair of row r0, step 0 (step s at + 1024 s; row r0 + 8 is 128 bytes on)
   int t;
   bool ok0, ok1; // rows inside N
-#if NVF_WPF_ON
-  bool pf;       // this thread prefetches its warp's 1 KB tiled blocks (lane 0: row r0 % 16 == 0, piece 0)
-#endif
 };
 
 NVF_DEV NvfWgRows nvf_wg_rows(const NvfGemmParams& p, int g, int r0, int t, int kc4) {
@@ -38,21 +29,12 @@ NVF_DEV NvfWgRows nvf_wg_rows(const NvfGemmParams& p, int g, int r0, int t, int 
   w.t = t;
   w.ok0 = r0 < p.n;
   w.ok1 = r0 + 8 < p.n;
-#if NVF_WPF_ON
-  w.pf = t == 0 && (r0 & 15) == 0 && w.ok0;
-#endif
   return w;
 }
 
 // Step s's two pieces and SF pairs; zeros past K, past the steps and for rows past N.
 template <bool WIDE> NVF_DEV void nvf_wg_load(const NvfWgRows& w, int s, int nsteps, int k, uint4* q, u32* sf) {
   const bool in = s < nsteps && s * 128 + 32 * w.t < k;
-#if NVF_WPF_ON
-  // tuning runs: step s + NVF_WPF's 1 KB block of the warp's 16-row tile into L2 ahead of its loads (the
-  // row-major kernels' 256-byte fetches gain by fetching ahead; a tiled block is one step only)
-  if (w.pf && s + NVF_WPF < nsteps)
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], 1024;" ::"l"(w.w0 + (i64)(s + NVF_WPF) * NVF_WSTEP_BYTES) : "memory");
-#endif
   q[0] = (in && w.ok0) ? nvf_ldg_weights<WIDE>(w.w0 + (i64)s * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
   q[1] = (in && w.ok1) ? nvf_ldg_weights<WIDE>(w.w1 + (i64)s * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
   sf[0] = (in && w.ok0) ? *(const u16*)(w.sf + (i64)s * 1024) : 0u;
