@@ -931,6 +931,12 @@ X24C)
   PYTHONUNBUFFERED=1 timeout ${LABT:-90} python3 tools/bench.py --defines "${LDEFS:--DNVF_WPF=0,-DNVF_WPF=8,-DNVF_WPF=0,-DNVF_WPF=8}" \
     --only layer --out "$OUT/ab_wpf_layers.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
+X24D)
+  # twenty-third session: the layers under the PDL switch (default: the quantization kernels; 1: every kernel; 0: none)
+  e=NVFP4MOE_TOKEN_PREPASS=1 p=NVFP4MOE_PDL
+  PYTHONUNBUFFERED=1 timeout ${LABT:-120} python3 tools/bench.py --envs "$e,$p=1,$p=0,$e,$p=1,$p=0" \
+    --only layer --out "$OUT/ab_pdl_layers.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1
   summ "full GPU suite" "$OUT/test_gpu_full.log" $? 12
