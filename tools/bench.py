@@ -54,9 +54,9 @@ def gemm_bytes(G, N, K, m):
 
 
 def wrow(K):
-    """Bytes a weight row takes in either layout: TILED pads K/2 to whole 64-byte steps
-    (nvfp4moe_weight_bytes); one buffer serves both layouts."""
-    return (K + 127) // 128 * 64
+    """Bytes a weight row takes in either layout: TILED pads K/2 to whole 128-K steps
+    (nvfp4moe_weight_bytes, asked for 16 rows); one buffer serves both layouts."""
+    return max(lib.nvfp4moe_weight_bytes(16, K, 0), lib.nvfp4moe_weight_bytes(16, K, 1)) // 16
 
 
 def check(rc, what):
