@@ -276,13 +276,15 @@ typedef struct nvfp4moe_sf_convert_args {
   nvfp4moe_sf_layout dst_layout; /* the source has the other layout */
 } nvfp4moe_sf_convert_args;
 
-/* Weight byte layout conversion of G matrices [N, K/2] of E2M1 codes (nvfp4moe_weight_layout;
+/* Weight byte layout conversion of G [N, K] matrices of E2M1 codes (nvfp4moe_weight_layout;
    the SFs are not touched). N % 16 == 0 and K % 32 == 0; to TILED, the padding of a last
    partial 128-K step is written as zeros. */
 typedef struct nvfp4moe_weights_relayout_args {
   int groups, n, k;
-  nvfp4moe_devptr src, dst;   /* G x nvfp4moe_weight_bytes(N, K, layout) bytes each (G N K/2 ROW_MAJOR),
-                                 16-byte aligned, must not overlap */
+  nvfp4moe_devptr src, dst;   /* each G x nvfp4moe_weight_bytes(N, K, its own layout) bytes (ROW_MAJOR
+                                 G N K/2; TILED more when K % 128 != 0: not checkable here, so size
+                                 them with that function), 16-byte aligned, must not overlap (no
+                                 conversion in place) */
   nvfp4moe_weight_layout dst_layout; /* the source has the other layout */
 } nvfp4moe_weights_relayout_args;
 
@@ -314,8 +316,10 @@ typedef struct nvfp4moe_gemm_args {
   nvfp4moe_devptr b;          /* u8 [G, N, K/2] (weights), 16-byte aligned; TILED: G x
                                  nvfp4moe_weight_bytes(N, K, TILED) bytes */
   nvfp4moe_devptr b_sf;       /* 128x4, G * nvfp4moe_sf_bytes(N, K, 128X4), 16-byte aligned */
-  nvfp4moe_devptr masked_m;   /* int32 [G] on the device; never read on the host */
-  nvfp4moe_devptr alpha;      /* f32 [G] (product of the decode scales), or 0 for 1 */
+  nvfp4moe_devptr masked_m;   /* int32 [G] on the device; never read on the host (the nvfp4moe_ref_*
+                                 host reference takes host arrays for masked_m, alpha, row_scale) */
+  nvfp4moe_devptr alpha;      /* f32 [G]: the product of the decode scales not in row_scale (with
+                                 row_scale, the weights' alone), or 0 for 1 */
   nvfp4moe_devptr row_scale;  /* optional f32 [G, m_max] (per-token scales of A), or 0 */
   nvfp4moe_devptr d;          /* bf16 [G, m_max, ldd], 16-byte aligned */
   long long ldd;              /* elements between rows of D; 0 = N; multiple of 8, >= N */
