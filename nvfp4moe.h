@@ -5471,7 +5471,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_sf_convert(const nvfp4moe_logg
   return NVFP4MOE_SUCCESS;
 }
 
-/* Byte o (< K/2) of row r of an [rows, K] weight matrix in a weight layout (nvfp4moe_weight_layout). */
+/* Byte o (< K/2; TILED: up to ceil(K/128) 64, the padding) of row r of an [rows, K] weight matrix in a
+   weight layout (nvfp4moe_weight_layout). */
 NVFP4MOE__PRIVATE size_t nvfp4moe__weight_byte(int layout, size_t r, size_t o, int k) {
   if (layout == NVFP4MOE_WEIGHTS_ROW_MAJOR) return r * (size_t)(k / 2) + o;
   return (r - r % 16) * (((size_t)k + 127) / 128) * 64 + o / 64 * 1024 + r % 16 * 64 + o % 64;

@@ -583,7 +583,7 @@ static void gdata_make(gdata* t, const gcase* c) {
   }
   for (i = 0; i < (size_t)c->groups * c->m_max; ++i) t->rs[i] = (float)exp(tu_normal());
   /* (TILED pads a last partial 128-K step: its own size) */
-  t->nbt = c->tiled ? (size_t)c->groups * nvfp4moe_weight_bytes(c->n, c->k, NVFP4MOE_WEIGHTS_TILED) : t->nb;
+  t->nbt = (size_t)c->groups * nvfp4moe_weight_bytes(c->n, c->k, c->tiled ? NVFP4MOE_WEIGHTS_TILED : NVFP4MOE_WEIGHTS_ROW_MAJOR);
   t->da = gu_alloc(t->na); t->dasf = gu_alloc(t->nasf); t->db = gu_alloc(t->nbt); t->dbsf = gu_alloc(t->nbsf);
   t->dmm = gu_alloc(4 * (size_t)c->groups); t->dalpha = gu_alloc(4 * (size_t)c->groups);
   t->drs = gu_alloc(4 * (size_t)c->groups * c->m_max); t->dd = gu_alloc(2 * t->nd);
@@ -597,10 +597,10 @@ static void gdata_make(gdata* t, const gcase* c) {
     CHECK(nvfp4moe_ref_weights_relayout(&rl) == NVFP4MOE_SUCCESS, "ref relayout: %s", nvfp4moe_last_error());
     { /* the padding of a last partial 128-K step poisoned (E2M1 0x7 = 6.0 codes): a kernel that read it would
          add them in */
-      const size_t steps = ((size_t)c->k + 127) / 128;
+      const size_t rb = nvfp4moe_weight_bytes(16, c->k, NVFP4MOE_WEIGHTS_TILED) / 16;
       size_t row, o;
       for (row = 0; row < (size_t)c->groups * c->n; ++row)
-        for (o = (size_t)c->k / 2; o < steps * 64; ++o) bt[(row - row % 16) * steps * 64 + o / 64 * 1024 + row % 16 * 64 + o % 64] = 0x77;
+        for (o = (size_t)c->k / 2; o < rb; ++o) bt[nvfp4moe__weight_byte(NVFP4MOE_WEIGHTS_TILED, row, o, c->k)] = 0x77;
     }
     gu_put(t->db, bt, t->nbt);
     free(bt);
@@ -1110,8 +1110,8 @@ static void test_moe_layer(void) {
       CHECK(ws > nvfp4moe_moe_workspace_size_for(0, &w, M, 4), "mode 4: no token region on sm90 (%zu bytes)", ws);
     CHECK(ws > 0 && ws <= nvfp4moe_moe_workspace_size(&w, M), "mode %d: workspace %zu", mode, ws);
     /* (TILED: each matrix's own size, a padded last step included) */
-    nb13 = mode >= 3 ? (size_t)E * nvfp4moe_weight_bytes(2 * I, H, NVFP4MOE_WEIGHTS_TILED) : (size_t)E * I * H;
-    nb2 = mode >= 3 ? (size_t)E * nvfp4moe_weight_bytes(H, I, NVFP4MOE_WEIGHTS_TILED) : (size_t)E * H * I / 2;
+    nb13 = (size_t)E * nvfp4moe_weight_bytes(2 * I, H, w.layout);
+    nb2 = (size_t)E * nvfp4moe_weight_bytes(H, I, w.layout);
     d13 = gu_alloc(nb13); d13sf = gu_alloc(n13sf); dgs = gu_alloc(4 * E); dus = gu_alloc(4 * E);
     d2 = gu_alloc(nb2); d2sf = gu_alloc(n2sf); ds2 = gu_alloc(4 * E); din1 = gu_alloc(4 * E);
     din2 = gu_alloc(4 * E); dx = gu_alloc(2 * nx); dout = gu_alloc(2 * nx); dmm = gu_alloc(4 * E); dws = gu_alloc(ws);
