@@ -97,21 +97,7 @@ static_assert(NVF_KC <= NVF_KC_DEFAULT && NVF_KC % 256 == 0, "NVF_WKC: a multipl
 static_assert(NVF_SPC >= 2, "a chunk has at least two steps (buffer reuse argument below)");
 static_assert(NVF_SPC % NVF_DEPTH == 0, "a chunk is a whole number of rounds of the weight slots");
 
-#if NVF_TOK == 8
-#define nvf_wgmma_rs nvf_wgmma_rs_n8
-#elif NVF_TOK == 16
-#define nvf_wgmma_rs nvf_wgmma_rs_n16
-#elif NVF_TOK == 32
-#define nvf_wgmma_rs nvf_wgmma_rs_n32
-#elif NVF_TOK == 48
-#define nvf_wgmma_rs nvf_wgmma_rs_n48
-#elif NVF_TOK == 64
-#define nvf_wgmma_rs nvf_wgmma_rs_n64
-#elif NVF_TOK == 128
-#define nvf_wgmma_rs nvf_wgmma_rs_n128
-#else
-#error "NVF_TOK must be 8, 16, 32, 48, 64 or 128"
-#endif
+static_assert(NVF_TOK == 8 || NVF_TOK == 16 || NVF_TOK == 32 || NVF_TOK == 48 || NVF_TOK == 64 || NVF_TOK == 128, "NVF_TOK must be 8, 16, 32, 48, 64 or 128");
 #include "gemm_wgmma_step.cuh"
 
 // Token staging works in units of one token x one 128-K step (64 bytes of E2M1, 8 SFs):

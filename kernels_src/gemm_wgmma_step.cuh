@@ -1,6 +1,6 @@
 // gemm_wgmma_step.cuh -- the weight side of the swap-AB wgmma step and its epilogue, shared by
 // gemm_wgmma.cu and gemm_wgmma_ws.cu (which differ in how the tokens reach shared memory).
-// Include after NVF_TOK (the wgmma N) and nvf_wgmma_rs (its RS wrapper) are defined.
+// Include after NVF_TOK (the tile's tokens: the wgmma N, and the B layout's MMA stride) is defined.
 //
 // A thread of an MMA quad owns weight rows r0 and r0 + 8 of its warpgroup's 64 and loads
 // 16 bytes (32 consecutive K elements, piece t = lane % 4) of each per 128-K step, with the
@@ -41,24 +41,30 @@ template <bool WIDE> NVF_DEV void nvf_wg_load(const NvfWgRows& w, int s, int nst
   sf[1] = (in && w.ok1) ? *(const u16*)(w.sf + (i64)s * 1024 + 128) : 0u;
 }
 
-// The step's 8 MMAs: widened weights a[] (row r0: 0..15, row r0 + 8: 16..31), B of MMA i at
-// buf + i NVF_TOK 32 (K-major core matrices, lbo 128, sbo 256).
-NVF_DEV void nvf_wg_mmas(float* acc, const u32* a, u32 buf) {
+// The step's 8 MMAs, N = TN tokens (the tile's NVF_TOK, or fewer where a tile holds fewer: the
+// first TN tokens, the same accumulator prefix): widened weights a[] (row r0: 0..15, row r0 + 8:
+// 16..31), B of MMA i at buf + i NVF_TOK 32 (K-major core matrices, lbo 128, sbo 256).
+template <int TN> NVF_DEV void nvf_wg_mmas_n(float* acc, const u32* a, u32 buf) {
   #pragma unroll
   for (int i = 0; i < 8; ++i) {
     const u32 af[4] = {a[2 * i], a[16 + 2 * i], a[2 * i + 1], a[16 + 2 * i + 1]};
-    nvf_wgmma_rs(acc, af, nvf_wgmma_desc(buf + i * (NVF_TOK * 32), 128, 256));
+    nvf_wgmma_rs<TN>(acc, af, nvf_wgmma_desc(buf + i * (NVF_TOK * 32), 128, 256));
   }
 }
+NVF_DEV void nvf_wg_mmas(float* acc, const u32* a, u32 buf) { nvf_wg_mmas_n<NVF_TOK>(acc, a, buf); }
 
-// D[g, m, n] for tokens m < valid and weight rows n < N from the m64nNk16 accumulator layout.
-NVF_DEV void nvf_wg_epilogue(const NvfGemmParams& p, int g, int valid, float alpha, int tok0, int r0, int t,
-                             const float* acc) {
+// D[g, m, n] for tokens m < valid and weight rows n < N from the m64nTNk16 accumulator layout.
+template <int TN> NVF_DEV void nvf_wg_epilogue_n(const NvfGemmParams& p, int g, int valid, float alpha, int tok0, int r0,
+                                                 int t, const float* acc) {
   #pragma unroll
-  for (int j = 0; j < NVF_TOK / 8; ++j)
+  for (int j = 0; j < TN / 8; ++j)
     #pragma unroll
     for (int e = 0; e < 4; ++e)
       nvf_store_swapab(p, g, valid, alpha, tok0 + j * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[4 * j + e]);
+}
+NVF_DEV void nvf_wg_epilogue(const NvfGemmParams& p, int g, int valid, float alpha, int tok0, int r0, int t,
+                             const float* acc) {
+  nvf_wg_epilogue_n<NVF_TOK>(p, g, valid, alpha, tok0, r0, t, acc);
 }
 
 // 16 bytes to shared memory: through a generic pointer, or a shared-window address (st.shared,

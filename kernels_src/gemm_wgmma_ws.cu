@@ -71,17 +71,7 @@ static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer 
 #define NVF_WSP_W (NVF_WSPROBE == 1 || NVF_WSPROBE == 2) // no weight path
 #define NVF_WSP_T (NVF_WSPROBE >= 2)                     // no token path
 
-#if NVF_TOK == 32
-#define nvf_wgmma_rs nvf_wgmma_rs_n32
-#elif NVF_TOK == 48
-#define nvf_wgmma_rs nvf_wgmma_rs_n48
-#elif NVF_TOK == 64
-#define nvf_wgmma_rs nvf_wgmma_rs_n64
-#elif NVF_TOK == 128
-#define nvf_wgmma_rs nvf_wgmma_rs_n128
-#else
-#error "NVF_TOK must be 32, 48, 64 or 128"
-#endif
+static_assert(NVF_TOK == 32 || NVF_TOK == 48 || NVF_TOK == 64 || NVF_TOK == 128, "NVF_TOK must be 32, 48, 64 or 128");
 #include "gemm_wgmma_step.cuh"
 
 // Unit u's token step s into its raw stage with cp.async, one commit group per slot (zero-filled
