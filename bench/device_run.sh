@@ -937,6 +937,25 @@ X24D)
   PYTHONUNBUFFERED=1 timeout ${LABT:-120} python3 tools/bench.py --envs "$e,$p=1,$p=0,$e,$p=1,$p=0" \
     --only layer --out "$OUT/ab_pdl_layers.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
+X25)
+  # twenty-fourth session: a part-full token tile of the token-producer kernels issues a smaller wgmma N
+  # (NVF_DYNN: 3 the new default; 0 the same code with N fixed; -1 main's kernels, the step's wait at the next
+  # step's start): the every-tile GEMM tests of those tiles (every N and its bounds: the masked_m pattern 8) and the
+  # quick layer tests, then the A/B of the three, twice in one process: GEMMs with Poisson masked_m, GEMMs
+  # with full tiles, the layers
+  TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout ${TT:-200} ./build/test_gpu > "$OUT/every_tile_ws.log" 2>&1
+  summ "every-tile tests, token-producer tiles" "$OUT/every_tile_ws.log" $? 8
+  TEST_QUICK=1 TEST_ONLY=layer timeout ${LT:-100} ./build/test_gpu > "$OUT/layer_tests.log" 2>&1
+  summ "quick layer tests" "$OUT/layer_tests.log" $? 8
+  d=-DNVF_DYNN
+  D="${DEFS:-$d=-1,$d=0,$d=3,$d=-1,$d=0,$d=3}"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --defines "$D" --poisson --ms "${MS:-16,33,64,128}" \
+    --only gemm --out "$OUT/ab_dynn_poisson.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  PYTHONUNBUFFERED=1 timeout ${FBT:-100} python3 tools/bench.py --defines "$D" --ms "${FMS:-32,128}" \
+    --only gemm --out "$OUT/ab_dynn_full.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  PYTHONUNBUFFERED=1 timeout ${LABT:-150} python3 tools/bench.py --defines "$D" --only layer \
+    --out "$OUT/ab_dynn_layers.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1
   summ "full GPU suite" "$OUT/test_gpu_full.log" $? 12

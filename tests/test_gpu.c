@@ -84,6 +84,12 @@ static int* make_masked_m(int groups, int rows, int pattern) {
       case 5: mm[g] = 16 + (int)(tu_rand() % 35u); if (mm[g] > rows) mm[g] = rows; break; /* decode: ~33 */
       case 6: mm[g] = 50 + (int)(tu_rand() % 31u); if (mm[g] > rows) mm[g] = rows; break; /* ~65 */
       case 7: mm[g] = 1 + g % 3; if (mm[g] > rows) mm[g] = rows; break; /* 1, 2, 3 tokens per group */
+      case 8: { /* each side of every token count a wgmma tile picks its N by (8 .. 128: gemm_wgmma_ws.cu) */
+        static const int edge[] = {1, 8, 9, 16, 17, 24, 25, 32, 33, 40, 41, 47, 48, 49, 64, 65, 95, 96, 97, 128, 129, 140};
+        mm[g] = edge[g % (int)(sizeof edge / sizeof edge[0])];
+        if (mm[g] > rows) mm[g] = rows;
+        break;
+      }
       default: {                                             /* random, with 0, 1, M_max and out-of-range */
         unsigned r = (unsigned)(tu_rand() % 10);
         mm[g] = r == 0 ? 0 : r == 1 ? 1 : r == 2 ? rows : r == 3 ? rows + 7 : r == 4 ? -3 : (int)(tu_rand() % (unsigned)rows);
@@ -773,7 +779,10 @@ static void test_gemm_every_tile_config(void) {
                                 {6, 16, 272, 4224, 7, 1, 1, 0, 0, 1},
                                 /* TILED with a padded last step: K 2880 (half a step), K 4160 (a quarter;
                                    1-3 tokens: the swap-AB workspace) */
-                                {3, 300, 272, 2880, 4, 1, 1, 8, 0, 1}, {6, 16, 272, 4160, 7, 1, 1, 0, 0, 1}};
+                                {3, 300, 272, 2880, 4, 1, 1, 8, 0, 1}, {6, 16, 272, 4160, 7, 1, 1, 0, 0, 1},
+                                /* 22 groups, 1 .. 140 tokens: every N a token-producer tile picks for a
+                                   part-full tile, and each side of its bounds; both layouts */
+                                {22, 140, 272, 1152, 8, 1, 1, 0, 0, 0}, {22, 140, 272, 2880, 8, 0, 1, 0, 0, 1}};
   nvfp4moe_info info;
   const char* config;
   int i, want, wrong;

@@ -24,6 +24,7 @@ Writes bench/results/<gpu>.json (a JSON array of records) and prints a table.
                                                    (forced configurations, each with an optional define)
     python3 tools/bench.py --envs "NVFP4MOE_PDL=0,NVFP4MOE_PDL=1" --only quant,layer --out PATH
     (with --envs, --defines, --configs: --shapes dsv3_ep8_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2 picks and orders the GEMMs)
+    (and --poisson: masked_m drawn from Poisson(m) per group, m_max = m + 4 sqrt(m) + 4, as in a layer)
                                                    (contexts under run-time environment switches)
 """
 import ctypes
@@ -127,6 +128,9 @@ def main():
     # --layout row_major|tiled|preferred (default): the weights' byte layout (nvfp4moe_weight_layout).
     # The weights are random bytes, so one buffer serves either layout.
     layout_opt = sys.argv[sys.argv.index("--layout") + 1] if "--layout" in sys.argv else "preferred"
+    # --poisson: in the A/B runs, masked_m drawn per group from Poisson(m) (the same draw in every arm),
+    # m_max = m + 4 sqrt(m) + 4, expected_m = m, as a layer's experts get them; else masked_m = m_max = m
+    poisson = "--poisson" in sys.argv
 
     def give_workspace(c, ga, keep):
         # the workspace the configuration asks for (the token-producer tiles' widened tokens),
@@ -292,12 +296,17 @@ def main():
                 w = random_fp4((G, N, wrow(K)))
                 wsf = random_sf(G * lib.nvfp4moe_sf_bytes(N, K, 0))
                 for m in tune_ms:
-                    A = random_fp4((G, m, K // 2))
-                    asf = random_sf(G * lib.nvfp4moe_sf_bytes(m, K, 0))
-                    mm_t = torch.full((G,), m, dtype=torch.int32, device="cuda")
+                    mmax = m + int(4 * m ** 0.5) + 4 if poisson else m
+                    A = random_fp4((G, mmax, K // 2))
+                    asf = random_sf(G * lib.nvfp4moe_sf_bytes(mmax, K, 0))
+                    if poisson:
+                        torch.manual_seed(m)
+                        mm_t = torch.poisson(torch.full((G,), float(m))).clamp(0, mmax).to(torch.int32).cuda()
+                    else:
+                        mm_t = torch.full((G,), m, dtype=torch.int32, device="cuda")
                     alpha = torch.ones(G, dtype=torch.float32, device="cuda")
-                    d = torch.empty(G, m, N, dtype=torch.bfloat16, device="cuda")
-                    ga = GemmArgs(groups=G, m_max=m, n=N, k=K, a=A.data_ptr(), a_sf=asf.data_ptr(), b=w.data_ptr(),
+                    d = torch.empty(G, mmax, N, dtype=torch.bfloat16, device="cuda")
+                    ga = GemmArgs(groups=G, m_max=mmax, n=N, k=K, a=A.data_ptr(), a_sf=asf.data_ptr(), b=w.data_ptr(),
                                   b_sf=wsf.data_ptr(), masked_m=mm_t.data_ptr(), alpha=alpha.data_ptr(),
                                   d=d.data_ptr(), ldd=N, expected_m=m, b_layout=layout_for(tctx, N, K))
                     wkeep = []
@@ -307,7 +316,8 @@ def main():
                     bytes_ = gemm_bytes(G, N, K, m)
                     record("grouped_gemm_nt_masked_tune", t_us, bytes_, flops=2 * G * m * N * K, shape=name, m=m,
                            n=N, k=K, groups=G, tune=define, weight_layout=["row_major", "tiled"][ga.b_layout],
-                           workspace_bytes=ga.workspace_size)
+                           workspace_bytes=ga.workspace_size, m_max=mmax,
+                           masked_m_mean=round(float(mm_t.float().mean()), 2) if poisson else None)
                 del w, wsf
             if "layer" in only:
                 layer_cases(tctx, tune=define)
