@@ -325,7 +325,9 @@ typedef struct nvfp4moe_gemm_args {
   long long ldd;              /* elements between rows of D; 0 = N; multiple of 8, >= N */
   int expected_m;             /* typical (mean) masked_m, picks the tiles: a tile holds about
                                  expected_m + 2 sqrt(expected_m) rows, more rows in a group cost
-                                 extra passes, never correctness; 0 = m_max */
+                                 extra passes, never correctness; 0 = m_max. On sm90, below
+                                 m_max it also says masked_m varies: each part-full tile then
+                                 sizes its MMAs to its rows (README, "_varn" tiles) */
   nvfp4moe_devptr workspace;  /* optional, 16-byte aligned, >= nvfp4moe_gemm_workspace_size()
                                  bytes: the sm90 token-producer tiles (and the 8-token swap-AB
                                  tile on TILED weights, K >= 4096) widen the tokens into it
@@ -2834,14 +2836,17 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "static_assert(NVF_WS_SMEM <= 227 * 1024, \"shared memory\");\n"
   "static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, \"units per producer pass, whole slots per round\");\n"
   "\n"
-  "// A token tile that holds fewer than NVF_TOK tokens issues its MMAs with the smallest N of NVF_TOK,\n"
-  "// NVF_TOK - NSTEP, NVF_TOK - 2 NSTEP, NVF_TOK - 3 NSTEP (NSTEP = NVF_TOK / 4 in whole 8s: 32 -> 32,\n"
-  "// 24, 16, 8; 48 -> 48, 40, 32, 24; 64 -> 64, 48, 32, 16; 128 -> 128, 96, 64, 32) that holds them:\n"
-  "// the first N tokens of the slot, into the accumulator's first N / 2 registers. -DNVF_DYNN=<n>\n"
-  "// (tuning): the n smaller sizes only (0: always NVF_TOK; -1: also the wait for a step's MMAs at the\n"
-  "// next step's start, as before: A/B runs only).\n"
-  "#ifndef NVF_DYNN\n"
-  "#define NVF_DYNN 3\n"
+  "// -DNVF_VARN=1, the _varn twins (the host runs them where expected_m < m_max, i.e. masked_m varies):\n"
+  "// a token tile that holds fewer than NVF_TOK tokens issues its MMAs with the smallest N of NVF_TOK,\n"
+  "// NVF_TOK - NSTEP, - 2 NSTEP, - 3 NSTEP (NSTEP = NVF_TOK / 4 in whole 8s: 32 -> 32, 24, 16, 8; 48 -> 48,\n"
+  "// 40, 32, 24; 64 -> 64, 48, 32, 16; 128 -> 128, 96, 64, 32) that holds them: the first N tokens of the\n"
+  "// slot, into the accumulator's first N / 2 registers (a prefix of the NVF_TOK fragment). Each step\n"
+  "// then waits for its own MMAs inside the branch, right after their commit: with MMAs of two branches\n"
+  "// still pending where the branches join, ptxas serialises every wgmma of the kernel (C7512). That\n"
+  "// wait costs up to 5-9 % where every tile is full (K <= 2048), so the plain kernels, which wait at\n"
+  "// the next step's start, stay for full tiles (bench/NOTES.md, twenty-fourth session).\n"
+  "#ifndef NVF_VARN\n"
+  "#define NVF_VARN 0\n"
   "#endif\n"
   "#define NVF_NSTEP (NVF_TOK / 32 * 8 > 8 \? NVF_TOK / 32 * 8 : 8)\n"
   "\n"
@@ -2875,7 +2880,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  if (NVF_UNITS == 128 || u < NVF_UNITS)\n"
   "  #pragma unroll\n"
   "  for (int h = 0; h < 2; ++h) {\n"
-  "    const bool in = src && s < nsteps && s * NVF_STEP + 64 * h < k;\n"
+  "    const bool in = src && s < nsteps && s * NVF_STEP + 64 * h < k;\n",
   "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\" ::\"r\"(stage + 64 * NVF_UNITS + 4 * (h * NVF_UNITS + u)),\n"
   "                 \"l\"(in \? sf + (i64)s * 1024 + 512 * h : sf), \"r\"(in \? 4 : 0) : \"memory\");\n"
   "  }\n"
@@ -2883,7 +2888,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "}\n"
   "\n"
   "// Widen unit u's raw token step s (in its stage) into a slot (dst: the unit's row in MMA 0).\n"
-  "NVF_DEV void nvf_tp_widen(const u8* st, u32 dst, int s, int k, int u) {\n",
+  "NVF_DEV void nvf_tp_widen(const u8* st, u32 dst, int s, int k, int u) {\n"
   "  uint4 q[4];\n"
   "  #pragma unroll\n"
   "  for (int t = 0; t < 4; ++t) q[t] = *(const uint4*)(st + 16 * (t * NVF_UNITS + u));\n"
@@ -2903,19 +2908,20 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  }\n"
   "}\n"
   "\n"
-  "// The step's MMAs with N = NVF_TOK - sub NVF_NSTEP (sub: 0 .. NVF_DYNN, uniform in the CTA).\n"
+  "// The step's MMAs: fence, MMAs, commit; with NVF_VARN N = NVF_TOK - sub NVF_NSTEP (sub 0 .. 3,\n"
+  "// uniform in the CTA) and the wait for them.\n"
   "NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {\n"
-  "  if (NVF_DYNN >= 3 && sub == 3) {\n"
+  "  if (NVF_VARN && sub == 3) {\n"
   "    nvf_wgmma_fence();\n"
   "    nvf_wg_mmas_n<NVF_TOK - 3 * NVF_NSTEP>(acc, a, buf);\n"
   "    nvf_wgmma_commit();\n"
   "    nvf_wgmma_wait<0>();\n"
-  "  } else if (NVF_DYNN >= 2 && sub == 2) {\n"
+  "  } else if (NVF_VARN && sub == 2) {\n"
   "    nvf_wgmma_fence();\n"
   "    nvf_wg_mmas_n<NVF_TOK - 2 * NVF_NSTEP>(acc, a, buf);\n"
   "    nvf_wgmma_commit();\n"
   "    nvf_wgmma_wait<0>();\n"
-  "  } else if (NVF_DYNN >= 1 && sub == 1) {\n"
+  "  } else if (NVF_VARN && sub == 1) {\n"
   "    nvf_wgmma_fence();\n"
   "    nvf_wg_mmas_n<NVF_TOK - NVF_NSTEP>(acc, a, buf);\n"
   "    nvf_wgmma_commit();\n"
@@ -2924,7 +2930,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    nvf_wgmma_fence();\n"
   "    nvf_wg_mmas(acc, a, buf);\n"
   "    nvf_wgmma_commit();\n"
-  "    if (NVF_DYNN >= 0) nvf_wgmma_wait<0>();\n"
+  "    if (NVF_VARN) nvf_wgmma_wait<0>();\n"
   "  }\n"
   "}\n"
   "\n"
@@ -2951,7 +2957,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  if (threadIdx.x >= 128 * NVF_CWG && p.tok_ws) {\n"
   "    // ---- producer with a workspace: thread 0 copies the tile's slot images, one bulk copy a slot\n"
   "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\" ::\"n\"(NVF_PREGS));\n"
-  "    if (threadIdx.x != 128 * NVF_CWG) return;\n"
+  "    if (threadIdx.x != 128 * NVF_CWG) return;\n",
   "    const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS;\n"
   "    const u8* img = p.tok_ws + (i64)g * ((p.m_max + NVF_TOK - 1) / NVF_TOK) * nslots * NVF_SLOT_BYTES;\n"
   "    int slot = 0;\n"
@@ -2959,7 +2965,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
   "      const u8* src = img + (i64)(tok0 / NVF_TOK) * nslots * NVF_SLOT_BYTES;\n"
   "      for (int f = 0; f < nslots; ++f) {\n"
-  "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n",
+  "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
   "        nvf_mbar_expect_tx(full0 + 8u * slot, NVF_SLOT_BYTES);\n"
   "        nvf_bulk_load(sbase + slot * NVF_SLOT_BYTES, src + (i64)f * NVF_SLOT_BYTES, NVF_SLOT_BYTES, full0 + 8u * slot);\n"
   "        nvf_ring_next(slot, phase);\n"
@@ -3011,18 +3017,18 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8\n"
   "  const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4);\n"
   "  const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
-  "  int slot = 0;\n"
+  "  int slot = 0;\n",
   "  u32 phase = 0;\n"
   "  for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
   "    int sub = 0; // the smaller N this tile's tokens fit\n"
-  "    while (sub < NVF_DYNN && valid - tok0 <= NVF_TOK - (sub + 1) * NVF_NSTEP) ++sub;\n"
+  "    while (NVF_VARN && sub < 3 && valid - tok0 <= NVF_TOK - (sub + 1) * NVF_NSTEP) ++sub;\n"
   "    float acc[NVF_TOK / 2];\n"
   "    #pragma unroll\n"
   "    for (int e = 0; e < NVF_TOK / 2; ++e) acc[e] = 0.0f;\n"
   "    uint4 wq[NVF_DEPTH][2];\n"
   "    u32 ws[NVF_DEPTH][2];\n"
   "    #pragma unroll\n"
-  "    for (int d = 0; d < NVF_DEPTH; ++d)\n",
+  "    for (int d = 0; d < NVF_DEPTH; ++d)\n"
   "      if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, d, nsteps, p.k, wq[d], ws[d]);\n"
   "    // One set of widened weights (see gemm_wgmma.cu: a second set had its registers reused\n"
   "    // under a pending wgmma), so every step first waits for all earlier MMAs.\n"
@@ -3036,7 +3042,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      for (int d = 0; d < NVF_DEPTH; ++d) {\n"
   "        const int s = s0 + d;\n"
   "        if (s < nsteps) {\n"
-  "          if (NVF_DYNN < 0) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done\n"
+  "          if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done\n"
   "          const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)\n"
   "          if (first && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
   "          if (!NVF_WSP_W) {\n"
@@ -3075,7 +3081,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "extern \"C\" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles) {\n"
   "  nvf_pdl_enter();\n"
   "  const int pt = threadIdx.x, n = NVF_SPS == 1 \? pt : pt % NVF_TOK, ss = NVF_SPS == 1 \? 0 : pt / NVF_TOK;\n"
-  "  if (NVF_UNITS < 128 && pt >= NVF_UNITS) return;\n"
+  "  if (NVF_UNITS < 128 && pt >= NVF_UNITS) return;\n",
   "  const int nsteps = (p.k + NVF_STEP - 1) / NVF_STEP, nslots = (nsteps + NVF_SPS - 1) / NVF_SPS, kc4 = (p.k / 16 + 3) / 4;\n"
   "  const int y = blockIdx.x % ytiles, gf = blockIdx.x / ytiles, g = gf / nslots, f = gf % nslots, s = f * NVF_SPS + ss;\n"
   "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max), tiles_m = (p.m_max + NVF_TOK - 1) / NVF_TOK;\n"
@@ -3083,7 +3089,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    const int m = tile * NVF_TOK + n;\n"
   "    uint4 q[4];\n"
   "    u32 sfw[2] = {0u, 0u};\n"
-  "    #pragma unroll\n",
+  "    #pragma unroll\n"
   "    for (int t = 0; t < 4; ++t) q[t] = make_uint4(0, 0, 0, 0);\n"
   "    if (m < valid && s < nsteps) { // else zeros (a padding row's SF bytes may be NaN)\n"
   "      const u8* src = p.a + ((i64)g * p.m_max + m) * (p.k / 2) + (i64)s * 64;\n"
@@ -4260,7 +4266,11 @@ enum {
   NVFP4MOE__SPEC_GEMM_WS48,
   NVFP4MOE__SPEC_GEMM_WS64,
   NVFP4MOE__SPEC_GEMM_WS32,
-  NVFP4MOE__SPEC_GEMM_LAST = NVFP4MOE__SPEC_GEMM_WS32,
+  NVFP4MOE__SPEC_GEMM_WS128_VARN, /* the same four with the MMAs' N fitted to a part-full tile (NVF_VARN) */
+  NVFP4MOE__SPEC_GEMM_WS48_VARN,
+  NVFP4MOE__SPEC_GEMM_WS64_VARN,
+  NVFP4MOE__SPEC_GEMM_WS32_VARN,
+  NVFP4MOE__SPEC_GEMM_LAST = NVFP4MOE__SPEC_GEMM_WS32_VARN,
   NVFP4MOE__SPEC_GEMM_SM100,
   /* twins of GEMM_P16 .. GEMM_LAST, in that order, for TILED weights (-DNVF_WTILED=1) */
   NVFP4MOE__SPEC_GEMM_TILED_FIRST,
@@ -4326,7 +4336,15 @@ enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
     {"gemm_sm90_ws_t64_wg4" SUF, "gemm_wgmma_ws.cu", {"-DNVF_TOK=64", "-DNVF_CWG=4", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0,   \
      XK},                                                                                                              \
     {"gemm_sm90_ws_t32_wg4" SUF, "gemm_wgmma_ws.cu", {"-DNVF_TOK=32", "-DNVF_CWG=4", TD, 0}, NVFP4MOE__NEEDS_SM90A, 0,   \
-     XK},
+     XK},                                                                                                             \
+    {"gemm_sm90_ws_t128_wg3_varn" SUF, "gemm_wgmma_ws.cu", {"-DNVF_TOK=128", "-DNVF_CWG=3", "-DNVF_VARN=1", TD, 0},    \
+     NVFP4MOE__NEEDS_SM90A, 0, XK},                                                                                    \
+    {"gemm_sm90_ws_t48_wg4_varn" SUF, "gemm_wgmma_ws.cu", {"-DNVF_TOK=48", "-DNVF_CWG=4", "-DNVF_VARN=1", TD, 0},      \
+     NVFP4MOE__NEEDS_SM90A, 0, XK},                                                                                    \
+    {"gemm_sm90_ws_t64_wg4_varn" SUF, "gemm_wgmma_ws.cu", {"-DNVF_TOK=64", "-DNVF_CWG=4", "-DNVF_VARN=1", TD, 0},      \
+     NVFP4MOE__NEEDS_SM90A, 0, XK},                                                                                    \
+    {"gemm_sm90_ws_t32_wg4_varn" SUF, "gemm_wgmma_ws.cu", {"-DNVF_TOK=32", "-DNVF_CWG=4", "-DNVF_VARN=1", TD, 0},      \
+     NVFP4MOE__NEEDS_SM90A, 0, XK},
 static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"quantize", "quantize.cu", {0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_quantize", "nvf_weight_amax", "nvf_amax_to_scale", "nvf_scale_product", "nvf_sf_convert",
@@ -4393,6 +4411,7 @@ struct nvfp4moe_context {
   char tune_define[64];  /* $NVFP4MOE_TUNE_DEFINE at creation (tuning runs), "" = none */
   int pdl;               /* programmatic dependent launch (sm_90+): 0 off, 1 quantization kernels, 2 every kernel */
   int token_prepass;     /* the token-producer tiles take a workspace of widened tokens ($NVFP4MOE_TOKEN_PREPASS) */
+  int varn;              /* the heuristic may pick the token-producer tiles' _VARN twins ($NVFP4MOE_VARN) */
   int layer_widen;       /* which of the expert layer's quantizers write those tokens instead of the pre-pass: bit 0 the
                             input's (GEMM1), bit 1 the SiLU's (GEMM2) ($NVFP4MOE_LAYER_WIDEN) */
   int sm100_self_test;
@@ -5037,6 +5056,10 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
      (A/B runs: the same kernels, the tokens widened by every CTA). */
   v = nvfp4moe__getenv("NVFP4MOE_TOKEN_PREPASS");
   ctx->token_prepass = !(v && strcmp(v, "0") == 0);
+  /* The token-producer tiles' _VARN twins (MMAs' N fitted to a part-full tile) where expected_m <
+     m_max; $NVFP4MOE_VARN=0 keeps the plain tiles everywhere (A/B runs). */
+  v = nvfp4moe__getenv("NVFP4MOE_VARN");
+  ctx->varn = !(v && strcmp(v, "0") == 0);
   /* In the expert layer a quantizer can write its GEMM's widened tokens itself (the _img kernels),
      so that GEMM launches no pre-pass: $NVFP4MOE_LAYER_WIDEN is a mask, bit 0 the input quantizer
      (GEMM1), bit 1 the SiLU quantizer (GEMM2, inter <= 4096). Default 2: the input quantizer's
@@ -5940,8 +5963,8 @@ static const int nvfp4moe__portable_bm[4] = {16, 32, 64, 128};
 static const int nvfp4moe__swapab_tok[4] = {8, 16, 32, 48};
 static const int nvfp4moe__wgmma_tok[10] = {32, 64, 128, 64, 128, 16, 32, 48, 48, 64}; /* NVF_TOK, NVF_WG of the W specs */
 static const int nvfp4moe__wgmma_wg[10] = {2, 2, 2, 3, 3, 4, 4, 3, 4, 4};
-static const int nvfp4moe__ws_tok[4] = {128, 48, 64, 32}; /* NVF_TOK, NVF_CWG of the WS specs */
-static const int nvfp4moe__ws_cwg[4] = {3, 4, 4, 4};
+static const int nvfp4moe__ws_tok[8] = {128, 48, 64, 32, 128, 48, 64, 32}; /* NVF_TOK, NVF_CWG of the WS */
+static const int nvfp4moe__ws_cwg[8] = {3, 4, 4, 4, 3, 4, 4, 4};                /* specs, then their _VARN twins */
 
 /* Tile choice of the portable and sm90 backends. sm90: expected_m is a mean, so the tile
    should also hold the experts that get more (one past its tile costs a second pass over
@@ -5953,7 +5976,10 @@ static const int nvfp4moe__ws_cwg[4] = {3, 4, 4, 4};
    seventeenth session; without it the 48-token tile had won), 48 tokens up to 48, 64 up to
    64, and beyond that 128 tokens with three; each of these tiles with a token producer
    warpgroup (gemm_wgmma_ws.cu: 2-17 % faster than the same tile without it at 32-512 tokens
-   on the five shapes, fifteenth session). sm80 (not re-measured with the margin): swap-AB for
+   on the five shapes, fifteenth session). Where expected_m < m_max (masked_m varies, as in a
+   layer), each tile's _VARN twin, which issues its MMAs with an N fitted to the tile's tokens
+   (twenty-fourth session: -2 / -4 % on the Qwen3 / DeepSeek-V3 layers, -1 to -16 % on GEMMs with
+   Poisson masked_m; up to 5-9 % slower where every tile is full, hence not there). sm80 (not re-measured with the margin): swap-AB for
    expected_m up to 48, then the tiled mma.sync kernel with the smallest M tile. */
 NVFP4MOE__PRIVATE int nvfp4moe__cover_m(const nvfp4moe_gemm_args* a) {
   long long e = a->expected_m, x, y;
@@ -5971,11 +5997,16 @@ NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const
     return ctx->forced_gemm_spec;
   if (ctx->backend == NVFP4MOE_BACKEND_SM90) {
     em = nvfp4moe__cover_m(a);
-    if (em > 16)
-      return em <= 32   ? NVFP4MOE__SPEC_GEMM_WS32
-             : em <= 48 ? NVFP4MOE__SPEC_GEMM_WS48
-             : em <= 64 ? NVFP4MOE__SPEC_GEMM_WS64
-                        : NVFP4MOE__SPEC_GEMM_WS128;
+    if (em > 16) {
+      /* expected_m below m_max: masked_m varies, so many tiles are part full: the _VARN twin */
+      const int varn = ctx->varn && a->expected_m > 0 && a->expected_m < a->m_max
+                           ? NVFP4MOE__SPEC_GEMM_WS128_VARN - NVFP4MOE__SPEC_GEMM_WS128
+                           : 0;
+      return varn + (em <= 32   ? NVFP4MOE__SPEC_GEMM_WS32
+                     : em <= 48 ? NVFP4MOE__SPEC_GEMM_WS48
+                     : em <= 64 ? NVFP4MOE__SPEC_GEMM_WS64
+                                : NVFP4MOE__SPEC_GEMM_WS128);
+    }
   }
   for (i = 0; i < 4; ++i)
     if (em <= nvfp4moe__swapab_tok[i]) return NVFP4MOE__SPEC_GEMM_T8 + i;
@@ -5992,7 +6023,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const
    shrinks), and the 16-token tile's two buffers (67 KB a CTA) were followed by a slower next
    GEMM. (The forced T16, T32 and T48 keep widening in every CTA.) */
 NVFP4MOE__PRIVATE int nvfp4moe__spec_takes_ws(int spec, nvfp4moe_weight_layout layout, int k) {
-  if (spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32) return 1;
+  if (spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32_VARN) return 1;
   return layout == NVFP4MOE_WEIGHTS_TILED && k >= 4096 && spec == NVFP4MOE__SPEC_GEMM_T8;
 }
 
@@ -6073,7 +6104,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
   const int mod = tiled ? spec - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST : spec;
   const int kern = tiled ? 0 : nvfp4moe__gemm_kernel(ctx, p);
   int bm;
-  if (spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32) {
+  if (spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32_VARN) {
     /* one CTA per (group, 64 NVF_CWG weight rows, token tile): NVF_CWG consumer warpgroups and a
        token producer; shared memory as NVF_WS_SMEM: 6 ring slots of NVF_SPS steps (1 for 128
        tokens, else 2) and 3 raw token stages of NVF_UNITS = NVF_TOK NVF_SPS units of 72 bytes */
@@ -6533,7 +6564,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__layer_img_tok(const nvfp4moe_context* ctx, const
   if (nvfp4moe__gemm_ws_need(ctx, a, &spec) == 0) return 0; /* (0 on every backend but sm90) */
   /* (the swap-AB tiles' token rows are written by their own pre-pass: the _img kernels write
      the token-producer tiles' slot images) */
-  return spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32 ? nvfp4moe__ws_tok[spec - NVFP4MOE__SPEC_GEMM_WS128]
+  return spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32_VARN ? nvfp4moe__ws_tok[spec - NVFP4MOE__SPEC_GEMM_WS128]
                                                                                  : 0;
 }
 

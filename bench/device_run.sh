@@ -956,6 +956,25 @@ X25)
   PYTHONUNBUFFERED=1 timeout ${LABT:-150} python3 tools/bench.py --defines "$D" --only layer \
     --out "$OUT/ab_dynn_layers.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
+X25B)
+  # twenty-fourth session: the _varn twins (NVF_VARN=1, picked where 0 < expected_m < m_max): the every-tile tests of
+  # the token-producer tiles, plain and _varn, the quick GEMM and layer tests, memcheck on the _varn tiles' every-tile
+  # tests (quick), then the A/B of NVFP4MOE_VARN=0 / 1: the layers three times, GEMMs with Poisson masked_m twice
+  TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout ${TT:-200} ./build/test_gpu > "$OUT/every_tile_ws.log" 2>&1
+  summ "every-tile tests, token-producer tiles" "$OUT/every_tile_ws.log" $? 8
+  TEST_QUICK=1 TEST_ONLY=gemm timeout ${GT:-200} ./build/test_gpu > "$OUT/gemm_tests.log" 2>&1
+  summ "quick GEMM tests" "$OUT/gemm_tests.log" $? 8
+  TEST_QUICK=1 TEST_ONLY=layer timeout ${LT:-100} ./build/test_gpu > "$OUT/layer_tests.log" 2>&1
+  summ "quick layer tests" "$OUT/layer_tests.log" $? 8
+  TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=_varn timeout ${MCT:-150} compute-sanitizer --tool memcheck \
+    --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.varn.log" 2>&1
+  echo "memcheck varn every-tile exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.varn.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.varn.log") PASS"
+  e=NVFP4MOE_VARN
+  PYTHONUNBUFFERED=1 timeout ${LABT:-150} python3 tools/bench.py --envs "$e=0,$e=1,$e=0,$e=1,$e=0,$e=1" --only layer \
+    --out "$OUT/ab_varn_layers.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --envs "$e=0,$e=1,$e=0,$e=1" --poisson --ms "${MS:-16,33,64,128}" \
+    --only gemm --out "$OUT/ab_varn_poisson.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1
   summ "full GPU suite" "$OUT/test_gpu_full.log" $? 12

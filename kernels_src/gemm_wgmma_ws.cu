@@ -61,14 +61,17 @@ static_assert(NVF_PREGS * 128 + NVF_CREGS * 128 * NVF_CWG <= NVF_LAUNCH_REGS * N
 static_assert(NVF_WS_SMEM <= 227 * 1024, "shared memory");
 static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer pass, whole slots per round");
 
-// A token tile that holds fewer than NVF_TOK tokens issues its MMAs with the smallest N of NVF_TOK,
-// NVF_TOK - NSTEP, NVF_TOK - 2 NSTEP, NVF_TOK - 3 NSTEP (NSTEP = NVF_TOK / 4 in whole 8s: 32 -> 32,
-// 24, 16, 8; 48 -> 48, 40, 32, 24; 64 -> 64, 48, 32, 16; 128 -> 128, 96, 64, 32) that holds them:
-// the first N tokens of the slot, into the accumulator's first N / 2 registers. -DNVF_DYNN=<n>
-// (tuning): the n smaller sizes only (0: always NVF_TOK; -1: also the wait for a step's MMAs at the
-// next step's start, as before: A/B runs only).
-#ifndef NVF_DYNN
-#define NVF_DYNN 3
+// -DNVF_VARN=1, the _varn twins (the host runs them where expected_m < m_max, i.e. masked_m varies):
+// a token tile that holds fewer than NVF_TOK tokens issues its MMAs with the smallest N of NVF_TOK,
+// NVF_TOK - NSTEP, - 2 NSTEP, - 3 NSTEP (NSTEP = NVF_TOK / 4 in whole 8s: 32 -> 32, 24, 16, 8; 48 -> 48,
+// 40, 32, 24; 64 -> 64, 48, 32, 16; 128 -> 128, 96, 64, 32) that holds them: the first N tokens of the
+// slot, into the accumulator's first N / 2 registers (a prefix of the NVF_TOK fragment). Each step
+// then waits for its own MMAs inside the branch, right after their commit: with MMAs of two branches
+// still pending where the branches join, ptxas serialises every wgmma of the kernel (C7512). That
+// wait costs up to 5-9 % where every tile is full (K <= 2048), so the plain kernels, which wait at
+// the next step's start, stay for full tiles (bench/NOTES.md, twenty-fourth session).
+#ifndef NVF_VARN
+#define NVF_VARN 0
 #endif
 #define NVF_NSTEP (NVF_TOK / 32 * 8 > 8 ? NVF_TOK / 32 * 8 : 8)
 
@@ -130,19 +133,20 @@ NVF_DEV void nvf_ring_next(int& slot, u32& phase) {
   }
 }
 
-// The step's MMAs with N = NVF_TOK - sub NVF_NSTEP (sub: 0 .. NVF_DYNN, uniform in the CTA).
+// The step's MMAs: fence, MMAs, commit; with NVF_VARN N = NVF_TOK - sub NVF_NSTEP (sub 0 .. 3,
+// uniform in the CTA) and the wait for them.
 NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {
-  if (NVF_DYNN >= 3 && sub == 3) {
+  if (NVF_VARN && sub == 3) {
     nvf_wgmma_fence();
     nvf_wg_mmas_n<NVF_TOK - 3 * NVF_NSTEP>(acc, a, buf);
     nvf_wgmma_commit();
     nvf_wgmma_wait<0>();
-  } else if (NVF_DYNN >= 2 && sub == 2) {
+  } else if (NVF_VARN && sub == 2) {
     nvf_wgmma_fence();
     nvf_wg_mmas_n<NVF_TOK - 2 * NVF_NSTEP>(acc, a, buf);
     nvf_wgmma_commit();
     nvf_wgmma_wait<0>();
-  } else if (NVF_DYNN >= 1 && sub == 1) {
+  } else if (NVF_VARN && sub == 1) {
     nvf_wgmma_fence();
     nvf_wg_mmas_n<NVF_TOK - NVF_NSTEP>(acc, a, buf);
     nvf_wgmma_commit();
@@ -151,7 +155,7 @@ NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {
     nvf_wgmma_fence();
     nvf_wg_mmas(acc, a, buf);
     nvf_wgmma_commit();
-    if (NVF_DYNN >= 0) nvf_wgmma_wait<0>();
+    if (NVF_VARN) nvf_wgmma_wait<0>();
   }
 }
 
@@ -242,7 +246,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   u32 phase = 0;
   for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {
     int sub = 0; // the smaller N this tile's tokens fit
-    while (sub < NVF_DYNN && valid - tok0 <= NVF_TOK - (sub + 1) * NVF_NSTEP) ++sub;
+    while (NVF_VARN && sub < 3 && valid - tok0 <= NVF_TOK - (sub + 1) * NVF_NSTEP) ++sub;
     float acc[NVF_TOK / 2];
     #pragma unroll
     for (int e = 0; e < NVF_TOK / 2; ++e) acc[e] = 0.0f;
@@ -263,7 +267,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
       for (int d = 0; d < NVF_DEPTH; ++d) {
         const int s = s0 + d;
         if (s < nsteps) {
-          if (NVF_DYNN < 0) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done
+          if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done
           const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)
           if (first && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);
           if (!NVF_WSP_W) {

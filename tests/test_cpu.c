@@ -669,7 +669,7 @@ static int pick(int backend, int expected_m, int m_max) {
   nvfp4moe_gemm_args a;
   int s;
   memset(&a, 0, sizeof a);
-  c->backend = backend; c->forced_gemm_spec = -1;
+  c->backend = backend; c->forced_gemm_spec = -1; c->varn = 1;
   a.expected_m = expected_m; a.m_max = m_max;
   s = nvfp4moe__portable_spec(c, &a);
   free(c);
@@ -690,19 +690,20 @@ static void check_spec_defines(int s, const char* file, const char* n0, int v0, 
 }
 
 static void test_gemm_tile_heuristic(void) {
-  /* sm90: the tile covers expected_m + 2 ceil(sqrt(expected_m)), at most m_max */
+  /* sm90: the tile covers expected_m + 2 ceil(sqrt(expected_m)), at most m_max; a token-producer tile's
+     _VARN twin where 0 < expected_m < m_max (masked_m varies), the plain one where not */
   static const int sm90[][3] = {
       {0, 8, NVFP4MOE__SPEC_GEMM_T8},        {8, 8, NVFP4MOE__SPEC_GEMM_T8},
       {1, 256, NVFP4MOE__SPEC_GEMM_T8},      {4, 256, NVFP4MOE__SPEC_GEMM_T8},      /* 1 + 2 = 3, 4 + 4 = 8 */
       {5, 256, NVFP4MOE__SPEC_GEMM_T16},     {9, 256, NVFP4MOE__SPEC_GEMM_T16},     /* 5 + 6 = 11, 9 + 6 = 15 */
-      {16, 16, NVFP4MOE__SPEC_GEMM_T16},     {10, 256, NVFP4MOE__SPEC_GEMM_WS32}, /* 10 + 8 = 18 */
-      {16, 256, NVFP4MOE__SPEC_GEMM_WS32}, {32, 32, NVFP4MOE__SPEC_GEMM_WS32},  /* 16 + 8 = 24; capped at 32 */
-      {22, 256, NVFP4MOE__SPEC_GEMM_WS32}, {23, 256, NVFP4MOE__SPEC_GEMM_WS48}, /* 22 + 10 = 32, 23 + 10 = 33 */
-      {33, 256, NVFP4MOE__SPEC_GEMM_WS48}, {36, 256, NVFP4MOE__SPEC_GEMM_WS48}, /* 45, 48 */
-      {37, 256, NVFP4MOE__SPEC_GEMM_WS64}, {64, 64, NVFP4MOE__SPEC_GEMM_WS64},  /* 37 + 14 = 51 */
-      {33, 40, NVFP4MOE__SPEC_GEMM_WS48},  {50, 256, NVFP4MOE__SPEC_GEMM_WS128}, /* capped at 40; 50 + 16 */
-      {0, 512, NVFP4MOE__SPEC_GEMM_WS128}, {4096, 4096, NVFP4MOE__SPEC_GEMM_WS128},
-      {2147395601, 2147483647, NVFP4MOE__SPEC_GEMM_WS128}};
+      {16, 16, NVFP4MOE__SPEC_GEMM_T16},     {10, 256, NVFP4MOE__SPEC_GEMM_WS32_VARN}, /* 10 + 8 = 18 */
+      {16, 256, NVFP4MOE__SPEC_GEMM_WS32_VARN}, {32, 32, NVFP4MOE__SPEC_GEMM_WS32},  /* 16 + 8 = 24; capped at 32 */
+      {22, 256, NVFP4MOE__SPEC_GEMM_WS32_VARN}, {23, 256, NVFP4MOE__SPEC_GEMM_WS48_VARN}, /* 22 + 10 = 32, 23 + 10 = 33 */
+      {33, 256, NVFP4MOE__SPEC_GEMM_WS48_VARN}, {36, 256, NVFP4MOE__SPEC_GEMM_WS48_VARN}, /* 45, 48 */
+      {37, 256, NVFP4MOE__SPEC_GEMM_WS64_VARN}, {64, 64, NVFP4MOE__SPEC_GEMM_WS64},  /* 37 + 14 = 51 */
+      {33, 40, NVFP4MOE__SPEC_GEMM_WS48_VARN},  {50, 256, NVFP4MOE__SPEC_GEMM_WS128_VARN}, /* capped at 40; 50 + 16 */
+      {0, 512, NVFP4MOE__SPEC_GEMM_WS128}, {4096, 4096, NVFP4MOE__SPEC_GEMM_WS128}, {5000, 4096, NVFP4MOE__SPEC_GEMM_WS128},
+      {32, 33, NVFP4MOE__SPEC_GEMM_WS48_VARN}, {2147395601, 2147483647, NVFP4MOE__SPEC_GEMM_WS128_VARN}};
   /* sm80: expected_m itself (no margin) */
   static const int sm80[][3] = {
       {0, 8, NVFP4MOE__SPEC_GEMM_T8},   {16, 256, NVFP4MOE__SPEC_GEMM_T16}, {33, 256, NVFP4MOE__SPEC_GEMM_T48},
@@ -727,8 +728,8 @@ static void test_gemm_tile_heuristic(void) {
         sizeof nvfp4moe__wgmma_wg == sizeof nvfp4moe__wgmma_tok, "wgmma tables: %d entries",
         (int)(sizeof nvfp4moe__wgmma_tok / sizeof nvfp4moe__wgmma_tok[0]));
   CHECK(sizeof nvfp4moe__ws_tok / sizeof nvfp4moe__ws_tok[0] ==
-            (size_t)(NVFP4MOE__SPEC_GEMM_WS32 - NVFP4MOE__SPEC_GEMM_WS128 + 1) &&
-        sizeof nvfp4moe__ws_cwg == sizeof nvfp4moe__ws_tok && NVFP4MOE__SPEC_GEMM_WS32 == NVFP4MOE__SPEC_GEMM_LAST,
+            (size_t)(NVFP4MOE__SPEC_GEMM_WS32_VARN - NVFP4MOE__SPEC_GEMM_WS128 + 1) &&
+        sizeof nvfp4moe__ws_cwg == sizeof nvfp4moe__ws_tok && NVFP4MOE__SPEC_GEMM_WS32_VARN == NVFP4MOE__SPEC_GEMM_LAST,
         "token-producer tables: %d entries", (int)(sizeof nvfp4moe__ws_tok / sizeof nvfp4moe__ws_tok[0]));
   for (i = 0; i < sizeof nvfp4moe__wgmma_tok / sizeof nvfp4moe__wgmma_tok[0]; ++i)
     check_spec_defines(NVFP4MOE__SPEC_GEMM_W32 + (int)i, "gemm_wgmma.cu", "NVF_TOK", nvfp4moe__wgmma_tok[i], "NVF_WG",
@@ -736,6 +737,14 @@ static void test_gemm_tile_heuristic(void) {
   for (i = 0; i < sizeof nvfp4moe__ws_tok / sizeof nvfp4moe__ws_tok[0]; ++i)
     check_spec_defines(NVFP4MOE__SPEC_GEMM_WS128 + (int)i, "gemm_wgmma_ws.cu", "NVF_TOK", nvfp4moe__ws_tok[i], "NVF_CWG",
                        nvfp4moe__ws_cwg[i]);
+  /* the _VARN twins: the plain tile's defines, then -DNVF_VARN=1; the plain ones without it */
+  for (i = 0; i < 4; ++i) {
+    const nvfp4moe__spec* v = &nvfp4moe__specs[NVFP4MOE__SPEC_GEMM_WS128_VARN + (int)i];
+    const nvfp4moe__spec* f = &nvfp4moe__specs[NVFP4MOE__SPEC_GEMM_WS128 + (int)i];
+    CHECK(v->defines[2] && strcmp(v->defines[2], "-DNVF_VARN=1") == 0 && strstr(v->name, "_varn") &&
+              !strstr(f->name, "_varn") && (!f->defines[2] || !strstr(f->defines[2], "VARN")),
+          "%s / %s: the _VARN twin's defines", v->name, f->name);
+  }
 }
 
 /* The GEMM token workspace: nvfp4moe__tok_ws_bytes by hand for three tiles, the query's zeros
