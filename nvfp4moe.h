@@ -325,9 +325,11 @@ typedef struct nvfp4moe_gemm_args {
   long long ldd;              /* elements between rows of D; 0 = N; multiple of 8, >= N */
   int expected_m;             /* typical (mean) masked_m, picks the tiles: a tile holds about
                                  expected_m + 2 sqrt(expected_m) rows, more rows in a group cost
-                                 extra passes, never correctness; 0 = m_max. On sm90, below
-                                 m_max it also says masked_m varies: each part-full tile then
-                                 sizes its MMAs to its rows (README, "_varn" tiles) */
+                                 extra passes, never correctness; 0 = m_max. On sm90 with
+                                 tiles of more than 16 rows, 0 < expected_m < m_max also says
+                                 masked_m varies: each part-full tile then issues its MMAs with
+                                 the smallest of four N that holds its rows (README, "_varn"
+                                 tiles; up to 5-9 % slower where every tile is full anyway) */
   nvfp4moe_devptr workspace;  /* optional, 16-byte aligned, >= nvfp4moe_gemm_workspace_size()
                                  bytes: the sm90 token-producer tiles (and the 8-token swap-AB
                                  tile on TILED weights, K >= 4096) widen the tokens into it
@@ -2836,7 +2838,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "static_assert(NVF_WS_SMEM <= 227 * 1024, \"shared memory\");\n"
   "static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, \"units per producer pass, whole slots per round\");\n"
   "\n"
-  "// -DNVF_VARN=1, the _varn twins (the host runs them where expected_m < m_max, i.e. masked_m varies):\n"
+  "// -DNVF_VARN=1, the _varn twins (the host runs them where 0 < expected_m < m_max: masked_m varies):\n"
   "// a token tile that holds fewer than NVF_TOK tokens issues its MMAs with the smallest N of NVF_TOK,\n"
   "// NVF_TOK - NSTEP, - 2 NSTEP, - 3 NSTEP (NSTEP = NVF_TOK / 4 in whole 8s: 32 -> 32, 24, 16, 8; 48 -> 48,\n"
   "// 40, 32, 24; 64 -> 64, 48, 32, 16; 128 -> 128, 96, 64, 32) that holds them: the first N tokens of the\n"
@@ -4304,8 +4306,9 @@ enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
    define (0: none), PK/S8K/SK/WK/XK the kernel lists of the portable, 8-token swap-AB, other
    swap-AB, wgmma and warp-specialised wgmma modules. The
    wgmma heuristic picks ws_t32_wg4, ws_t48_wg4, ws_t64_wg4 and ws_t128_wg3 (gemm_wgmma_ws.cu: four or
-   three consumer warpgroups, 256 or 192 weight rows, and a token producer warpgroup); the gemm_wgmma.cu
-   tiles stay for forced configurations and A/Bs (bench/NOTES.md). */
+   three consumer warpgroups, 256 or 192 weight rows, and a token producer warpgroup), or their _varn
+   twins (-DNVF_VARN=1: MMAs' N fitted to a part-full tile) where 0 < expected_m < m_max; the
+   gemm_wgmma.cu tiles stay for forced configurations and A/Bs (bench/NOTES.md). */
 #define NVFP4MOE__GEMM_SPECS(SUF, TD, PK, S8K, SK, WK, XK) \
     {"gemm_portable_m16" SUF, "gemm_portable.cu", {"-DNVF_BM=16", "-DNVF_WARPS_M=1", "-DNVF_WARPS_N=4", TD, 0},        \
      NVFP4MOE__NEEDS_SM80, 0, PK},                                                                                     \
@@ -6014,7 +6017,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__portable_spec(const nvfp4moe_context* ctx, const
 }
 
 /* Whether a tile configuration takes a workspace of widened tokens on sm90 for weights in this
-   layout with this K: the token-producer tiles (GEMM_WS128 .. GEMM_WS32) always; the 8-token
+   layout with this K: the token-producer tiles (GEMM_WS128 .. GEMM_WS32_VARN) always; the 8-token
    swap-AB tile (the heuristic's up to 8 covered tokens) on TILED weights with K >= 4096, the one
    case where every A/B on an H200 agreed on a gain (bench/NOTES.md, twenty-second session:
    DeepSeek-V3 GEMM1, K 7168, -4.5 to -5.7 % at one token). At K 2048 and below the swap-AB

@@ -747,7 +747,7 @@ F16)
   fi
   ;;
 B16)
-  TEST_QUICK=1 TEST_ONLY=gemm_every_tile_config timeout 120 ./build/test_gpu > "$OUT/tiles.log" 2>&1
+  TEST_QUICK=1 TEST_ONLY=gemm_every_tile_config timeout ${TLT:-200} ./build/test_gpu > "$OUT/tiles.log" 2>&1
   summ "every tile configuration" "$OUT/tiles.log" $? 12
   PYTHONUNBUFFERED=1 timeout ${BT:-450} python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -40 | cut -c1-150
   cp bench/results/h200.json "$OUT/" 2>/dev/null || cp bench/results/*.json "$OUT/"

@@ -61,7 +61,7 @@ static_assert(NVF_PREGS * 128 + NVF_CREGS * 128 * NVF_CWG <= NVF_LAUNCH_REGS * N
 static_assert(NVF_WS_SMEM <= 227 * 1024, "shared memory");
 static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer pass, whole slots per round");
 
-// -DNVF_VARN=1, the _varn twins (the host runs them where expected_m < m_max, i.e. masked_m varies):
+// -DNVF_VARN=1, the _varn twins (the host runs them where 0 < expected_m < m_max: masked_m varies):
 // a token tile that holds fewer than NVF_TOK tokens issues its MMAs with the smallest N of NVF_TOK,
 // NVF_TOK - NSTEP, - 2 NSTEP, - 3 NSTEP (NSTEP = NVF_TOK / 4 in whole 8s: 32 -> 32, 24, 16, 8; 48 -> 48,
 // 40, 32, 24; 64 -> 64, 48, 32, 16; 128 -> 128, 96, 64, 32) that holds them: the first N tokens of the

@@ -664,17 +664,18 @@ static void test_context_errors_and_queries(void) {
 
 /* ---- GEMM tile heuristic and the sm90 geometry tables ------------------------------------ */
 
-static int pick(int backend, int expected_m, int m_max) {
+static int pick_varn(int backend, int expected_m, int m_max, int varn) {
   nvfp4moe_context* c = (nvfp4moe_context*)calloc(1, sizeof(nvfp4moe_context));
   nvfp4moe_gemm_args a;
   int s;
   memset(&a, 0, sizeof a);
-  c->backend = backend; c->forced_gemm_spec = -1; c->varn = 1;
+  c->backend = backend; c->forced_gemm_spec = -1; c->varn = varn;
   a.expected_m = expected_m; a.m_max = m_max;
   s = nvfp4moe__portable_spec(c, &a);
   free(c);
   return s;
 }
+static int pick(int backend, int expected_m, int m_max) { return pick_varn(backend, expected_m, m_max, 1); }
 
 /* Specialisation s is built from `file` with -D<n0>=<v0> and -D<n1>=<v1> as its first two
    defines (the values the host's launch tables hold for it). */
@@ -737,6 +738,18 @@ static void test_gemm_tile_heuristic(void) {
   for (i = 0; i < sizeof nvfp4moe__ws_tok / sizeof nvfp4moe__ws_tok[0]; ++i)
     check_spec_defines(NVFP4MOE__SPEC_GEMM_WS128 + (int)i, "gemm_wgmma_ws.cu", "NVF_TOK", nvfp4moe__ws_tok[i], "NVF_CWG",
                        nvfp4moe__ws_cwg[i]);
+  /* $NVFP4MOE_VARN=0 (ctx->varn 0): the plain tile where the twin would run; the twins take the
+     plain tiles' token workspace, byte for byte */
+  for (i = 0; i < sizeof sm90 / sizeof sm90[0]; ++i) {
+    int got = pick_varn(NVFP4MOE_BACKEND_SM90, sm90[i][0], sm90[i][1], 0), want = sm90[i][2];
+    if (want >= NVFP4MOE__SPEC_GEMM_WS128_VARN) want -= NVFP4MOE__SPEC_GEMM_WS128_VARN - NVFP4MOE__SPEC_GEMM_WS128;
+    CHECK(got == want, "sm90 varn off, expected_m %d m_max %d: spec %s, want %s", sm90[i][0], sm90[i][1],
+          nvfp4moe__specs[got].name, nvfp4moe__specs[want].name);
+  }
+  for (i = 0; i < 4; ++i)
+    CHECK(nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS128 + (int)i, 3, 77, 2880) ==
+              nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS128_VARN + (int)i, 3, 77, 2880),
+          "token workspace of %s", nvfp4moe__specs[NVFP4MOE__SPEC_GEMM_WS128_VARN + (int)i].name);
   /* the _VARN twins: the plain tile's defines, then -DNVF_VARN=1; the plain ones without it */
   for (i = 0; i < 4; ++i) {
     const nvfp4moe__spec* v = &nvfp4moe__specs[NVFP4MOE__SPEC_GEMM_WS128_VARN + (int)i];

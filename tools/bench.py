@@ -24,8 +24,9 @@ Writes bench/results/<gpu>.json (a JSON array of records) and prints a table.
                                                    (forced configurations, each with an optional define)
     python3 tools/bench.py --envs "NVFP4MOE_PDL=0,NVFP4MOE_PDL=1" --only quant,layer --out PATH
     (with --envs, --defines, --configs: --shapes dsv3_ep8_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2 picks and orders the GEMMs)
-    (and --poisson: masked_m drawn from Poisson(m) per group, m_max = m + 4 sqrt(m) + 4, as in a layer)
                                                    (contexts under run-time environment switches)
+    (and --poisson: masked_m drawn from Poisson(m) per group, m_max = m + 4 sqrt(m) + 4, as in a layer;
+     the time compares arms, the floor columns still count m tokens per group)
 """
 import ctypes
 import datetime
@@ -300,8 +301,8 @@ def main():
                     A = random_fp4((G, mmax, K // 2))
                     asf = random_sf(G * lib.nvfp4moe_sf_bytes(mmax, K, 0))
                     if poisson:
-                        torch.manual_seed(m)
-                        mm_t = torch.poisson(torch.full((G,), float(m))).clamp(0, mmax).to(torch.int32).cuda()
+                        gen = torch.Generator().manual_seed(m)  # the same draw in every arm
+                        mm_t = torch.poisson(torch.full((G,), float(m)), generator=gen).clamp(0, mmax).to(torch.int32).cuda()
                     else:
                         mm_t = torch.full((G,), m, dtype=torch.int32, device="cuda")
                     alpha = torch.ones(G, dtype=torch.float32, device="cuda")
