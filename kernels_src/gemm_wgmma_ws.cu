@@ -133,30 +133,19 @@ NVF_DEV void nvf_ring_next(int& slot, u32& phase) {
   }
 }
 
-// The step's MMAs: fence, MMAs, commit; with NVF_VARN N = NVF_TOK - sub NVF_NSTEP (sub 0 .. 3,
-// uniform in the CTA) and the wait for them.
+// The step's MMAs with N = TN: fence, MMAs, commit, and with NVF_VARN the wait for them.
+template <int TN> NVF_DEV void nvf_ws_mmas_n(float* acc, const u32* a, u32 buf) {
+  nvf_wgmma_fence();
+  nvf_wg_mmas_n<TN>(acc, a, buf);
+  nvf_wgmma_commit();
+  if (NVF_VARN) nvf_wgmma_wait<0>();
+}
+// ... with N = NVF_TOK - sub NVF_NSTEP (sub 0 .. 3 with NVF_VARN, else 0; uniform in the CTA).
 NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {
-  if (NVF_VARN && sub == 3) {
-    nvf_wgmma_fence();
-    nvf_wg_mmas_n<NVF_TOK - 3 * NVF_NSTEP>(acc, a, buf);
-    nvf_wgmma_commit();
-    nvf_wgmma_wait<0>();
-  } else if (NVF_VARN && sub == 2) {
-    nvf_wgmma_fence();
-    nvf_wg_mmas_n<NVF_TOK - 2 * NVF_NSTEP>(acc, a, buf);
-    nvf_wgmma_commit();
-    nvf_wgmma_wait<0>();
-  } else if (NVF_VARN && sub == 1) {
-    nvf_wgmma_fence();
-    nvf_wg_mmas_n<NVF_TOK - NVF_NSTEP>(acc, a, buf);
-    nvf_wgmma_commit();
-    nvf_wgmma_wait<0>();
-  } else {
-    nvf_wgmma_fence();
-    nvf_wg_mmas(acc, a, buf);
-    nvf_wgmma_commit();
-    if (NVF_VARN) nvf_wgmma_wait<0>();
-  }
+  if (NVF_VARN && sub == 3) nvf_ws_mmas_n<NVF_TOK - 3 * NVF_NSTEP>(acc, a, buf);
+  else if (NVF_VARN && sub == 2) nvf_ws_mmas_n<NVF_TOK - 2 * NVF_NSTEP>(acc, a, buf);
+  else if (NVF_VARN && sub == 1) nvf_ws_mmas_n<NVF_TOK - NVF_NSTEP>(acc, a, buf);
+  else nvf_ws_mmas_n<NVF_TOK>(acc, a, buf);
 }
 
 template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {
