@@ -977,12 +977,12 @@ X25B)
   ;;
 X25C)
   # twenty-fourth session: which _varn tile for the layers and Poisson GEMMs: the heuristic against each token-producer
-  # _varn tile forced (NVFP4MOE_GEMM_CONFIG, both GEMMs of a layer), twice in one process
+  # _varn tile forced (NVFP4MOE_GEMM_CONFIG, both GEMMs of a layer): the layers twice, the GEMMs once (or $GA), one process each
   c=NVFP4MOE_GEMM_CONFIG=gemm_sm90_ws
   A="NVFP4MOE_VARN=1,${c}_t32_wg4_varn,${c}_t48_wg4_varn,${c}_t64_wg4_varn,${c}_t128_wg3_varn"
   PYTHONUNBUFFERED=1 timeout ${LABT:-200} python3 tools/bench.py --envs "$A,$A" --only layer \
     --out "$OUT/ab_varn_tiles_layers.json" 2>&1 | grep -E "tune=" | cut -c1-150
-  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$A,$A" --poisson --ms "${MS:-33,64}" \
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "${GA:-$A}" --poisson --ms "${MS:-33,64}" \
     --only gemm --out "$OUT/ab_varn_tiles_poisson.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
 T16)
