@@ -985,6 +985,13 @@ X25C)
   PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "${GA:-$A}" --poisson --ms "${MS:-33,64}" \
     --only gemm --out "$OUT/ab_varn_tiles_poisson.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
+X25D)
+  # twenty-fourth session: the moved wait alone on the 128-token tile: its _varn twin forced on full tiles (N stays 128)
+  # against the plain tile the heuristic picks, at 128 and 512 tokens, three rounds in one process
+  v="NVFP4MOE_VARN=1,NVFP4MOE_GEMM_CONFIG=gemm_sm90_ws_t128_wg3_varn"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$v,$v,$v" --ms "${MS:-128,512}" \
+    --only gemm --out "$OUT/ab_t128_wait.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1
   summ "full GPU suite" "$OUT/test_gpu_full.log" $? 12
