@@ -53,18 +53,15 @@ template <int TN> NVF_DEV void nvf_wg_mmas_n(float* acc, const u32* a, u32 buf) 
 }
 NVF_DEV void nvf_wg_mmas(float* acc, const u32* a, u32 buf) { nvf_wg_mmas_n<NVF_TOK>(acc, a, buf); }
 
-// D[g, m, n] for tokens m < valid and weight rows n < N from the m64nTNk16 accumulator layout.
-template <int TN> NVF_DEV void nvf_wg_epilogue_n(const NvfGemmParams& p, int g, int valid, float alpha, int tok0, int r0,
-                                                 int t, const float* acc) {
+// D[g, m, n] for tokens m < valid and weight rows n < N from the m64nNk16 accumulator layout (a
+// tile that ran a smaller N left the rest of acc at zero, for tokens past valid).
+NVF_DEV void nvf_wg_epilogue(const NvfGemmParams& p, int g, int valid, float alpha, int tok0, int r0, int t,
+                             const float* acc) {
   #pragma unroll
-  for (int j = 0; j < TN / 8; ++j)
+  for (int j = 0; j < NVF_TOK / 8; ++j)
     #pragma unroll
     for (int e = 0; e < 4; ++e)
       nvf_store_swapab(p, g, valid, alpha, tok0 + j * 8 + 2 * t + (e & 1), r0 + (e >> 1) * 8, acc[4 * j + e]);
-}
-NVF_DEV void nvf_wg_epilogue(const NvfGemmParams& p, int g, int valid, float alpha, int tok0, int r0, int t,
-                             const float* acc) {
-  nvf_wg_epilogue_n<NVF_TOK>(p, g, valid, alpha, tok0, r0, t, acc);
 }
 
 // 16 bytes to shared memory: through a generic pointer, or a shared-window address (st.shared,
