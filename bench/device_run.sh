@@ -988,9 +988,49 @@ X25C)
 X25D)
   # twenty-fourth session: the moved wait alone on the 128-token tile: its _varn twin forced on full tiles (N stays 128)
   # against the plain tile the heuristic picks, at 128 and 512 tokens, three rounds in one process
-  v="NVFP4MOE_VARN=1,NVFP4MOE_GEMM_CONFIG=gemm_sm90_ws_t128_wg3_varn"
-  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$v,$v,$v" --ms "${MS:-128,512}" \
+  # (as first written the arms were the twin three times, with no plain arm: fixed in the twenty-fifth session)
+  p="NVFP4MOE_GEMM_CONFIG=gemm_sm90_ws_t128_wg3" v="NVFP4MOE_GEMM_CONFIG=gemm_sm90_ws_t128_wg3_varn"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$p,$v,$p,$v,$p,$v" --ms "${MS:-128,512}" \
     --only gemm --out "$OUT/ab_t128_wait.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  ;;
+W25)
+  # twenty-fifth session: the tensor pipe's rate for wgmma RS / SS and mma.sync by N (tools/wgmma_probe.cu; a
+  # binary built on the workstation if it runs here, else built here), then X25D
+  { [ -x tools/wgmma_probe.bin ] && ./tools/wgmma_probe.bin > "$OUT/wgmma_probe.txt" 2>&1; } || {
+    nvcc -gencode=arch=compute_90a,code=sm_90a -O3 -std=c++17 tools/wgmma_probe.cu -o build/wgmma_probe &&
+      timeout 120 ./build/wgmma_probe > "$OUT/wgmma_probe.txt" 2>&1; }
+  cat "$OUT/wgmma_probe.txt"
+  OUT="$OUT" bash "$0" X25D
+  ;;
+X26)
+  # twenty-fifth session: the wgmma descriptors built once a step (-DNVF_DESC1=1, 9 % fewer instructions in the
+  # step loop): the quick GEMM and layer tests under it, then the A/B on the GEMMs at $MS tokens and the layers
+  export NVFP4MOE_TUNE_DEFINE=-DNVF_DESC1=1
+  TEST_QUICK=1 TEST_ONLY=gemm timeout ${GT:-200} ./build/test_gpu > "$OUT/gemm_tests.log" 2>&1
+  summ "quick GEMM tests, DESC1" "$OUT/gemm_tests.log" $? 8
+  TEST_QUICK=1 TEST_ONLY=layer timeout ${LT:-100} ./build/test_gpu > "$OUT/layer_tests.log" 2>&1
+  summ "quick layer tests, DESC1" "$OUT/layer_tests.log" $? 8
+  unset NVFP4MOE_TUNE_DEFINE
+  d="-DNVF_DESC1=0,-DNVF_DESC1=1"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --defines "$d,$d,$d" --ms "${MS:-32,128}" \
+    --only gemm,layer --out "$OUT/ab_desc1.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  ;;
+X27)
+  # twenty-fifth session: the token-producer tiles on a resident grid (-DNVF_PERSIST=1: one CTA per SM, the next
+  # unit's first weight steps loaded under the current unit's last): quick GEMM and layer tests and memcheck on the
+  # token-producer tiles' quick every-tile tests under it, then the A/B at $MS tokens with the layers, three rounds
+  export NVFP4MOE_TUNE_DEFINE=-DNVF_PERSIST=1
+  TEST_QUICK=1 TEST_ONLY=gemm timeout ${GT:-200} ./build/test_gpu > "$OUT/gemm_tests.log" 2>&1
+  summ "quick GEMM tests, PERSIST" "$OUT/gemm_tests.log" $? 8
+  TEST_QUICK=1 TEST_ONLY=layer timeout ${LT:-100} ./build/test_gpu > "$OUT/layer_tests.log" 2>&1
+  summ "quick layer tests, PERSIST" "$OUT/layer_tests.log" $? 8
+  TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout ${MCT:-150} compute-sanitizer --tool memcheck \
+    --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.persist.log" 2>&1
+  echo "memcheck persist every-tile exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.persist.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.persist.log") PASS $(grep -c ^FAIL "$OUT/memcheck.persist.log") FAIL"
+  unset NVFP4MOE_TUNE_DEFINE
+  d="-DNVF_PERSIST=0,-DNVF_PERSIST=1"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --defines "$d,$d,$d" --ms "${MS:-32,128}" \
+    --only gemm,layer --out "$OUT/ab_persist.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1

@@ -85,6 +85,15 @@ static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer 
 #define NVF_WSP_W (NVF_WSPROBE == 1 || NVF_WSPROBE == 2) // no weight path
 #define NVF_WSP_T (NVF_WSPROBE >= 2)                     // no token path
 
+// -DNVF_PERSIST=1: a resident grid (the host launches at most one CTA per SM and sets p.tiles_m). Each CTA
+// takes the work units u = blockIdx.x, + gridDim.x, .. (unit: group, row block, token tile; the token tile
+// fastest, as the one-CTA-a-unit grid's order) that hold tokens, and its consumers load the next unit's
+// first weight steps under the current unit's last ones, so the weight stream does not drain and refill
+// at each unit (the plain grid's CTAs pay a fixed 4 us or so each: bench/NOTES.md, twenty-fifth session).
+#ifndef NVF_PERSIST
+#define NVF_PERSIST 0
+#endif
+
 static_assert(NVF_TOK == 32 || NVF_TOK == 48 || NVF_TOK == 64 || NVF_TOK == 128, "NVF_TOK must be 32, 48, 64 or 128");
 #include "gemm_wgmma_step.cuh"
 
@@ -148,14 +157,27 @@ NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {
   else nvf_ws_mmas_n<NVF_TOK>(acc, a, buf);
 }
 
+// The first unit at or after u (stepping by the grid) whose token tile holds tokens, or -1.
+NVF_DEV int nvf_ws_unit(const NvfGemmParams& p, int u, int tiles, int nblocks) {
+  for (; u < p.groups * nblocks * tiles; u += gridDim.x)
+    if ((u % tiles) * NVF_TOK < nvf_valid_rows(p.masked_m, u / (tiles * nblocks), p.m_max)) return u;
+  return -1;
+}
+
 template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {
   extern __shared__ __align__(128) u8 smem[]; // NVF_SLOTS slots, then NVF_TSTAGES raw token stages
   __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]
   const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;
+#if NVF_PERSIST
+  const int tiles = p.tiles_m; // token tiles per (group, block)
+  const int u0 = nvf_ws_unit(p, blockIdx.x, tiles, nblocks);
+  if (u0 < 0) return; // no unit with tokens for this CTA
+#else
   const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)
   const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;
   const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);
   if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read
+#endif
   const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;
   const u32 sbase = nvf_smem_u32(smem), full0 = nvf_smem_u32(bars), empty0 = full0 + 8u * NVF_SLOTS;
   if (threadIdx.x == 0) {
@@ -173,9 +195,13 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(NVF_PREGS));
     if (threadIdx.x != 128 * NVF_CWG) return;
     const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS;
-    const u8* img = p.tok_ws + (i64)g * ((p.m_max + NVF_TOK - 1) / NVF_TOK) * nslots * NVF_SLOT_BYTES;
     int slot = 0;
     u32 phase = 1; // as below
+#if NVF_PERSIST
+    for (int u = u0; u >= 0; u = nvf_ws_unit(p, u + gridDim.x, tiles, nblocks)) {
+      const int tt = u % tiles, g = u / (tiles * nblocks), valid = nvf_valid_rows(p.masked_m, g, p.m_max);
+#endif
+    const u8* img = p.tok_ws + (i64)g * ((p.m_max + NVF_TOK - 1) / NVF_TOK) * nslots * NVF_SLOT_BYTES;
     for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {
       const u8* src = img + (i64)(tok0 / NVF_TOK) * nslots * NVF_SLOT_BYTES;
       for (int f = 0; f < nslots; ++f) {
@@ -185,6 +211,9 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
         nvf_ring_next(slot, phase);
       }
     }
+#if NVF_PERSIST
+    }
+#endif
     return;
   }
   if (threadIdx.x >= 128 * NVF_CWG) {
@@ -194,12 +223,16 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     const int pt = threadIdx.x - 128 * NVF_CWG, n = NVF_SPS == 1 ? pt : pt % NVF_TOK, ss = NVF_SPS == 1 ? 0 : pt / NVF_TOK;
     const bool live = NVF_UNITS == 128 || pt < NVF_UNITS;
     const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS; // slot fills per token tile
-    const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);
-    const u8* asf_g = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k);
     const u32 stage0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES;
     const u32 dst0 = nvf_slot_unit_offset(n, ss);
     int slot = 0, st = 0; // ring slot, raw stage of the fill
     u32 phase = 1;        // empty: the phase before a fresh barrier's first counts as completed
+#if NVF_PERSIST
+    for (int u = u0; u >= 0; u = nvf_ws_unit(p, u + gridDim.x, tiles, nblocks)) {
+      const int tt = u % tiles, g = u / (tiles * nblocks), valid = nvf_valid_rows(p.masked_m, g, p.m_max);
+#endif
+    const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);
+    const u8* asf_g = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k);
     for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {
       const int m = tok0 + n;
       const u8* src = live && m < valid ? a_g + (i64)m * (p.k / 2) : 0;
@@ -222,28 +255,52 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
       }
       asm volatile("cp.async.wait_group 0;" ::: "memory"); // the zero fills past the tile's steps land first
     }
+#if NVF_PERSIST
+    }
+#endif
     return;
   }
 
   // ---- consumers: gemm_wgmma.cu's step, B from the ring ----
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(NVF_CREGS));
   const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7, t = lane & 3;
+  int slot = 0;
+  u32 phase = 0;
+#if NVF_PERSIST
+  const int rw = wg * 64 + warp * 16 + (lane >> 2); // the thread's weight rows in a block: rw, rw + 8
+  const int nsteps_e = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH; // the step loop's length (whole rounds)
+  int u = u0;
+  NvfWgRows wr = nvf_wg_rows(p, u / (tiles * nblocks), (u / tiles) % nblocks * NVF_ROWS + rw, t, kc4);
+  uint4 wq[NVF_DEPTH][2];
+  u32 ws[NVF_DEPTH][2];
+  #pragma unroll
+  for (int d = 0; d < NVF_DEPTH; ++d)
+    if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, d, nsteps, p.k, wq[d], ws[d]);
+  while (u >= 0) {
+    const int tt = u % tiles, g = u / (tiles * nblocks), r0 = (u / tiles) % nblocks * NVF_ROWS + rw;
+    const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);
+    const float alpha = p.alpha ? p.alpha[g] : 1.0f;
+    const int un = nvf_ws_unit(p, u + gridDim.x, tiles, nblocks); // the next unit, whose first steps load here
+#else
   const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8
   const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4);
   const float alpha = p.alpha ? p.alpha[g] : 1.0f;
-  int slot = 0;
-  u32 phase = 0;
+#endif
   for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {
     int sub = 0; // the smaller N this tile's tokens fit
     while (NVF_VARN && sub < 3 && valid - tok0 <= NVF_TOK - (sub + 1) * NVF_NSTEP) ++sub;
     float acc[NVF_TOK / 2];
     #pragma unroll
     for (int e = 0; e < NVF_TOK / 2; ++e) acc[e] = 0.0f;
+#if NVF_PERSIST
+    const bool last = tok0 + tiles * NVF_TOK >= valid; // the unit's last token tile: the loads ahead are the next unit's
+#else
     uint4 wq[NVF_DEPTH][2];
     u32 ws[NVF_DEPTH][2];
     #pragma unroll
     for (int d = 0; d < NVF_DEPTH; ++d)
       if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, d, nsteps, p.k, wq[d], ws[d]);
+#endif
     // One set of widened weights (see gemm_wgmma.cu: a second set had its registers reused
     // under a pending wgmma), so every step first waits for all earlier MMAs.
     u32 a[32];
@@ -251,6 +308,42 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
       #pragma unroll
       for (int i = 0; i < 32; ++i) a[i] = 0x3C003C00u + (u32)(lane & 3) + 8u * (u32)i; // probe: any values
     int prev = -1; // slot of the step in flight
+#if NVF_PERSIST
+    // Each step refills its slot d of wq[] with step s + DEPTH - ldoff of wr (ldn steps; 0: none, zeros).
+    // The rounds of DEPTH steps keep d = step % DEPTH, so the last round, past this tile's steps by a
+    // whole round, loads the next tile's first steps: this unit's next token tile, or the next unit's.
+    int ldoff = 0, ldn = nsteps;
+    for (int s0 = 0; s0 < nsteps; s0 += NVF_DEPTH) {
+      if (s0 + NVF_DEPTH >= nsteps_e) { // the last round
+        ldoff = nsteps_e;
+        if (last && un >= 0) wr = nvf_wg_rows(p, un / (tiles * nblocks), (un / tiles) % nblocks * NVF_ROWS + rw, t, kc4);
+        if (last && un < 0) ldn = 0;
+      }
+      #pragma unroll
+      for (int d = 0; d < NVF_DEPTH; ++d) {
+        const int s = s0 + d;
+        if (s < nsteps) {
+          if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done
+          if (s % NVF_SPS == 0 && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);
+          if (!NVF_WSP_W) {
+            nvf_dequant_piece(wq[d][0], ws[d][0], a);
+            nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);
+          }
+        }
+        if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, s + NVF_DEPTH - ldoff, ldn, p.k, wq[d], ws[d]); // zeros past ldn
+        if (s < nsteps) {
+          const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)
+          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;
+          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in
+          nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit
+          if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot
+            prev = slot;
+            nvf_ring_next(slot, phase);
+          }
+        }
+      }
+    }
+#else
     for (int s0 = 0; s0 < nsteps; s0 += NVF_DEPTH) {
       #pragma unroll
       for (int d = 0; d < NVF_DEPTH; ++d) {
@@ -274,6 +367,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
         }
       }
     }
+#endif
     nvf_wgmma_wait<0>();
     if (lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);
     #pragma unroll
@@ -281,6 +375,10 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
 
     nvf_wg_epilogue(p, g, valid, alpha, tok0, r0, t, acc); // D[g, m, n] for m < valid, n < N
   }
+#if NVF_PERSIST
+    u = un; // (wr is the next unit's rows already: its last round set it)
+  }
+#endif
 }
 
 // nvf_gemm_wgmma_ws and nvf_gemm_wgmma_ws_l2, or nvf_gemm_wgmma_ws_tiled (gemm_common.cuh)
