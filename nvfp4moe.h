@@ -2874,13 +2874,17 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#define NVF_WSP_W (NVF_WSPROBE == 1 || NVF_WSPROBE == 2) // no weight path\n"
   "#define NVF_WSP_T (NVF_WSPROBE >= 2)                     // no token path\n"
   "\n"
-  "// -DNVF_PERSIST=1: a resident grid (the host launches at most one CTA per SM and sets p.tiles_m). Each CTA\n"
-  "// takes the work units u = blockIdx.x, + gridDim.x, .. (unit: group, row block, token tile; the token tile\n"
-  "// fastest, as the one-CTA-a-unit grid's order) that hold tokens, and its consumers load the next unit's\n"
-  "// first weight steps under the current unit's last ones, so the weight stream does not drain and refill\n"
-  "// at each unit (the plain grid's CTAs pay a fixed 4 us or so each: bench/NOTES.md, twenty-fifth session).\n"
+  "// NVF_PERSIST (1 for the 32-token tiles, else 0; the host's nvfp4moe__ws_persist mirrors it): a resident\n"
+  "// grid (the host launches at most one CTA per SM and sets p.tiles_m). Each CTA takes the work units\n"
+  "// u = blockIdx.x, + gridDim.x, .. (unit: group, row block, token tile; the token tile fastest, as the\n"
+  "// one-CTA-a-unit grid's order) that hold tokens, and its consumers load the next unit's first weight\n"
+  "// steps under the current unit's last ones, so the weight stream does not drain and refill at each unit\n"
+  "// (the plain grid's CTAs pay about 4 us each). On an H200 (bench/NOTES.md, twenty-fifth session, X27):\n"
+  "// 32 tokens -1.4 to -7.2 %, the Qwen3 layer -5.7 %; on the other tiles a tie at 128 tokens and the\n"
+  "// DeepSeek-V3 layer (48-token tile, masked_m varying) +18 % (the static split, or that tile's spills:\n"
+  "// not measured apart), so they keep the one-CTA-a-unit grid. Tuning runs: -DNVF_PERSIST=0/1.\n"
   "#ifndef NVF_PERSIST\n"
-  "#define NVF_PERSIST 0\n"
+  "#define NVF_PERSIST (NVF_TOK == 32)\n"
   "#endif\n"
   "\n"
   "static_assert(NVF_TOK == 32 || NVF_TOK == 48 || NVF_TOK == 64 || NVF_TOK == 128, \"NVF_TOK must be 32, 48, 64 or 128\");\n"
@@ -2888,11 +2892,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "\n"
   "// Unit u's token step s into its raw stage with cp.async, one commit group per slot (zero-filled\n"
   "// past K, past the steps and for a token past masked_m, whose copies name the 16-byte aligned\n"
-  "// `dummy` and read nothing): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64\n"
+  "// `dummy` and read nothing): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64\n",
   "// UNITS + 4 (h UNITS + u), so a warp's copies and reads are conflict-free. Register loads would\n"
   "// not do: ptxas puts every load of a register pipeline on one scoreboard, so the first use of\n"
   "// step s + 1 would also wait for step s + 2 (bench/NOTES.md, fourteenth session).\n"
-  "NVF_DEV void nvf_tp_issue(const u8* src, const u8* sf, const u8* dummy, int s, int nsteps, int k, u32 stage, int u) {\n",
+  "NVF_DEV void nvf_tp_issue(const u8* src, const u8* sf, const u8* dummy, int s, int nsteps, int k, u32 stage, int u) {\n"
   "  if (NVF_UNITS == 128 || u < NVF_UNITS) // threads past the units copy nothing (their commit groups are empty)\n"
   "  #pragma unroll\n"
   "  for (int q = 0; q < 4; ++q) {\n"
@@ -2954,7 +2958,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "}\n"
   "\n"
   "template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {\n"
-  "  extern __shared__ __align__(128) u8 smem[]; // NVF_SLOTS slots, then NVF_TSTAGES raw token stages\n"
+  "  extern __shared__ __align__(128) u8 smem[]; // NVF_SLOTS slots, then NVF_TSTAGES raw token stages\n",
   "  __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]\n"
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
   "#if NVF_PERSIST\n"
@@ -2962,7 +2966,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const int u0 = nvf_ws_unit(p, blockIdx.x, tiles, nblocks);\n"
   "  if (u0 < 0) return; // no unit with tokens for this CTA\n"
   "#else\n"
-  "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n",
+  "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n"
   "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n"
   "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "  if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read\n"
@@ -3019,14 +3023,14 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#if NVF_PERSIST\n"
   "    for (int u = u0; u >= 0; u = nvf_ws_unit(p, u + gridDim.x, tiles, nblocks)) {\n"
   "      const int tt = u % tiles, g = u / (tiles * nblocks), valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
-  "#endif\n"
+  "#endif\n",
   "    const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);\n"
   "    const u8* asf_g = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k);\n"
   "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
   "      const int m = tok0 + n;\n"
   "      const u8* src = live && m < valid \? a_g + (i64)m * (p.k / 2) : 0;\n"
   "      const u8* sf = asf_g + nvf_sf_offset_128x4(m < valid \? m : 0, 0, kc4);\n"
-  "      #pragma unroll\n",
+  "      #pragma unroll\n"
   "      for (int d = 0; d < NVF_TSTAGES - 1; ++d)\n"
   "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, d * NVF_SPS + ss, nsteps, p.k, stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt);\n"
   "      for (int f = 0; f < nslots; ++f) {\n"
@@ -3087,7 +3091,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    uint4 wq[NVF_DEPTH][2];\n"
   "    u32 ws[NVF_DEPTH][2];\n"
   "    #pragma unroll\n"
-  "    for (int d = 0; d < NVF_DEPTH; ++d)\n"
+  "    for (int d = 0; d < NVF_DEPTH; ++d)\n",
   "      if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, d, nsteps, p.k, wq[d], ws[d]);\n"
   "#endif\n"
   "    // One set of widened weights (see gemm_wgmma.cu: a second set had its registers reused\n"
@@ -3095,7 +3099,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    u32 a[32];\n"
   "    if (NVF_WSP_W)\n"
   "      #pragma unroll\n"
-  "      for (int i = 0; i < 32; ++i) a[i] = 0x3C003C00u + (u32)(lane & 3) + 8u * (u32)i; // probe: any values\n",
+  "      for (int i = 0; i < 32; ++i) a[i] = 0x3C003C00u + (u32)(lane & 3) + 8u * (u32)i; // probe: any values\n"
   "    int prev = -1; // slot of the step in flight\n"
   "#if NVF_PERSIST\n"
   "    // Each step refills its slot d of wq[] with step s + DEPTH - ldoff of wr (ldn steps; 0: none, zeros).\n"
@@ -3151,7 +3155,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "          nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n"
   "          if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot\n"
   "            prev = slot;\n"
-  "            nvf_ring_next(slot, phase);\n"
+  "            nvf_ring_next(slot, phase);\n",
   "          }\n"
   "        }\n"
   "      }\n"
@@ -3169,7 +3173,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  }\n"
   "#endif\n"
   "}\n"
-  "\n",
+  "\n"
   "// nvf_gemm_wgmma_ws and nvf_gemm_wgmma_ws_l2, or nvf_gemm_wgmma_ws_tiled (gemm_common.cuh)\n"
   "NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)\n"
   "\n"
@@ -6189,6 +6193,14 @@ NVFP4MOE__PRIVATE int nvfp4moe__gemm_kernel(const nvfp4moe_context* ctx, const n
   return ctx->target_sm == 90 && p->k >= 2560;
 }
 
+/* Whether the token-producer tile of `tok` tokens runs on a resident grid: the kernel's NVF_PERSIST
+   default (the 32-token tiles), or a tuning run's -DNVF_PERSIST=0/1 ($NVFP4MOE_TUNE_DEFINE) */
+NVFP4MOE__PRIVATE int nvfp4moe__ws_persist(const nvfp4moe_context* ctx, unsigned tok) {
+  if (strstr(ctx->tune_define, "NVF_PERSIST=1")) return 1;
+  if (strstr(ctx->tune_define, "NVF_PERSIST=0")) return 0;
+  return tok == 32u;
+}
+
 /* Grid of the wgmma kernels: one CTA per (group, `rows` weight rows, token tile of `tok`), the
    tiles covering em tokens; past 2^31 - 1 CTAs fewer tiles (each kernel loops over its tiles). */
 NVFP4MOE__PRIVATE unsigned nvfp4moe__wgmma_grid(const nvfp4moe__gemm_params* p, int rows, unsigned tok, int em) {
@@ -6242,11 +6254,11 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
       if (r != NVFP4MOE_SUCCESS) return r;
     }
     {
-      /* a resident grid (-DNVF_PERSIST=1, a tuning define for now): at most one CTA per SM, each taking
-         every grid-th (group, row block, token tile) unit; the kernel reads the token tiles from tiles_m */
+      /* the 32-token tiles on a resident grid (gemm_wgmma_ws.cu, NVF_PERSIST): at most one CTA per SM,
+         each taking every grid-th (group, row block, token tile) unit; the kernel reads tiles_m */
       nvfp4moe__gemm_params q = *p;
       unsigned grid = nvfp4moe__wgmma_grid(p, 64 * cwg, tok, em);
-      if (strstr(ctx->tune_define, "NVF_PERSIST=1")) {
+      if (nvfp4moe__ws_persist(ctx, tok)) {
         q.tiles_m = (int)(grid / ((unsigned)p->groups * (unsigned)((p->n + 64 * cwg - 1) / (64 * cwg))));
         if (grid > (unsigned)ctx->sm_count) grid = (unsigned)ctx->sm_count;
       }

@@ -1032,6 +1032,15 @@ X27)
   PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --defines "$d,$d,$d" --ms "${MS:-32,128}" \
     --only gemm,layer --out "$OUT/ab_persist.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
+B25)
+  # twenty-fifth session's final kernels: quick GEMM tests (every tile configuration), quick layer tests, the full benchmark
+  TEST_QUICK=1 TEST_ONLY=gemm timeout ${GT:-200} ./build/test_gpu > "$OUT/gemm_tests.log" 2>&1
+  summ "quick GEMM tests" "$OUT/gemm_tests.log" $? 8
+  TEST_QUICK=1 TEST_ONLY=layer timeout ${LT:-100} ./build/test_gpu > "$OUT/layer_tests.log" 2>&1
+  summ "quick layer tests" "$OUT/layer_tests.log" $? 8
+  PYTHONUNBUFFERED=1 timeout ${BT:-400} python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -40 | cut -c1-150
+  cp bench/results/h200.json "$OUT/" 2>/dev/null
+  ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1
   summ "full GPU suite" "$OUT/test_gpu_full.log" $? 12

@@ -85,13 +85,17 @@ static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer 
 #define NVF_WSP_W (NVF_WSPROBE == 1 || NVF_WSPROBE == 2) // no weight path
 #define NVF_WSP_T (NVF_WSPROBE >= 2)                     // no token path
 
-// -DNVF_PERSIST=1: a resident grid (the host launches at most one CTA per SM and sets p.tiles_m). Each CTA
-// takes the work units u = blockIdx.x, + gridDim.x, .. (unit: group, row block, token tile; the token tile
-// fastest, as the one-CTA-a-unit grid's order) that hold tokens, and its consumers load the next unit's
-// first weight steps under the current unit's last ones, so the weight stream does not drain and refill
-// at each unit (the plain grid's CTAs pay a fixed 4 us or so each: bench/NOTES.md, twenty-fifth session).
+// NVF_PERSIST (1 for the 32-token tiles, else 0; the host's nvfp4moe__ws_persist mirrors it): a resident
+// grid (the host launches at most one CTA per SM and sets p.tiles_m). Each CTA takes the work units
+// u = blockIdx.x, + gridDim.x, .. (unit: group, row block, token tile; the token tile fastest, as the
+// one-CTA-a-unit grid's order) that hold tokens, and its consumers load the next unit's first weight
+// steps under the current unit's last ones, so the weight stream does not drain and refill at each unit
+// (the plain grid's CTAs pay about 4 us each). On an H200 (bench/NOTES.md, twenty-fifth session, X27):
+// 32 tokens -1.4 to -7.2 %, the Qwen3 layer -5.7 %; on the other tiles a tie at 128 tokens and the
+// DeepSeek-V3 layer (48-token tile, masked_m varying) +18 % (the static split, or that tile's spills:
+// not measured apart), so they keep the one-CTA-a-unit grid. Tuning runs: -DNVF_PERSIST=0/1.
 #ifndef NVF_PERSIST
-#define NVF_PERSIST 0
+#define NVF_PERSIST (NVF_TOK == 32)
 #endif
 
 static_assert(NVF_TOK == 32 || NVF_TOK == 48 || NVF_TOK == 64 || NVF_TOK == 128, "NVF_TOK must be 32, 48, 64 or 128");

@@ -738,6 +738,19 @@ static void test_gemm_tile_heuristic(void) {
   for (i = 0; i < sizeof nvfp4moe__ws_tok / sizeof nvfp4moe__ws_tok[0]; ++i)
     check_spec_defines(NVFP4MOE__SPEC_GEMM_WS128 + (int)i, "gemm_wgmma_ws.cu", "NVF_TOK", nvfp4moe__ws_tok[i], "NVF_CWG",
                        nvfp4moe__ws_cwg[i]);
+  { /* the resident grid: the 32-token tiles (the kernel's NVF_PERSIST default), or as a tuning define says */
+    nvfp4moe_context* c = (nvfp4moe_context*)calloc(1, sizeof *c);
+    unsigned tk;
+    for (i = 0; i < sizeof nvfp4moe__ws_tok / sizeof nvfp4moe__ws_tok[0]; ++i) {
+      tk = (unsigned)nvfp4moe__ws_tok[i];
+      CHECK(nvfp4moe__ws_persist(c, tk) == (tk == 32u), "resident grid for the %u-token tile: %d", tk, nvfp4moe__ws_persist(c, tk));
+    }
+    strcpy(c->tune_define, "-DNVF_PERSIST=0");
+    CHECK(!nvfp4moe__ws_persist(c, 32u), "-DNVF_PERSIST=0 keeps the 32-token tile off the resident grid");
+    strcpy(c->tune_define, "-DNVF_PERSIST=1");
+    CHECK(nvfp4moe__ws_persist(c, 128u), "-DNVF_PERSIST=1 puts the 128-token tile on the resident grid");
+    free(c);
+  }
   /* $NVFP4MOE_VARN=0 (ctx->varn 0): the plain tile where the twin would run; the twins take the
      plain tiles' token workspace, byte for byte */
   for (i = 0; i < sizeof sm90 / sizeof sm90[0]; ++i) {
