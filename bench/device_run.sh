@@ -1040,6 +1040,10 @@ B25)
   summ "quick layer tests" "$OUT/layer_tests.log" $? 8
   PYTHONUNBUFFERED=1 timeout ${BT:-400} python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -40 | cut -c1-150
   cp bench/results/h200.json "$OUT/" 2>/dev/null
+  # then the 48-token tile forced, one CTA a unit against the resident grid: full tiles at 48 tokens and the layers
+  c="NVFP4MOE_GEMM_CONFIG=gemm_sm90_ws_t48_wg4;NVFP4MOE_TUNE_DEFINE=-DNVF_PERSIST"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --envs "$c=0,$c=1,$c=0,$c=1" --ms 48 --only gemm,layer \
+    --out "$OUT/ab_persist_t48.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1
