@@ -1044,6 +1044,10 @@ B25)
   c="NVFP4MOE_GEMM_CONFIG=gemm_sm90_ws_t48_wg4;NVFP4MOE_TUNE_DEFINE=-DNVF_PERSIST"
   PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --envs "$c=0,$c=1,$c=0,$c=1" --ms 48 --only gemm,layer \
     --out "$OUT/ab_persist_t48.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  # and what a unit's epilogue costs: probe 4 (no result stores) against the kernels as they are, at 32 tokens
+  e=NVFP4MOE_TUNE_DEFINE=-DNVF_WSPROBE
+  PYTHONUNBUFFERED=1 timeout ${PBT:-90} python3 tools/bench.py --envs "$e=0,$e=4,$e=0,$e=4" --ms 32 --only gemm \
+    --shapes qwen3_30b_gemm2,dsv3_ep8_gemm1 --out "$OUT/probe_epilogue.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1

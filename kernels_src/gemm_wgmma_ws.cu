@@ -78,12 +78,13 @@ static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer 
 // Timing-only probes (wrong results; bench/NOTES.md, seventeenth session): -DNVF_WSPROBE=1 the
 // consumers load and widen no weights (A is a constant), =2 also the producer copies and widens
 // no tokens (it only passes the barriers): what the RS wgmma loop with its waits and hand-offs
-// costs alone; =3 only the producer idles (the weights as always).
+// costs alone; =3 only the producer idles (the weights as always); =4 the consumers store no results
+// (what each unit's epilogue costs).
 #ifndef NVF_WSPROBE
 #define NVF_WSPROBE 0
 #endif
 #define NVF_WSP_W (NVF_WSPROBE == 1 || NVF_WSPROBE == 2) // no weight path
-#define NVF_WSP_T (NVF_WSPROBE >= 2)                     // no token path
+#define NVF_WSP_T (NVF_WSPROBE == 2 || NVF_WSPROBE == 3) // no token path
 
 // NVF_PERSIST (1 for the 32-token tiles, else 0; the host's nvfp4moe__ws_persist mirrors it): a resident
 // grid (the host launches at most one CTA per SM and sets p.tiles_m). Each CTA takes the work units
@@ -377,7 +378,8 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     #pragma unroll
     for (int e = 0; e < NVF_TOK / 2; ++e) nvf_reg_fence(acc[e]);
 
-    nvf_wg_epilogue(p, g, valid, alpha, tok0, r0, t, acc); // D[g, m, n] for m < valid, n < N
+    if (NVF_WSPROBE != 4 || acc[0] == -1.2345e-38f) // (probe 4: no epilogue stores)
+      nvf_wg_epilogue(p, g, valid, alpha, tok0, r0, t, acc); // D[g, m, n] for m < valid, n < N
   }
 #if NVF_PERSIST
     u = un; // (wr is the next unit's rows already: its last round set it)
