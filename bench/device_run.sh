@@ -1049,6 +1049,17 @@ B25)
   PYTHONUNBUFFERED=1 timeout ${PBT:-90} python3 tools/bench.py --envs "$e=0,$e=4,$e=0,$e=4" --ms 32 --only gemm \
     --shapes qwen3_30b_gemm2,dsv3_ep8_gemm1 --out "$OUT/probe_epilogue.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
+X28)
+  # twenty-fifth session: the 32- and 48-token tiles' results staged through shared memory (stmatrix, whole 16-byte
+  # stores; NVF_EPI_SMEM): quick GEMM and layer tests, then the A/B against the scattered stores at 32 tokens and the layers
+  TEST_QUICK=1 TEST_ONLY=gemm timeout ${GT:-150} ./build/test_gpu > "$OUT/gemm_tests.log" 2>&1
+  summ "quick GEMM tests" "$OUT/gemm_tests.log" $? 8
+  TEST_QUICK=1 TEST_ONLY=layer timeout ${LT:-60} ./build/test_gpu > "$OUT/layer_tests.log" 2>&1
+  summ "quick layer tests" "$OUT/layer_tests.log" $? 8
+  d="-DNVF_EPI_SMEM=0,-DNVF_EPI_SMEM=1"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-120} python3 tools/bench.py --defines "$d,$d" --ms "${MS:-32}" \
+    --only gemm,layer --out "$OUT/ab_epi.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  ;;
 T16)
   timeout ${TT:-470} ./build/test_gpu > "$OUT/test_gpu_full.log" 2>&1
   summ "full GPU suite" "$OUT/test_gpu_full.log" $? 12

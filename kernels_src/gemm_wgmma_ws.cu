@@ -58,7 +58,17 @@
 #define NVF_LAUNCH_REGS (65536 / NVF_THREADS / 8 * 8)
 #define NVF_CREGS ((NVF_LAUNCH_REGS * NVF_THREADS / 128 - NVF_PREGS) / NVF_CWG / 8 * 8)
 static_assert(NVF_PREGS * 128 + NVF_CREGS * 128 * NVF_CWG <= NVF_LAUNCH_REGS * NVF_THREADS, "register pool");
-static_assert(NVF_WS_SMEM <= 227 * 1024, "shared memory");
+// NVF_EPI_SMEM (1 for tiles of up to 48 tokens): each consumer warp stages its results (16 weight rows x
+// NVF_TOK tokens, bf16) in shared memory with stmatrix (transposed: a token's 8 rows in one 16-byte row)
+// and writes D in whole 16-byte pieces, two lanes a 32-byte sector, instead of 16 scattered 2-byte stores
+// a thread (which cost 1.4 us a unit, 17 % of Qwen3 GEMM2 at 32 tokens: bench/NOTES.md, twenty-fifth
+// session, probe 4). NVF_TOK 32 bytes a warp after the raw token stages (after the slots with a workspace,
+// which has no stages); the host mirrors it. The 64- and 128-token tiles have no room (227 KB).
+#ifndef NVF_EPI_SMEM
+#define NVF_EPI_SMEM (NVF_TOK <= 48)
+#endif
+#define NVF_EPI_WARP_BYTES (NVF_TOK * 32)
+static_assert(NVF_WS_SMEM + (NVF_EPI_SMEM ? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0) <= 227 * 1024, "shared memory");
 static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer pass, whole slots per round");
 
 // -DNVF_VARN=1, the _varn twins (the host runs them where 0 < expected_m < m_max: masked_m varies):
@@ -169,6 +179,48 @@ NVF_DEV int nvf_ws_unit(const NvfGemmParams& p, int u, int tiles, int nblocks) {
   return -1;
 }
 
+// The warp's results D[g, tok0 + token, rw0 + row] (rows rw0 .. rw0 + 15: its rows r0 and r0 + 8 of the
+// m64nNk16 layout) through its staging area stg (NVF_EPI_WARP_BYTES): each value as nvf_store_swapab
+// computes it, packed in token pairs, stored by stmatrix .trans as one 16-byte row per (token, 8 rows)
+// at token 32 + 16 (half ^ token bit 2) (the swizzle spreads a matrix's 8 rows over all banks), then
+// read back a piece a lane and written whole; only tokens < valid and rows < N (N % 8 == 0: a piece is
+// all in or all out).
+NVF_DEV void nvf_ws_epilogue_smem(const NvfGemmParams& p, int g, int valid, float alpha, int tok0, int rw0, u32 stg,
+                                  int lane, const float* acc) {
+  const int t = lane & 3;
+  u32 v[NVF_TOK / 4]; // matrix 2j + h: tokens 8j .., rows 8h ..
+  #pragma unroll
+  for (int j = 0; j < NVF_TOK / 8; ++j) {
+    const int m = tok0 + 8 * j + 2 * t;
+    const float rs0 = p.row_scale && m < valid ? p.row_scale[(i64)g * p.m_max + m] : 1.0f;
+    const float rs1 = p.row_scale && m + 1 < valid ? p.row_scale[(i64)g * p.m_max + m + 1] : 1.0f;
+    const float s0 = __fmul_rn(alpha, rs0), s1 = __fmul_rn(alpha, rs1);
+    #pragma unroll
+    for (int h = 0; h < 2; ++h)
+      v[2 * j + h] = nvf_pack_bf16x2(__fmul_rn(s0, __fmul_rn(acc[4 * j + 2 * h], 65536.0f)),
+                                     __fmul_rn(s1, __fmul_rn(acc[4 * j + 2 * h + 1], 65536.0f)));
+  }
+  __syncwarp(); // the last unit's reads of the area are done
+  #pragma unroll
+  for (int q = 0; q < NVF_TOK / 16; ++q) { // four matrices a stmatrix: lane k names row k % 8 of matrix k / 8
+    const int mi = 4 * q + (lane >> 3), tok = 8 * (mi >> 1) + (lane & 7), h = mi & 1;
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(
+                     stg + tok * 32 + 16 * (h ^ ((tok >> 2) & 1))),
+                 "r"(v[4 * q]), "r"(v[4 * q + 1]), "r"(v[4 * q + 2]), "r"(v[4 * q + 3]) : "memory");
+  }
+  __syncwarp();
+  #pragma unroll
+  for (int c = lane; c < 2 * NVF_TOK; c += 32) { // piece c: token c / 2, rows 8 (c % 2) ..
+    const int tok = c >> 1, h = c & 1, m = tok0 + tok;
+    if (m < valid && rw0 + 8 * h < p.n) {
+      uint4 x;
+      asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(x.x), "=r"(x.y), "=r"(x.z), "=r"(x.w)
+                   : "r"(stg + tok * 32 + 16 * (h ^ ((tok >> 2) & 1))) : "memory");
+      *(uint4*)(p.d + ((i64)g * p.m_max + m) * p.ldd + rw0 + 8 * h) = x;
+    }
+  }
+}
+
 template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {
   extern __shared__ __align__(128) u8 smem[]; // NVF_SLOTS slots, then NVF_TSTAGES raw token stages
   __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]
@@ -271,6 +323,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7, t = lane & 3;
   int slot = 0;
   u32 phase = 0;
+  const u32 epi0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws ? 0 : NVF_TSTAGES * NVF_STAGE_BYTES); // NVF_EPI_SMEM
 #if NVF_PERSIST
   const int rw = wg * 64 + warp * 16 + (lane >> 2); // the thread's weight rows in a block: rw, rw + 8
   const int nsteps_e = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH; // the step loop's length (whole rounds)
@@ -378,8 +431,12 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     #pragma unroll
     for (int e = 0; e < NVF_TOK / 2; ++e) nvf_reg_fence(acc[e]);
 
-    if (NVF_WSPROBE != 4 || acc[0] == -1.2345e-38f) // (probe 4: no epilogue stores)
-      nvf_wg_epilogue(p, g, valid, alpha, tok0, r0, t, acc); // D[g, m, n] for m < valid, n < N
+    if (NVF_WSPROBE != 4 || acc[0] == -1.2345e-38f) { // (probe 4: no epilogue stores)
+      if (NVF_EPI_SMEM) // D[g, m, n] for m < valid, n < N
+        nvf_ws_epilogue_smem(p, g, valid, alpha, tok0, r0 - (lane >> 2), epi0 + (4 * wg + warp) * NVF_EPI_WARP_BYTES, lane, acc);
+      else
+        nvf_wg_epilogue(p, g, valid, alpha, tok0, r0, t, acc);
+    }
   }
 #if NVF_PERSIST
     u = un; // (wr is the next unit's rows already: its last round set it)
