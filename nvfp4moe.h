@@ -3191,6 +3191,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      }\n"
   "    }\n"
   "#else\n"
+  "    // (the one-CTA-a-unit step as it was measured: folding it into the form above changes these kernels' SASS,\n"
+  "    // with the load moved out of the step's branch, and they were not timed that way)\n"
   "    for (int s0 = 0; s0 < nsteps; s0 += NVF_DEPTH) {\n"
   "      #pragma unroll\n"
   "      for (int d = 0; d < NVF_DEPTH; ++d) {\n"
@@ -3206,7 +3208,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "          }\n"
   "          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;\n"
   "          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n"
-  "          nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n"
+  "          nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n",
   "          if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot\n"
   "            prev = slot;\n"
   "            nvf_ring_next(slot, phase);\n"
@@ -3215,7 +3217,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      }\n"
   "    }\n"
   "#endif\n"
-  "    nvf_wgmma_wait<0>();\n",
+  "    nvf_wgmma_wait<0>();\n"
   "    if (lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
   "    #pragma unroll\n"
   "    for (int e = 0; e < NVF_TOK / 2; ++e) nvf_reg_fence(acc[e]);\n"

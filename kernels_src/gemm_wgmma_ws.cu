@@ -402,6 +402,8 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
       }
     }
 #else
+    // (the one-CTA-a-unit step as it was measured: folding it into the form above changes these kernels' SASS,
+    // with the load moved out of the step's branch, and they were not timed that way)
     for (int s0 = 0; s0 < nsteps; s0 += NVF_DEPTH) {
       #pragma unroll
       for (int d = 0; d < NVF_DEPTH; ++d) {
