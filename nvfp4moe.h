@@ -2878,7 +2878,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// consumers load and widen no weights (A is a constant), =2 also the producer copies and widens\n"
   "// no tokens (it only passes the barriers): what the RS wgmma loop with its waits and hand-offs\n"
   "// costs alone; =3 only the producer idles (the weights as always); =4 the consumers store no results\n"
-  "// (what each unit's epilogue costs).\n"
+  "// (what each unit's epilogue costs; timed with the scattered stores: with NVF_EPI_SMEM the probe build\n"
+  "// spills and puts stmatrix under a per-thread branch, so time it with -DNVF_EPI_SMEM=0).\n"
   "#ifndef NVF_WSPROBE\n"
   "#define NVF_WSPROBE 0\n"
   "#endif\n"
@@ -2888,12 +2889,12 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// NVF_PERSIST (1 for the 32-token tiles, else 0; the host's nvfp4moe__ws_persist mirrors it): a resident\n"
   "// grid (the host launches at most one CTA per SM and sets p.tiles_m). Each CTA takes the work units\n"
   "// u = blockIdx.x, + gridDim.x, .. (unit: group, row block, token tile; the token tile fastest, as the\n"
-  "// one-CTA-a-unit grid's order) that hold tokens, and its consumers load the next unit's first weight\n"
-  "// steps under the current unit's last ones, so the weight stream does not drain and refill at each unit\n"
-  "// (the plain grid's CTAs pay about 4 us each). On an H200 (bench/NOTES.md, twenty-fifth session, X27):\n",
-  "// 32 tokens -1.4 to -7.2 %, the Qwen3 layer -5.7 %; on the other tiles a tie at 128 tokens and the\n"
-  "// DeepSeek-V3 layer (48-token tile, masked_m varying) +18 % (the static split, or that tile's spills:\n"
-  "// not measured apart), so they keep the one-CTA-a-unit grid. Tuning runs: -DNVF_PERSIST=0/1.\n"
+  "// one-CTA-a-unit grid's order) that hold tokens, and its consumers load the next unit's first weight\n",
+  "// steps under the current unit's last ones, so the weight stream does not drain and refill at each unit.\n"
+  "// On an H200 (bench/NOTES.md, twenty-fifth session, X27, B25): 32 tokens -1.4 to -7.2 %, the Qwen3 layer\n"
+  "// -5.7 %; the 48-token tile also gains on full tiles and on the Qwen3 and gpt-oss layers, but the\n"
+  "// DeepSeek-V3 layer (its experts outgrow the tile) loses 14-18 %, unexplained, and the 128-token tile\n"
+  "// ties; so only the 32-token tiles are resident. Tuning runs: -DNVF_PERSIST=0/1 (the host parses it too).\n"
   "#ifndef NVF_PERSIST\n"
   "#define NVF_PERSIST (NVF_TOK == 32)\n"
   "#endif\n"
@@ -2952,10 +2953,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  nvf_wg_mmas_n<TN>(acc, a, buf);\n"
   "  nvf_wgmma_commit();\n"
   "  if (NVF_VARN) nvf_wgmma_wait<0>();\n"
-  "}\n"
+  "}\n",
   "// ... with N = NVF_TOK - sub NVF_NSTEP (sub 0 .. 3 with NVF_VARN, else 0; uniform in the CTA).\n"
   "NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {\n"
-  "  if (NVF_VARN && sub == 3) nvf_ws_mmas_n<NVF_TOK - 3 * NVF_NSTEP>(acc, a, buf);\n",
+  "  if (NVF_VARN && sub == 3) nvf_ws_mmas_n<NVF_TOK - 3 * NVF_NSTEP>(acc, a, buf);\n"
   "  else if (NVF_VARN && sub == 2) nvf_ws_mmas_n<NVF_TOK - 2 * NVF_NSTEP>(acc, a, buf);\n"
   "  else if (NVF_VARN && sub == 1) nvf_ws_mmas_n<NVF_TOK - NVF_NSTEP>(acc, a, buf);\n"
   "  else nvf_ws_mmas_n<NVF_TOK>(acc, a, buf);\n"
@@ -3011,12 +3012,12 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "}\n"
   "\n"
   "template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {\n"
-  "  extern __shared__ __align__(128) u8 smem[]; // NVF_SLOTS slots, then NVF_TSTAGES raw token stages\n"
+  "  extern __shared__ __align__(128) u8 smem[]; // NVF_SLOTS slots, then NVF_TSTAGES raw token stages\n",
   "  __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]\n"
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
   "#if NVF_PERSIST\n"
   "  const int tiles = p.tiles_m; // token tiles per (group, block)\n"
-  "  const int u0 = nvf_ws_unit(p, blockIdx.x, tiles, nblocks);\n",
+  "  const int u0 = nvf_ws_unit(p, blockIdx.x, tiles, nblocks);\n"
   "  if (u0 < 0) return; // no unit with tokens for this CTA\n"
   "#else\n"
   "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n"
@@ -3076,11 +3077,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#if NVF_PERSIST\n"
   "    for (int u = u0; u >= 0; u = nvf_ws_unit(p, u + gridDim.x, tiles, nblocks)) {\n"
   "      const int tt = u % tiles, g = u / (tiles * nblocks), valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
-  "#endif\n"
+  "#endif\n",
   "    const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);\n"
   "    const u8* asf_g = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k);\n"
   "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
-  "      const int m = tok0 + n;\n",
+  "      const int m = tok0 + n;\n"
   "      const u8* src = live && m < valid \? a_g + (i64)m * (p.k / 2) : 0;\n"
   "      const u8* sf = asf_g + nvf_sf_offset_128x4(m < valid \? m : 0, 0, kc4);\n"
   "      #pragma unroll\n"
@@ -3141,13 +3142,13 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    for (int e = 0; e < NVF_TOK / 2; ++e) acc[e] = 0.0f;\n"
   "#if NVF_PERSIST\n"
   "    const bool last = tok0 + tiles * NVF_TOK >= valid; // the unit's last token tile: the loads ahead are the next unit's\n"
-  "#else\n"
+  "#else\n",
   "    uint4 wq[NVF_DEPTH][2];\n"
   "    u32 ws[NVF_DEPTH][2];\n"
   "    #pragma unroll\n"
   "    for (int d = 0; d < NVF_DEPTH; ++d)\n"
   "      if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, d, nsteps, p.k, wq[d], ws[d]);\n"
-  "#endif\n",
+  "#endif\n"
   "    // One set of widened weights (see gemm_wgmma.cu: a second set had its registers reused\n"
   "    // under a pending wgmma), so every step first waits for all earlier MMAs.\n"
   "    u32 a[32];\n"
@@ -3206,9 +3207,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "            nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);\n"
   "            nvf_wg_load<WIDE>(wr, s + NVF_DEPTH, nsteps, p.k, wq[d], ws[d]);\n"
   "          }\n"
-  "          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;\n"
+  "          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;\n",
   "          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n"
-  "          nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n",
+  "          nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n"
   "          if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot\n"
   "            prev = slot;\n"
   "            nvf_ring_next(slot, phase);\n"
@@ -6257,8 +6258,8 @@ NVFP4MOE__PRIVATE int nvfp4moe__gemm_kernel(const nvfp4moe_context* ctx, const n
 /* Whether the token-producer tile of `tok` tokens runs on a resident grid: the kernel's NVF_PERSIST
    default (the 32-token tiles), or a tuning run's -DNVF_PERSIST=0/1 ($NVFP4MOE_TUNE_DEFINE) */
 NVFP4MOE__PRIVATE int nvfp4moe__ws_persist(const nvfp4moe_context* ctx, unsigned tok) {
-  if (strstr(ctx->tune_define, "NVF_PERSIST=1")) return 1;
-  if (strstr(ctx->tune_define, "NVF_PERSIST=0")) return 0;
+  const char* d = strstr(ctx->tune_define, "NVF_PERSIST");
+  if (d) return d[11] != '=' || atoi(d + 12) != 0; /* as the preprocessor reads -DNVF_PERSIST[=v] */
   return tok == 32u;
 }
 
@@ -6281,9 +6282,11 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
   const int kern = tiled ? 0 : nvfp4moe__gemm_kernel(ctx, p);
   int bm;
   if (spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32_VARN) {
-    /* one CTA per (group, 64 NVF_CWG weight rows, token tile): NVF_CWG consumer warpgroups and a
-       token producer; shared memory as NVF_WS_SMEM: 6 ring slots of NVF_SPS steps (1 for 128
-       tokens, else 2) and 3 raw token stages of NVF_UNITS = NVF_TOK NVF_SPS units of 72 bytes */
+    /* one CTA per (group, 64 NVF_CWG weight rows, token tile), or for the 32-token tiles a resident
+       grid taking those units in turn (below): NVF_CWG consumer warpgroups and a token producer;
+       shared memory as NVF_WS_SMEM: 6 ring slots of NVF_SPS steps (1 for 128 tokens, else 2), 3 raw
+       token stages of NVF_UNITS = NVF_TOK NVF_SPS units of 72 bytes (none with a workspace), and for
+       32 and 48 tokens each consumer warp's staged results (NVF_EPI_SMEM) */
     unsigned tok = (unsigned)nvfp4moe__ws_tok[spec - NVFP4MOE__SPEC_GEMM_WS128];
     int cwg = nvfp4moe__ws_cwg[spec - NVFP4MOE__SPEC_GEMM_WS128];
     unsigned sps = tok >= 128 ? 1u : 2u;
@@ -6321,7 +6324,12 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
       nvfp4moe__gemm_params q = *p;
       unsigned grid = nvfp4moe__wgmma_grid(p, 64 * cwg, tok, em);
       if (nvfp4moe__ws_persist(ctx, tok)) {
-        q.tiles_m = (int)(grid / ((unsigned)p->groups * (unsigned)((p->n + 64 * cwg - 1) / (64 * cwg))));
+        const unsigned blocks = (unsigned)p->groups * (unsigned)((p->n + 64 * cwg - 1) / (64 * cwg));
+        q.tiles_m = (int)(grid / blocks);
+        /* the kernel steps u + gridDim.x in int: keep the units that far below 2^31 (fewer token tiles
+           only make each unit loop over more) */
+        if ((long long)blocks * q.tiles_m > 0x7FFFFFFFLL - ctx->sm_count && q.tiles_m > 1)
+          q.tiles_m = (int)((0x7FFFFFFFLL - ctx->sm_count) / blocks) > 0 ? (int)((0x7FFFFFFFLL - ctx->sm_count) / blocks) : 1;
         if (grid > (unsigned)ctx->sm_count) grid = (unsigned)ctx->sm_count;
       }
       args[0] = (void*)&q;

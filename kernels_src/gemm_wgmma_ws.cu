@@ -89,7 +89,8 @@ static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer 
 // consumers load and widen no weights (A is a constant), =2 also the producer copies and widens
 // no tokens (it only passes the barriers): what the RS wgmma loop with its waits and hand-offs
 // costs alone; =3 only the producer idles (the weights as always); =4 the consumers store no results
-// (what each unit's epilogue costs).
+// (what each unit's epilogue costs; timed with the scattered stores: with NVF_EPI_SMEM the probe build
+// spills and puts stmatrix under a per-thread branch, so time it with -DNVF_EPI_SMEM=0).
 #ifndef NVF_WSPROBE
 #define NVF_WSPROBE 0
 #endif
@@ -100,11 +101,11 @@ static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer 
 // grid (the host launches at most one CTA per SM and sets p.tiles_m). Each CTA takes the work units
 // u = blockIdx.x, + gridDim.x, .. (unit: group, row block, token tile; the token tile fastest, as the
 // one-CTA-a-unit grid's order) that hold tokens, and its consumers load the next unit's first weight
-// steps under the current unit's last ones, so the weight stream does not drain and refill at each unit
-// (the plain grid's CTAs pay about 4 us each). On an H200 (bench/NOTES.md, twenty-fifth session, X27):
-// 32 tokens -1.4 to -7.2 %, the Qwen3 layer -5.7 %; on the other tiles a tie at 128 tokens and the
-// DeepSeek-V3 layer (48-token tile, masked_m varying) +18 % (the static split, or that tile's spills:
-// not measured apart), so they keep the one-CTA-a-unit grid. Tuning runs: -DNVF_PERSIST=0/1.
+// steps under the current unit's last ones, so the weight stream does not drain and refill at each unit.
+// On an H200 (bench/NOTES.md, twenty-fifth session, X27, B25): 32 tokens -1.4 to -7.2 %, the Qwen3 layer
+// -5.7 %; the 48-token tile also gains on full tiles and on the Qwen3 and gpt-oss layers, but the
+// DeepSeek-V3 layer (its experts outgrow the tile) loses 14-18 %, unexplained, and the 128-token tile
+// ties; so only the 32-token tiles are resident. Tuning runs: -DNVF_PERSIST=0/1 (the host parses it too).
 #ifndef NVF_PERSIST
 #define NVF_PERSIST (NVF_TOK == 32)
 #endif

@@ -749,6 +749,8 @@ static void test_gemm_tile_heuristic(void) {
     CHECK(!nvfp4moe__ws_persist(c, 32u), "-DNVF_PERSIST=0 keeps the 32-token tile off the resident grid");
     strcpy(c->tune_define, "-DNVF_PERSIST=1");
     CHECK(nvfp4moe__ws_persist(c, 128u), "-DNVF_PERSIST=1 puts the 128-token tile on the resident grid");
+    strcpy(c->tune_define, "-DNVF_PERSIST"); /* defined as 1 by the preprocessor, so resident too */
+    CHECK(nvfp4moe__ws_persist(c, 48u), "-DNVF_PERSIST puts the 48-token tile on the resident grid");
     free(c);
   }
   /* $NVFP4MOE_VARN=0 (ctx->varn 0): the plain tile where the twin would run; the twins take the
