@@ -223,7 +223,8 @@ NVF_DEV void nvf_ws_epilogue_smem(const NvfGemmParams& p, int g, int valid, floa
 }
 
 template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {
-  extern __shared__ __align__(128) u8 smem[]; // NVF_SLOTS slots, then NVF_TSTAGES raw token stages
+  // NVF_SLOTS slots, NVF_TSTAGES raw token stages (none with a workspace), the warps' staged results (NVF_EPI_SMEM)
+  extern __shared__ __align__(128) u8 smem[];
   __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]
   const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;
 #if NVF_PERSIST
