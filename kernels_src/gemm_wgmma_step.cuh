@@ -45,25 +45,11 @@ template <bool WIDE> NVF_DEV void nvf_wg_load(const NvfWgRows& w, int s, int nst
 // first TN tokens, the same accumulator prefix): widened weights a[] (row r0: 0..15, row r0 + 8:
 // 16..31), B of MMA i at buf + i NVF_TOK 32 (K-major core matrices, lbo 128, sbo 256).
 template <int TN> NVF_DEV void nvf_wg_mmas_n(float* acc, const u32* a, u32 buf) {
-#if defined(NVF_DESC1) && NVF_DESC1
-  // the step's first descriptor once; MMA i adds i NVF_TOK 32 >> 4 to its address field (no carry
-  // out of the field: shared addresses stay below 2^18)
-  const u64 d0 = nvf_wgmma_desc(buf, 128, 256);
-  const u32 lo0 = (u32)d0, hi = (u32)(d0 >> 32);
-  #pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const u32 af[4] = {a[2 * i], a[16 + 2 * i], a[2 * i + 1], a[16 + 2 * i + 1]};
-    u64 d;
-    asm("mov.b64 %0, {%1, %2};" : "=l"(d) : "r"(lo0 + (u32)(i * (NVF_TOK * 2))), "r"(hi));
-    nvf_wgmma_rs<TN>(acc, af, d);
-  }
-#else
   #pragma unroll
   for (int i = 0; i < 8; ++i) {
     const u32 af[4] = {a[2 * i], a[16 + 2 * i], a[2 * i + 1], a[16 + 2 * i + 1]};
     nvf_wgmma_rs<TN>(acc, af, nvf_wgmma_desc(buf + i * (NVF_TOK * 32), 128, 256));
   }
-#endif
 }
 NVF_DEV void nvf_wg_mmas(float* acc, const u32* a, u32 buf) { nvf_wg_mmas_n<NVF_TOK>(acc, a, buf); }
 

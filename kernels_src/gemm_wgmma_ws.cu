@@ -173,6 +173,11 @@ NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {
   else nvf_ws_mmas_n<NVF_TOK>(acc, a, buf);
 }
 
+// The rows of unit u's weight block a consumer thread reads: its rows rw, rw + 8 of the block.
+NVF_DEV NvfWgRows nvf_ws_unit_rows(const NvfGemmParams& p, int u, int tiles, int nblocks, int rw, int t, int kc4) {
+  return nvf_wg_rows(p, u / (tiles * nblocks), (u / tiles) % nblocks * NVF_ROWS + rw, t, kc4);
+}
+
 // The first unit at or after u (stepping by the grid) whose token tile holds tokens, or -1.
 NVF_DEV int nvf_ws_unit(const NvfGemmParams& p, int u, int tiles, int nblocks) {
   for (; u < p.groups * nblocks * tiles; u += gridDim.x)
@@ -186,6 +191,9 @@ NVF_DEV int nvf_ws_unit(const NvfGemmParams& p, int u, int tiles, int nblocks) {
 // at token 32 + 16 (half ^ token bit 2) (the swizzle spreads a matrix's 8 rows over all banks), then
 // read back a piece a lane and written whole; only tokens < valid and rows < N (N % 8 == 0: a piece is
 // all in or all out).
+// The staging area's 16-byte row of (token tok, rows 8 h ..): halves swizzled by token bit 2.
+NVF_DEV u32 nvf_ws_epi_row(u32 stg, int tok, int h) { return stg + tok * 32 + 16 * (h ^ ((tok >> 2) & 1)); }
+
 NVF_DEV void nvf_ws_epilogue_smem(const NvfGemmParams& p, int g, int valid, float alpha, int tok0, int rw0, u32 stg,
                                   int lane, const float* acc) {
   const int t = lane & 3;
@@ -205,8 +213,7 @@ NVF_DEV void nvf_ws_epilogue_smem(const NvfGemmParams& p, int g, int valid, floa
   #pragma unroll
   for (int q = 0; q < NVF_TOK / 16; ++q) { // four matrices a stmatrix: lane k names row k % 8 of matrix k / 8
     const int mi = 4 * q + (lane >> 3), tok = 8 * (mi >> 1) + (lane & 7), h = mi & 1;
-    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(
-                     stg + tok * 32 + 16 * (h ^ ((tok >> 2) & 1))),
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(nvf_ws_epi_row(stg, tok, h)),
                  "r"(v[4 * q]), "r"(v[4 * q + 1]), "r"(v[4 * q + 2]), "r"(v[4 * q + 3]) : "memory");
   }
   __syncwarp();
@@ -216,7 +223,7 @@ NVF_DEV void nvf_ws_epilogue_smem(const NvfGemmParams& p, int g, int valid, floa
     if (m < valid && rw0 + 8 * h < p.n) {
       uint4 x;
       asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(x.x), "=r"(x.y), "=r"(x.z), "=r"(x.w)
-                   : "r"(stg + tok * 32 + 16 * (h ^ ((tok >> 2) & 1))) : "memory");
+                   : "r"(nvf_ws_epi_row(stg, tok, h)) : "memory");
       *(uint4*)(p.d + ((i64)g * p.m_max + m) * p.ldd + rw0 + 8 * h) = x;
     }
   }
@@ -330,7 +337,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   const int rw = wg * 64 + warp * 16 + (lane >> 2); // the thread's weight rows in a block: rw, rw + 8
   const int nsteps_e = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH; // the step loop's length (whole rounds)
   int u = u0;
-  NvfWgRows wr = nvf_wg_rows(p, u / (tiles * nblocks), (u / tiles) % nblocks * NVF_ROWS + rw, t, kc4);
+  NvfWgRows wr = nvf_ws_unit_rows(p, u, tiles, nblocks, rw, t, kc4);
   uint4 wq[NVF_DEPTH][2];
   u32 ws[NVF_DEPTH][2];
   #pragma unroll
@@ -376,7 +383,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     for (int s0 = 0; s0 < nsteps; s0 += NVF_DEPTH) {
       if (s0 + NVF_DEPTH >= nsteps_e) { // the last round
         ldoff = nsteps_e;
-        if (last && un >= 0) wr = nvf_wg_rows(p, un / (tiles * nblocks), (un / tiles) % nblocks * NVF_ROWS + rw, t, kc4);
+        if (last && un >= 0) wr = nvf_ws_unit_rows(p, un, tiles, nblocks, rw, t, kc4);
         if (last && un < 0) ldn = 0;
       }
       #pragma unroll
