@@ -1066,4 +1066,27 @@ T16)
   summ "full GPU suite" "$OUT/test_gpu_full.log" $? 12
   grep -E '^PASS|^FAIL|^SKIP|passed' "$OUT/test_gpu_full.log"
   ;;
+T26)
+  # twenty-sixth session: the whole GPU suite on the staged-results kernels (stop 31's), then memcheck on the
+  # token-producer tiles' quick every-tile tests (their kernels compiled by then)
+  TT=${TT:-400} OUT="$OUT" bash "$0" T16
+  TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout ${MCT:-150} compute-sanitizer --tool memcheck \
+    --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.ws.log" 2>&1
+  echo "memcheck ws every-tile exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.ws.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.ws.log") PASS $(grep -c ^FAIL "$OUT/memcheck.ws.log") FAIL"
+  ;;
+X29)
+  # twenty-sixth session: why every tile resident lost on the DeepSeek-V3 layer (X27, B25): the layers under the
+  # default (32-token tiles resident), all tiles resident (-DNVF_PERSIST=1), all resident with no early trigger of the
+  # next kernel (=2), and both with no programmatic dependent launch at all (NVFP4MOE_PDL=0), two rounds, one process;
+  # then Nsight Compute source counters of the 32-token tile on Qwen3 GEMM2 at 32 tokens (where a unit costs most)
+  e=NVFP4MOE_TUNE_DEFINE=-DNVF_PERSIST
+  A="NVFP4MOE_VARN=1,$e=1,$e=2,NVFP4MOE_PDL=0;$e=1,NVFP4MOE_PDL=0"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "$A,$A" --only layer \
+    --out "$OUT/ab_persist_pdl_layers.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  PROFILE_GEMM_G=128 PROFILE_GEMM_N=2048 PROFILE_GEMM_K=768 GMS=32 OUT="$OUT" bash "$0" S14
+  PROFILE_GEMM_G=128 PROFILE_GEMM_N=2048 PROFILE_GEMM_K=768 PROFILE_GEMM_M=32 timeout 100 ncu --clock-control none \
+    -k regex:nvf_gemm --launch-skip 2 --launch-count 1 --section SpeedOfLight --section WarpStateStats \
+    --section LaunchStats --section Occupancy ./build/profile_kernels > "$OUT/ncu_q2_m32.txt" 2>&1
+  grep -E "Duration|Registers Per|Shared Memory Config|Block Limit|Waves|DRAM Throughput|Stall|Warp Cycles" "$OUT/ncu_q2_m32.txt" | head -30 | cut -c1-150
+  ;;
 esac

@@ -455,6 +455,13 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
 #endif
 }
 
+// NVF_PERSIST=2 (timing runs): resident, and the kernel after it on the stream is not scheduled before the
+// grid completes (no griddepcontrol.launch_dependents: a resident grid's CTAs all start at once, so the
+// early trigger lets a PDL-launched successor take SM room while every unit is still to run).
+#if NVF_PERSIST == 2
+#undef NVF_GEMM_PDL_ENTER
+#define NVF_GEMM_PDL_ENTER() nvf_pdl_wait()
+#endif
 // nvf_gemm_wgmma_ws and nvf_gemm_wgmma_ws_l2, or nvf_gemm_wgmma_ws_tiled (gemm_common.cuh)
 NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)
 
