@@ -1089,4 +1089,28 @@ X29)
     --section LaunchStats --section Occupancy ./build/profile_kernels > "$OUT/ncu_q2_m32.txt" 2>&1
   grep -E "Duration|Registers Per|Shared Memory Config|Block Limit|Waves|DRAM Throughput|Stall|Warp Cycles" "$OUT/ncu_q2_m32.txt" | head -30 | cut -c1-150
   ;;
+X30)
+  # twenty-sixth session: the resident 32-token tiles' weights through per-thread cp.async stages (-DNVF_WCP=1,
+  # depth 4, wait_group counts): quick GEMM tests of the 32-token tiles and layer tests under it, memcheck on their
+  # every-tile tests, the A/B at $MS tokens with the layers (two rounds), Nsight source counters under it (Qwen3 GEMM2)
+  export NVFP4MOE_TUNE_DEFINE=-DNVF_WCP=1
+  TEST_QUICK=1 TEST_ONLY=gemm TEST_CONFIGS=gemm_sm90_ws_t32 timeout ${GT:-200} ./build/test_gpu > "$OUT/gemm_tests.log" 2>&1
+  summ "quick GEMM tests (32-token tiles), WCP" "$OUT/gemm_tests.log" $? 8
+  TEST_QUICK=1 TEST_ONLY=layer timeout ${LT:-100} ./build/test_gpu > "$OUT/layer_tests.log" 2>&1
+  summ "quick layer tests, WCP" "$OUT/layer_tests.log" $? 8
+  TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t32 timeout ${MCT:-120} compute-sanitizer --tool memcheck \
+    --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.wcp.log" 2>&1
+  echo "memcheck wcp every-tile exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.wcp.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.wcp.log") PASS $(grep -c ^FAIL "$OUT/memcheck.wcp.log") FAIL"
+  unset NVFP4MOE_TUNE_DEFINE
+  d="-DNVF_WCP=0,-DNVF_WCP=1"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --defines "$d,$d" --ms "${MS:-32}" \
+    --only gemm,layer --out "$OUT/ab_wcp.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  PYTHONUNBUFFERED=1 timeout ${PBT:-120} python3 tools/bench.py --defines "$d,$d" --poisson --ms 16,32 \
+    --only gemm --out "$OUT/ab_wcp_poisson.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  if [ "${NCU:-1}" = 1 ]; then
+    export NVFP4MOE_TUNE_DEFINE=-DNVF_WCP=1
+    PROFILE_GEMM_G=128 PROFILE_GEMM_N=2048 PROFILE_GEMM_K=768 GMS=32 OUT="$OUT" bash "$0" S14
+    mv "$OUT/src14_m32.csv.gz" "$OUT/src_wcp_m32.csv.gz"
+  fi
+  ;;
 esac
