@@ -1113,4 +1113,15 @@ X30)
     mv "$OUT/src14_m32.csv.gz" "$OUT/src_wcp_m32.csv.gz"
   fi
   ;;
+X31)
+  # twenty-sixth session: what the 32-token tile's weight stream gets alone: probe 5 (weights loaded as always, no
+  # widening, no MMAs) and probe 1 (no weights, MMAs as always) against the kernel, two rounds at $MS tokens; then the
+  # GEMMs with Poisson masked_m at 33 tokens under every tile resident (-DNVF_PERSIST=1) against the default
+  e=NVFP4MOE_TUNE_DEFINE=-DNVF_WSPROBE
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$e=0,$e=1,$e=5,$e=0,$e=1,$e=5" --ms "${MS:-32}" \
+    --only gemm --out "$OUT/probe_weights.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  d="-DNVF_PERSIST=0,-DNVF_PERSIST=1"
+  PYTHONUNBUFFERED=1 timeout ${PBT:-150} python3 tools/bench.py --defines "$d,$d" --poisson --ms 33 \
+    --only gemm --out "$OUT/ab_persist_poisson33.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  ;;
 esac

@@ -35,9 +35,7 @@
 #define NVF_THREADS (128 * (NVF_CWG + 1))
 #define NVF_ROWS (64 * NVF_CWG)
 #define NVF_STEP 128
-// weight steps in flight per consumer thread: 2 in registers (20 each), or 4 through the
-// weight stages of NVF_WCP (below)
-#define NVF_DEPTH (NVF_WCP_ON ? 4 : 2)
+#define NVF_DEPTH 2 // weight steps in flight per consumer thread (20 registers each)
 // K steps per slot: 128 tokens fill the producer's 128 threads with one step, fewer tokens
 // with two (units of one token and one step: 64, 96 or 128 of them)
 #define NVF_SPS (NVF_TOK >= 128 ? 1 : 2)
@@ -70,6 +68,8 @@ static_assert(NVF_PREGS * 128 + NVF_CREGS * 128 * NVF_CWG <= NVF_LAUNCH_REGS * N
 #define NVF_EPI_SMEM (NVF_TOK <= 48)
 #endif
 #define NVF_EPI_WARP_BYTES (NVF_TOK * 32)
+static_assert(NVF_WS_SMEM + (NVF_EPI_SMEM ? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0) <= 227 * 1024, "shared memory");
+static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer pass, whole slots per round");
 
 // -DNVF_VARN=1, the _varn twins (the host runs them where 0 < expected_m < m_max: masked_m varies):
 // a token tile that holds fewer than NVF_TOK tokens issues its MMAs with the smallest N of NVF_TOK,
@@ -90,7 +90,9 @@ static_assert(NVF_PREGS * 128 + NVF_CREGS * 128 * NVF_CWG <= NVF_LAUNCH_REGS * N
 // no tokens (it only passes the barriers): what the RS wgmma loop with its waits and hand-offs
 // costs alone; =3 only the producer idles (the weights as always); =4 the consumers store no results
 // (what each unit's epilogue costs; timed with the scattered stores: with NVF_EPI_SMEM the probe build
-// spills and puts stmatrix under a per-thread branch, so time it with -DNVF_EPI_SMEM=0).
+// spills and puts stmatrix under a per-thread branch, so time it with -DNVF_EPI_SMEM=0); =5 (resident tiles
+// only) the consumers load the weights as always but neither widen them nor issue MMAs (the loads are
+// folded into one register): what the weight stream's access pattern gets from DRAM at this depth.
 #ifndef NVF_WSPROBE
 #define NVF_WSPROBE 0
 #endif
@@ -111,24 +113,6 @@ static_assert(NVF_PREGS * 128 + NVF_CREGS * 128 * NVF_CWG <= NVF_LAUNCH_REGS * N
 #endif
 
 static_assert(NVF_TOK == 32 || NVF_TOK == 48 || NVF_TOK == 64 || NVF_TOK == 128, "NVF_TOK must be 32, 48, 64 or 128");
-
-// NVF_WCP (resident 32-token tiles only): each consumer thread streams its weight pieces and SF words
-// through NVF_DEPTH = 4 private shared-memory stages by cp.async, one commit group a step, and waits with
-// cp.async.wait_group (a count: step s's group, the later ones still in flight). With register loads
-// ptxas waits on one scoreboard for every load in flight: a step's first use waits for the step after
-// it too, and the epilogue's alpha for the next unit's prefetched weights (Nsight source counters on
-// Qwen3 GEMM2 at 32 tokens: 15 % of the consumers' stall samples on those waits; bench/NOTES.md,
-// twenty-sixth session). A stage: NVF_CWG 128 threads x (two 16-byte pieces, two 4-byte SF words),
-// after the staged results; the host mirrors it (nvfp4moe__ws_wcp).
-#ifndef NVF_WCP
-#define NVF_WCP 0
-#endif
-#define NVF_WCP_ON (NVF_WCP && NVF_PERSIST && NVF_TOK == 32)
-#define NVF_WCP_NT (128 * NVF_CWG)        // consumer threads
-#define NVF_WCP_STAGE (NVF_WCP_NT * 40)   // bytes a stage
-static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer pass, whole slots per round");
-static_assert(NVF_WS_SMEM + (NVF_EPI_SMEM ? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0) + (NVF_WCP_ON ? NVF_DEPTH * NVF_WCP_STAGE : 0) <= 227 * 1024,
-              "shared memory");
 #include "gemm_wgmma_step.cuh"
 
 // Unit u's token step s into its raw stage with cp.async, one commit group per slot (zero-filled
@@ -194,37 +178,6 @@ NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {
 // The rows of unit u's weight block a consumer thread reads: its rows rw, rw + 8 of the block.
 NVF_DEV NvfWgRows nvf_ws_unit_rows(const NvfGemmParams& p, int u, int tiles, int nblocks, int rw, int t, int kc4) {
   return nvf_wg_rows(p, u / (tiles * nblocks), (u / tiles) % nblocks * NVF_ROWS + rw, t, kc4);
-}
-
-// Step s of the thread's rows w into its weight stage st (NVF_WCP): pieces at st + 16 ct and st + 16 (NT + ct),
-// the 4-byte words holding the SF pairs at st + 32 NT + 4 ct and st + 36 NT + 4 ct; zeros as nvf_wg_load's
-// (src-size 0 names `dummy` and reads nothing). One commit group, also when it copies nothing.
-template <bool WIDE> NVF_DEV void nvf_ws_cp_issue(const NvfWgRows& w, int s, int nsteps, int k, u32 st, int ct, const u8* dummy) {
-  const bool in = s < nsteps && s * 128 + 32 * w.t < k, i0 = in && w.ok0, i1 = in && w.ok1;
-  const u8* src[2] = {i0 ? w.w0 + (i64)s * NVF_WSTEP_BYTES : dummy, i1 ? w.w1 + (i64)s * NVF_WSTEP_BYTES : dummy};
-  #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const u32 dst = st + 16 * (h * NVF_WCP_NT + ct), n = (h ? i1 : i0) ? 16 : 0;
-    if (WIDE)
-      asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;" ::"r"(dst), "l"(src[h]), "r"(n) : "memory");
-    else
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src[h]), "r"(n) : "memory");
-    const u8* sf = (h ? i1 : i0) ? (const u8*)((size_t)(w.sf + (i64)s * 1024 + 128 * h) & ~(size_t)3) : dummy;
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(st + 32 * NVF_WCP_NT + 4 * (h * NVF_WCP_NT + ct)),
-                 "l"(sf), "r"((h ? i1 : i0) ? 4 : 0) : "memory");
-  }
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
-// ... and read back, once its group has landed (the caller waits): the pieces and SF pairs nvf_wg_load gives.
-NVF_DEV void nvf_ws_cp_read(u32 st, int ct, int t, uint4* q, u32* sf) {
-  #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    u32 wd;
-    asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(q[h].x), "=r"(q[h].y), "=r"(q[h].z), "=r"(q[h].w)
-                 : "r"(st + 16 * (h * NVF_WCP_NT + ct)) : "memory");
-    asm volatile("ld.shared.b32 %0, [%1];" : "=r"(wd) : "r"(st + 32 * NVF_WCP_NT + 4 * (h * NVF_WCP_NT + ct)) : "memory");
-    sf[h] = (t & 1) ? wd >> 16 : wd; // columns 2t, 2t + 1: the word's high half for odd t (only the low 16 bits are read)
-  }
 }
 
 // The first unit at or after u (stepping by the grid) whose token tile holds tokens, or -1.
@@ -383,8 +336,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   u32 phase = 0;
   const u32 epi0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws ? 0 : NVF_TSTAGES * NVF_STAGE_BYTES); // NVF_EPI_SMEM
 #if NVF_PERSIST
-  const u32 wst0 = epi0 + (NVF_EPI_SMEM ? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0); // NVF_WCP: the weight stages
-  const int ct = threadIdx.x;
   const int rw = wg * 64 + warp * 16 + (lane >> 2); // the thread's weight rows in a block: rw, rw + 8
   const int nsteps_e = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH; // the step loop's length (whole rounds)
   int u = u0;
@@ -393,8 +344,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   u32 ws[NVF_DEPTH][2];
   #pragma unroll
   for (int d = 0; d < NVF_DEPTH; ++d)
-    if (NVF_WCP_ON && !NVF_WSP_W) nvf_ws_cp_issue<WIDE>(wr, d, nsteps, p.k, wst0 + d * NVF_WCP_STAGE, ct, p.b);
-    else if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, d, nsteps, p.k, wq[d], ws[d]);
+    if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, d, nsteps, p.k, wq[d], ws[d]);
   while (u >= 0) {
     const int tt = u % tiles, g = u / (tiles * nblocks), r0 = (u / tiles) % nblocks * NVF_ROWS + rw;
     const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);
@@ -432,6 +382,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     // The rounds of DEPTH steps keep d = step % DEPTH, so the last round, past this tile's steps by a
     // whole round, loads the next tile's first steps: this unit's next token tile, or the next unit's.
     int ldoff = 0, ldn = nsteps;
+    u32 fold = 0; // (probe 5)
     for (int s0 = 0; s0 < nsteps; s0 += NVF_DEPTH) {
       if (s0 + NVF_DEPTH >= nsteps_e) { // the last round
         ldoff = nsteps_e;
@@ -444,22 +395,20 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
         if (s < nsteps) {
           if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done
           if (s % NVF_SPS == 0 && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);
-          if (NVF_WCP_ON && !NVF_WSP_W) { // step s's group, the NVF_DEPTH-th newest, has landed
-            asm volatile("cp.async.wait_group %0;" ::"n"(NVF_DEPTH - 1) : "memory");
-            nvf_ws_cp_read(wst0 + d * NVF_WCP_STAGE, ct, t, wq[d], ws[d]);
-          }
-          if (!NVF_WSP_W) {
+          if (NVF_WSPROBE == 5)
+            fold ^= wq[d][0].x ^ wq[d][0].y ^ wq[d][0].z ^ wq[d][0].w ^ wq[d][1].x ^ wq[d][1].y ^ wq[d][1].z ^ wq[d][1].w ^
+                    ws[d][0] ^ ws[d][1];
+          else if (!NVF_WSP_W) {
             nvf_dequant_piece(wq[d][0], ws[d][0], a);
             nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);
           }
         }
-        if (NVF_WCP_ON && !NVF_WSP_W) nvf_ws_cp_issue<WIDE>(wr, s + NVF_DEPTH - ldoff, ldn, p.k, wst0 + d * NVF_WCP_STAGE, ct, p.b);
-        else if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, s + NVF_DEPTH - ldoff, ldn, p.k, wq[d], ws[d]); // zeros past ldn
+        if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, s + NVF_DEPTH - ldoff, ldn, p.k, wq[d], ws[d]); // zeros past ldn
         if (s < nsteps) {
           const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)
           const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;
           if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in
-          nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit
+          if (NVF_WSPROBE != 5) nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit
           if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot
             prev = slot;
             nvf_ring_next(slot, phase);
@@ -467,6 +416,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
         }
       }
     }
+    if (NVF_WSPROBE == 5) acc[0] = __uint_as_float(fold & 0x3F7FFFFFu); // the loads are not dead
 #else
     // (the one-CTA-a-unit step as it was measured: folding it into the form above changes these kernels' SASS,
     // with the load moved out of the step's branch, and they were not timed that way)
@@ -509,7 +459,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
 #if NVF_PERSIST
     u = un; // (wr is the next unit's rows already: its last round set it)
   }
-  if (NVF_WCP_ON) asm volatile("cp.async.wait_all;" ::: "memory"); // the last round's zero fills land before exit
 #endif
 }
 
