@@ -1124,4 +1124,20 @@ X31)
   PYTHONUNBUFFERED=1 timeout ${PBT:-150} python3 tools/bench.py --defines "$d,$d" --poisson --ms 33 \
     --only gemm --out "$OUT/ab_persist_poisson33.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
+X32)
+  # twenty-sixth session: ping-pong consumer pairs on the resident 32-token tiles (-DNVF_PINGPONG=1): quick GEMM tests
+  # of the 32-token tiles and the layer tests under it, then the A/B at $MS tokens with the layers (two rounds) and
+  # with Poisson masked_m at 16 and 32 tokens
+  export NVFP4MOE_TUNE_DEFINE=-DNVF_PINGPONG=1
+  TEST_QUICK=1 TEST_ONLY=gemm TEST_CONFIGS=gemm_sm90_ws_t32 timeout ${GT:-150} ./build/test_gpu > "$OUT/gemm_tests.log" 2>&1
+  summ "quick GEMM tests (32-token tiles), PINGPONG" "$OUT/gemm_tests.log" $? 8
+  TEST_QUICK=1 TEST_ONLY=layer timeout ${LT:-80} ./build/test_gpu > "$OUT/layer_tests.log" 2>&1
+  summ "quick layer tests, PINGPONG" "$OUT/layer_tests.log" $? 8
+  unset NVFP4MOE_TUNE_DEFINE
+  d="-DNVF_PINGPONG=0,-DNVF_PINGPONG=1"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --defines "$d,$d" --ms "${MS:-32}" \
+    --only gemm,layer --out "$OUT/ab_pingpong.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  PYTHONUNBUFFERED=1 timeout ${PBT:-100} python3 tools/bench.py --defines "$d" --poisson --ms 16,32 \
+    --only gemm --out "$OUT/ab_pingpong_poisson.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  ;;
 esac
