@@ -1140,4 +1140,17 @@ X32)
   PYTHONUNBUFFERED=1 timeout ${PBT:-100} python3 tools/bench.py --defines "$d" --poisson --ms 16,32 \
     --only gemm --out "$OUT/ab_pingpong_poisson.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
+X33)
+  # twenty-sixth session: where the 32-token tile's loop goes without its weight path: Nsight Compute source counters
+  # of probe 1 (-DNVF_WSPROBE=1) on Qwen3 GEMM1 at 32 tokens, then pipe and issue counters of probe 1 and the kernel
+  M="gpu__time_duration.sum,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed"
+  export PROFILE_GEMM_G=128 PROFILE_GEMM_N=1536 PROFILE_GEMM_K=2048 PROFILE_GEMM_M=32
+  NVFP4MOE_TUNE_DEFINE=-DNVF_WSPROBE=1 GMS=32 OUT="$OUT" bash "$0" S14
+  mv "$OUT/src14_m32.csv.gz" "$OUT/src_probe1_q1_m32.csv.gz"; rm -f "$OUT/ncu14_src_m32.txt"
+  for e in 0 1; do
+    NVFP4MOE_TUNE_DEFINE=-DNVF_WSPROBE=$e timeout 100 ncu --clock-control none -k regex:nvf_gemm --launch-skip 2 --launch-count 1 \
+      --metrics "$M" ./build/profile_kernels > "$OUT/ncu_metrics_probe$e.txt" 2>&1
+    echo "probe $e:"; grep -E "__" "$OUT/ncu_metrics_probe$e.txt" | cut -c1-150
+  done
+  ;;
 esac

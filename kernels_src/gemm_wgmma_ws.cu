@@ -113,19 +113,6 @@ static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer 
 #endif
 
 static_assert(NVF_TOK == 32 || NVF_TOK == 48 || NVF_TOK == 64 || NVF_TOK == 128, "NVF_TOK must be 32, 48, 64 or 128");
-
-// NVF_PINGPONG (resident tiles with four consumer warpgroups): the warpgroups work in two pairs (0-1, 2-3) whose
-// MMA issues alternate, ordered by two named barriers (as CUTLASS's ping-pong consumers and FlashAttention-3),
-// so one pair widens its next step while the other's MMAs run. Without it the four warpgroups widen together
-// (the SM sub-partitions' issue is the limit, the tensor pipe idles), then all wait for their MMAs together (issue
-// idles): a step of the 32-token tile takes about 1720 cycles against 1036 of issue and 512 of tensor work, and
-// without its weight widening (probe 1) 840 (bench/NOTES.md, twenty-sixth session). Barrier 1 + p: pair p's turn.
-#ifndef NVF_PINGPONG
-#define NVF_PINGPONG 0
-#endif
-#define NVF_PP (NVF_PINGPONG && NVF_PERSIST && NVF_CWG == 4 && NVF_WSPROBE != 5)
-NVF_DEV void nvf_named_sync(int id) { asm volatile("bar.sync %0, 512;" ::"r"(id) : "memory"); }
-NVF_DEV void nvf_named_arrive(int id) { asm volatile("bar.arrive %0, 512;" ::"r"(id) : "memory"); }
 #include "gemm_wgmma_step.cuh"
 
 // Unit u's token step s into its raw stage with cp.async, one commit group per slot (zero-filled
@@ -173,21 +160,19 @@ NVF_DEV void nvf_ring_next(int& slot, u32& phase) {
   }
 }
 
-// The step's MMAs with N = TN: fence, MMAs, commit, (NVF_PP, bar > 0) the other pair's turn, and with
-// NVF_VARN the wait for them.
-template <int TN> NVF_DEV void nvf_ws_mmas_n(float* acc, const u32* a, u32 buf, int bar) {
+// The step's MMAs with N = TN: fence, MMAs, commit, and with NVF_VARN the wait for them.
+template <int TN> NVF_DEV void nvf_ws_mmas_n(float* acc, const u32* a, u32 buf) {
   nvf_wgmma_fence();
   nvf_wg_mmas_n<TN>(acc, a, buf);
   nvf_wgmma_commit();
-  if (NVF_PP && bar > 0) nvf_named_arrive(bar);
   if (NVF_VARN) nvf_wgmma_wait<0>();
 }
 // ... with N = NVF_TOK - sub NVF_NSTEP (sub 0 .. 3 with NVF_VARN, else 0; uniform in the CTA).
-NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub, int bar = 0) {
-  if (NVF_VARN && sub == 3) nvf_ws_mmas_n<NVF_TOK - 3 * NVF_NSTEP>(acc, a, buf, bar);
-  else if (NVF_VARN && sub == 2) nvf_ws_mmas_n<NVF_TOK - 2 * NVF_NSTEP>(acc, a, buf, bar);
-  else if (NVF_VARN && sub == 1) nvf_ws_mmas_n<NVF_TOK - NVF_NSTEP>(acc, a, buf, bar);
-  else nvf_ws_mmas_n<NVF_TOK>(acc, a, buf, bar);
+NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {
+  if (NVF_VARN && sub == 3) nvf_ws_mmas_n<NVF_TOK - 3 * NVF_NSTEP>(acc, a, buf);
+  else if (NVF_VARN && sub == 2) nvf_ws_mmas_n<NVF_TOK - 2 * NVF_NSTEP>(acc, a, buf);
+  else if (NVF_VARN && sub == 1) nvf_ws_mmas_n<NVF_TOK - NVF_NSTEP>(acc, a, buf);
+  else nvf_ws_mmas_n<NVF_TOK>(acc, a, buf);
 }
 
 // The rows of unit u's weight block a consumer thread reads: its rows rw, rw + 8 of the block.
@@ -354,8 +339,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   const int rw = wg * 64 + warp * 16 + (lane >> 2); // the thread's weight rows in a block: rw, rw + 8
   const int nsteps_e = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH; // the step loop's length (whole rounds)
   int u = u0;
-  const int pair = wg >> 1; // NVF_PP: pair 0 issues first (pair 1 hands it the first turn)
-  if (NVF_PP && pair == 1) nvf_named_arrive(1);
   NvfWgRows wr = nvf_ws_unit_rows(p, u, tiles, nblocks, rw, t, kc4);
   uint4 wq[NVF_DEPTH][2];
   u32 ws[NVF_DEPTH][2];
@@ -425,8 +408,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
           const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)
           const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;
           if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in
-          if (NVF_PP) nvf_named_sync(1 + pair); // this pair's turn: the other has issued its last step's MMAs
-          if (NVF_WSPROBE != 5) nvf_ws_mmas(acc, a, buf, sub, NVF_PP ? 2 - pair : 0); // fence, MMAs, commit, turn over
+          if (NVF_WSPROBE != 5) nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit
           if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot
             prev = slot;
             nvf_ring_next(slot, phase);
@@ -477,7 +459,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
 #if NVF_PERSIST
     u = un; // (wr is the next unit's rows already: its last round set it)
   }
-  if (NVF_PP && pair == 0) nvf_named_sync(1); // pair 1's last hand-over: every arrival matched before exit
 #endif
 }
 
