@@ -110,7 +110,8 @@
 # (NVFP4MOE_TOKEN_PREPASS; or the contexts $ABENVS) at $MS tokens on the GEMMs. X23 (not yet run): the same A/B with
 # each arm in its own process, three times, GEMMs and layers.
 # Twenty-sixth session: T26: the whole GPU suite, then memcheck on the token-producer tiles' quick every-tile tests.
-# X29: the layers under the resident-grid and PDL variants (-DNVF_PERSIST=0/1/2, NVFP4MOE_PDL=0), then Nsight source
+# X29: the layers under the resident-grid and PDL variants (-DNVF_PERSIST=0/1/2, NVFP4MOE_PDL=0; =2, no early trigger,
+# only in commit 4833df5: here it builds =1), then Nsight source
 # counters of Qwen3 GEMM2 at 32 tokens. X30: the resident 32-token tiles' weights through cp.async stages (NVF_WCP,
 # only in commit 37656c7: here both arms build the default). X31: probes 0/1/5 at 32 tokens, every tile resident at
 # Poisson(33). X32: ping-pong consumer pairs (NVF_PINGPONG, only in commit 8a48148: here both arms build the default).

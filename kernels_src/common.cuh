@@ -201,12 +201,6 @@ NVF_DEV void nvf_pdl_enter() {
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
-// ... the wait alone: the kernel after it is scheduled only when this one has completed.
-NVF_DEV void nvf_pdl_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
 
 // masked_m as the contract reads it: clamped to [0, rows] so nothing past M_max is touched.
 NVF_DEV int nvf_valid_rows(const int* masked_m, int g, int rows) {

@@ -75,10 +75,6 @@ NVF_DEV const u8* nvf_wbyte(const NvfGemmParams& p, int g, i64 r, int o) {
 #endif
 }
 
-// What an entry point does first (a module may redefine it before it names its entry points).
-#ifndef NVF_GEMM_PDL_ENTER
-#define NVF_GEMM_PDL_ENTER() nvf_pdl_enter()
-#endif
 // The entry points of a swap-AB or wgmma module, BODY<WIDE>(p) its kernel body. Row-major
 // weights: NAME (plain loads) and NAME_l2 (256-byte L2 fetches); the host picks by K. Tiled
 // weights (-DNVF_WTILED=1, the host's twin of the module): NAME_tiled alone, plain loads (a warp
@@ -86,17 +82,17 @@ NVF_DEV const u8* nvf_wbyte(const NvfGemmParams& p, int g, i64 r, int o) {
 #if defined(NVF_WTILED) && NVF_WTILED
 #define NVF_GEMM_ENTRY_POINTS(NAME, BODY, THREADS, MINB)                                         \
   extern "C" __global__ void __launch_bounds__(THREADS, MINB) NAME##_tiled(const NvfGemmParams p) { \
-    NVF_GEMM_PDL_ENTER();                                                                         \
+    nvf_pdl_enter();                                                                              \
     BODY<false>(p);                                                                               \
   }
 #else
 #define NVF_GEMM_ENTRY_POINTS(NAME, BODY, THREADS, MINB)                                         \
   extern "C" __global__ void __launch_bounds__(THREADS, MINB) NAME(const NvfGemmParams p) {        \
-    NVF_GEMM_PDL_ENTER();                                                                         \
+    nvf_pdl_enter();                                                                              \
     BODY<false>(p);                                                                               \
   }                                                                                               \
   extern "C" __global__ void __launch_bounds__(THREADS, MINB) NAME##_l2(const NvfGemmParams p) {   \
-    NVF_GEMM_PDL_ENTER();                                                                         \
+    nvf_pdl_enter();                                                                              \
     BODY<true>(p);                                                                                \
   }
 #endif

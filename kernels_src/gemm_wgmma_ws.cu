@@ -106,7 +106,8 @@ static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer 
 // steps under the current unit's last ones, so the weight stream does not drain and refill at each unit.
 // On an H200 (bench/NOTES.md, twenty-fifth session, X27, B25): 32 tokens -1.4 to -7.2 %, the Qwen3 layer
 // -5.7 %; the 48-token tile also gains on full tiles and on the Qwen3 and gpt-oss layers, but the
-// DeepSeek-V3 layer (its experts outgrow the tile) loses 14-18 %, unexplained, and the 128-token tile
+// DeepSeek-V3 layer (its experts outgrow the tile) loses 14-18 %, unexplained (not the next kernel's early
+// launch, and not in the GEMMs at Poisson(33) alone: twenty-sixth session), and the 128-token tile
 // ties; so only the 32-token tiles are resident. Tuning runs: -DNVF_PERSIST=0/1 (the host parses it too).
 #ifndef NVF_PERSIST
 #define NVF_PERSIST (NVF_TOK == 32)
@@ -462,13 +463,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
 #endif
 }
 
-// NVF_PERSIST=2 (timing runs): resident, and the kernel after it on the stream is not scheduled before the
-// grid completes (no griddepcontrol.launch_dependents: a resident grid's CTAs all start at once, so the
-// early trigger lets a PDL-launched successor take SM room while every unit is still to run).
-#if NVF_PERSIST == 2
-#undef NVF_GEMM_PDL_ENTER
-#define NVF_GEMM_PDL_ENTER() nvf_pdl_wait()
-#endif
 // nvf_gemm_wgmma_ws and nvf_gemm_wgmma_ws_l2, or nvf_gemm_wgmma_ws_tiled (gemm_common.cuh)
 NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)
 
