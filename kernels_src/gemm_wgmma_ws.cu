@@ -92,12 +92,22 @@ static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer 
 // (what each unit's epilogue costs; timed with the scattered stores: with NVF_EPI_SMEM the probe build
 // spills and puts stmatrix under a per-thread branch, so time it with -DNVF_EPI_SMEM=0); =5 (resident tiles
 // only) the consumers load the weights as always but neither widen them nor issue MMAs (the loads are
-// folded into one register): what the weight stream's access pattern gets from DRAM at this depth.
+// folded into one register): what the weight stream's access pattern gets from DRAM at this depth; =6 (resident
+// tiles, results still right) a timeline: thread 0 of each consumer warpgroup writes four %clock values a step
+// (start, the previous step's MMAs retired, this step's weights widened, its MMAs issued) for its first
+// NVF_TRACE_STEPS steps, as u32 [gridDim.x][NVF_CWG][NVF_TRACE_STEPS][4] just past D's last group
+// (D + groups m_max ldd elements: the caller allocates the room; tools/profile_kernels PROFILE_TRACE).
 #ifndef NVF_WSPROBE
 #define NVF_WSPROBE 0
 #endif
 #define NVF_WSP_W (NVF_WSPROBE == 1 || NVF_WSPROBE == 2) // no weight path
 #define NVF_WSP_T (NVF_WSPROBE == 2 || NVF_WSPROBE == 3) // no token path
+#define NVF_TRACE_STEPS 512
+NVF_DEV u32 nvf_clock() {
+  u32 c;
+  asm volatile("mov.u32 %0, %%clock;" : "=r"(c));
+  return c;
+}
 
 // NVF_PERSIST (1 for the 32-token tiles, else 0; the host's nvfp4moe__ws_persist mirrors it): a resident
 // grid (the host launches at most one CTA per SM and sets p.tiles_m). Each CTA takes the work units
@@ -340,6 +350,8 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   const int rw = wg * 64 + warp * 16 + (lane >> 2); // the thread's weight rows in a block: rw, rw + 8
   const int nsteps_e = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH; // the step loop's length (whole rounds)
   int u = u0;
+  u32* trace = NVF_WSPROBE == 6 ? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + ((i64)blockIdx.x * NVF_CWG + wg) * NVF_TRACE_STEPS * 4 : 0;
+  int tstep = 0; // (probe 6) steps traced
   NvfWgRows wr = nvf_ws_unit_rows(p, u, tiles, nblocks, rw, t, kc4);
   uint4 wq[NVF_DEPTH][2];
   u32 ws[NVF_DEPTH][2];
@@ -393,8 +405,11 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
       #pragma unroll
       for (int d = 0; d < NVF_DEPTH; ++d) {
         const int s = s0 + d;
+        u32 c0 = 0, c1 = 0, c2 = 0; // (probe 6)
         if (s < nsteps) {
+          if (NVF_WSPROBE == 6) c0 = nvf_clock();
           if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done
+          if (NVF_WSPROBE == 6) c1 = nvf_clock();
           if (s % NVF_SPS == 0 && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);
           if (NVF_WSPROBE == 5)
             fold ^= wq[d][0].x ^ wq[d][0].y ^ wq[d][0].z ^ wq[d][0].w ^ wq[d][1].x ^ wq[d][1].y ^ wq[d][1].z ^ wq[d][1].w ^
@@ -403,6 +418,11 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
             nvf_dequant_piece(wq[d][0], ws[d][0], a);
             nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);
           }
+          if (NVF_WSPROBE == 6) {
+            #pragma unroll
+            for (int i = 0; i < 32; ++i) asm volatile("" : "+r"(a[i])); // the widening is done before the clock is read
+            c2 = nvf_clock();
+          }
         }
         if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, s + NVF_DEPTH - ldoff, ldn, p.k, wq[d], ws[d]); // zeros past ldn
         if (s < nsteps) {
@@ -410,6 +430,11 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
           const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;
           if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in
           if (NVF_WSPROBE != 5) nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit
+          if (NVF_WSPROBE == 6) {
+            const u32 c3 = nvf_clock();
+            if ((threadIdx.x & 127) == 0 && tstep < NVF_TRACE_STEPS) *(uint4*)(trace + 4 * tstep) = make_uint4(c0, c1, c2, c3);
+            ++tstep;
+          }
           if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot
             prev = slot;
             nvf_ring_next(slot, phase);
