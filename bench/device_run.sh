@@ -116,7 +116,8 @@
 # only in commit 37656c7: here both arms build the default). X31: probes 0/1/5 at 32 tokens, every tile resident at
 # Poisson(33). X32: ping-pong consumer pairs (NVF_PINGPONG, only in commit 8a48148: here both arms build the default).
 # X33: Nsight source counters of probe 1 and pipe counters of probe 1 and the kernel (Qwen3 GEMM1, 32 tokens).
-# X34: probe 6's timeline (tools/ws_trace.py) on three GEMMs at 32 tokens, and what the probe costs.
+# X34: probe 6's timeline (tools/ws_trace.py; as first written, thread 0 of each warpgroup) on three GEMMs at 32 tokens, and
+# what the probe costs. X35: probe 6 per warp (as now) on two of them.
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -1174,5 +1175,15 @@ X34)
   e=NVFP4MOE_TUNE_DEFINE=-DNVF_WSPROBE
   PYTHONUNBUFFERED=1 timeout ${ABT:-90} python3 tools/bench.py --envs "$e=0,$e=6" --ms 32 --only gemm \
     --shapes qwen3_30b_gemm1,qwen3_30b_gemm2,dsv3_ep8_gemm1 --out "$OUT/probe6_cost.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  ;;
+X35)
+  # twenty-sixth session: probe 6 per warp (each consumer warp's lane 0: start, widened, slot in, MMAs issued) on
+  # Qwen3 GEMM1 and DeepSeek-V3 GEMM1 at 32 tokens (tools/ws_trace.py)
+  for sh in "q1 128 1536 2048" "d1 32 4096 7168"; do
+    set -- $sh
+    NVFP4MOE_TUNE_DEFINE=-DNVF_WSPROBE=6 PROFILE_GEMM_G=$2 PROFILE_GEMM_N=$3 PROFILE_GEMM_K=$4 PROFILE_GEMM_M=32 \
+      PROFILE_TRACE=/tmp/tr_$1.bin timeout 60 ./build/profile_kernels | tail -1
+    gzip -c /tmp/tr_$1.bin > "$OUT/trace_warps_$1.bin.gz" && python3 tools/ws_trace.py "$OUT/trace_warps_$1.bin.gz" | tee "$OUT/trace_warps_$1.txt"
+  done
   ;;
 esac

@@ -93,16 +93,17 @@ static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer 
 // spills and puts stmatrix under a per-thread branch, so time it with -DNVF_EPI_SMEM=0); =5 (resident tiles
 // only) the consumers load the weights as always but neither widen them nor issue MMAs (the loads are
 // folded into one register): what the weight stream's access pattern gets from DRAM at this depth; =6 (resident
-// tiles, results still right) a timeline: thread 0 of each consumer warpgroup writes four %clock values a step
-// (start, the previous step's MMAs retired, this step's weights widened, its MMAs issued) for its first
-// NVF_TRACE_STEPS steps, as u32 [gridDim.x][NVF_CWG][NVF_TRACE_STEPS][4] just past D's last group
+// tiles, results still right) a timeline: lane 0 of each consumer warp writes four %clock values a step (start,
+// this step's weights widened, its slot's tokens in (the full-slot wait, and the next loads issued), its MMAs
+// issued: the warpgroup-wide wgmma instructions wait for the warpgroup's four warps) for its first
+// NVF_TRACE_STEPS steps, as u32 [gridDim.x][NVF_CWG][4 warps][NVF_TRACE_STEPS][4] just past D's last group
 // (D + groups m_max ldd elements: the caller allocates the room; tools/profile_kernels PROFILE_TRACE).
 #ifndef NVF_WSPROBE
 #define NVF_WSPROBE 0
 #endif
 #define NVF_WSP_W (NVF_WSPROBE == 1 || NVF_WSPROBE == 2) // no weight path
 #define NVF_WSP_T (NVF_WSPROBE == 2 || NVF_WSPROBE == 3) // no token path
-#define NVF_TRACE_STEPS 512
+#define NVF_TRACE_STEPS 128
 NVF_DEV u32 nvf_clock() {
   u32 c;
   asm volatile("mov.u32 %0, %%clock;" : "=r"(c));
@@ -350,7 +351,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   const int rw = wg * 64 + warp * 16 + (lane >> 2); // the thread's weight rows in a block: rw, rw + 8
   const int nsteps_e = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH; // the step loop's length (whole rounds)
   int u = u0;
-  u32* trace = NVF_WSPROBE == 6 ? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + ((i64)blockIdx.x * NVF_CWG + wg) * NVF_TRACE_STEPS * 4 : 0;
+  u32* trace = NVF_WSPROBE == 6 ? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + (((i64)blockIdx.x * NVF_CWG + wg) * 4 + warp) * NVF_TRACE_STEPS * 4 : 0;
   int tstep = 0; // (probe 6) steps traced
   NvfWgRows wr = nvf_ws_unit_rows(p, u, tiles, nblocks, rw, t, kc4);
   uint4 wq[NVF_DEPTH][2];
@@ -409,7 +410,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
         if (s < nsteps) {
           if (NVF_WSPROBE == 6) c0 = nvf_clock();
           if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done
-          if (NVF_WSPROBE == 6) c1 = nvf_clock();
           if (s % NVF_SPS == 0 && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);
           if (NVF_WSPROBE == 5)
             fold ^= wq[d][0].x ^ wq[d][0].y ^ wq[d][0].z ^ wq[d][0].w ^ wq[d][1].x ^ wq[d][1].y ^ wq[d][1].z ^ wq[d][1].w ^
@@ -429,10 +429,11 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
           const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)
           const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;
           if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in
+          if (NVF_WSPROBE == 6) c1 = nvf_clock();
           if (NVF_WSPROBE != 5) nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit
           if (NVF_WSPROBE == 6) {
             const u32 c3 = nvf_clock();
-            if ((threadIdx.x & 127) == 0 && tstep < NVF_TRACE_STEPS) *(uint4*)(trace + 4 * tstep) = make_uint4(c0, c1, c2, c3);
+            if (lane == 0 && tstep < NVF_TRACE_STEPS) *(uint4*)(trace + 4 * tstep) = make_uint4(c0, c2, c1, c3);
             ++tstep;
           }
           if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot
