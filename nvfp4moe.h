@@ -2872,7 +2872,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// this step's weights widened, its slot's tokens in (the full-slot wait, and the next loads issued), its MMAs\n"
   "// issued: the warpgroup-wide wgmma instructions wait for the warpgroup's four warps) for its first\n"
   "// NVF_TRACE_STEPS steps, as u32 [gridDim.x][NVF_CWG][4 warps][NVF_TRACE_STEPS][4] just past D's last group\n",
-  "// (D + groups m_max ldd elements: the caller allocates the room; tools/profile_kernels PROFILE_TRACE).\n"
+  "// (D + groups m_max ldd elements: the caller allocates room for 256 CTAs; tools/profile_kernels PROFILE_TRACE).\n"
   "#ifndef NVF_WSPROBE\n"
   "#define NVF_WSPROBE 0\n"
   "#endif\n"
@@ -3208,7 +3208,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "          if (NVF_WSPROBE != 5) nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n"
   "          if (NVF_WSPROBE == 6) {\n"
   "            const u32 c3 = nvf_clock();\n"
-  "            if (lane == 0 && tstep < NVF_TRACE_STEPS) *(uint4*)(trace + 4 * tstep) = make_uint4(c0, c2, c1, c3);\n"
+  "            if (lane == 0 && tstep < NVF_TRACE_STEPS && blockIdx.x < 256) // (the caller's room: 256 CTAs)\n"
+  "              *(uint4*)(trace + 4 * tstep) = make_uint4(c0, c2, c1, c3);\n"
   "            ++tstep;\n"
   "          }\n"
   "          if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot\n"
@@ -3252,9 +3253,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    for (int e = 0; e < NVF_TOK / 2; ++e) nvf_reg_fence(acc[e]);\n"
   "\n"
   "    if (NVF_WSPROBE != 4 || acc[0] == -1.2345e-38f) { // (probe 4: no epilogue stores)\n"
-  "      if (NVF_EPI_SMEM) // D[g, m, n] for m < valid, n < N\n"
+  "      if (NVF_EPI_SMEM) // D[g, m, n] for m < valid, n < N\n",
   "        nvf_ws_epilogue_smem(p, g, valid, alpha, tok0, r0 - (lane >> 2), epi0 + (4 * wg + warp) * NVF_EPI_WARP_BYTES, lane, acc);\n"
-  "      else\n",
+  "      else\n"
   "        nvf_wg_epilogue(p, g, valid, alpha, tok0, r0, t, acc);\n"
   "    }\n"
   "  }\n"

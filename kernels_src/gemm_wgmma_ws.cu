@@ -97,7 +97,7 @@ static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer 
 // this step's weights widened, its slot's tokens in (the full-slot wait, and the next loads issued), its MMAs
 // issued: the warpgroup-wide wgmma instructions wait for the warpgroup's four warps) for its first
 // NVF_TRACE_STEPS steps, as u32 [gridDim.x][NVF_CWG][4 warps][NVF_TRACE_STEPS][4] just past D's last group
-// (D + groups m_max ldd elements: the caller allocates the room; tools/profile_kernels PROFILE_TRACE).
+// (D + groups m_max ldd elements: the caller allocates room for 256 CTAs; tools/profile_kernels PROFILE_TRACE).
 #ifndef NVF_WSPROBE
 #define NVF_WSPROBE 0
 #endif
@@ -433,7 +433,8 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
           if (NVF_WSPROBE != 5) nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit
           if (NVF_WSPROBE == 6) {
             const u32 c3 = nvf_clock();
-            if (lane == 0 && tstep < NVF_TRACE_STEPS) *(uint4*)(trace + 4 * tstep) = make_uint4(c0, c2, c1, c3);
+            if (lane == 0 && tstep < NVF_TRACE_STEPS && blockIdx.x < 256) // (the caller's room: 256 CTAs)
+              *(uint4*)(trace + 4 * tstep) = make_uint4(c0, c2, c1, c3);
             ++tstep;
           }
           if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot
