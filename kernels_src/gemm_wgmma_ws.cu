@@ -93,16 +93,18 @@ static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer 
 // spills and puts stmatrix under a per-thread branch, so time it with -DNVF_EPI_SMEM=0); =5 (resident tiles
 // only) the consumers load the weights as always but neither widen them nor issue MMAs (the loads are
 // folded into one register): what the weight stream's access pattern gets from DRAM at this depth; =6 (resident
-// tiles, results still right) a timeline: lane 0 of each consumer warp writes four %clock values a step (start,
-// this step's weights widened, its slot's tokens in (the full-slot wait, and the next loads issued), its MMAs
-// issued: the warpgroup-wide wgmma instructions wait for the warpgroup's four warps) for its first
-// NVF_TRACE_STEPS steps, as u32 [gridDim.x][NVF_CWG][4 warps][NVF_TRACE_STEPS][4] just past D's last group
-// (D + groups m_max ldd elements: the caller allocates room for 256 CTAs; tools/profile_kernels PROFILE_TRACE).
+// 32-token tiles, results still right) a timeline: lane 0 of each consumer warp writes five %clock values a step
+// (words 0, 1: start, the previous step's MMAs retired; 4, 5, 6: this step's weights widened, the next loads
+// issued and, where the step opens a slot, its tokens in, its MMAs committed) for its first NVF_TRACE_STEPS
+// steps, as u32 [gridDim.x < 256][4 warpgroups][4 warps][NVF_TRACE_STEPS][8] just past D's last group (D + groups m_max ldd elements: the
+// caller allocates the room; tools/profile_kernels PROFILE_TRACE, tools/ws_trace.py). The clocks and stores change
+// the schedule (ptxas issues the weight loads a step earlier than in the plain build): intervals, not exact costs.
 #ifndef NVF_WSPROBE
 #define NVF_WSPROBE 0
 #endif
 #define NVF_WSP_W (NVF_WSPROBE == 1 || NVF_WSPROBE == 2) // no weight path
 #define NVF_WSP_T (NVF_WSPROBE == 2 || NVF_WSPROBE == 3) // no token path
+#define NVF_TRACE (NVF_WSPROBE == 6 && NVF_CWG == 4 && NVF_TOK == 32) // probe 6's geometry, as the host reads it
 #define NVF_TRACE_STEPS 128
 NVF_DEV u32 nvf_clock() {
   u32 c;
@@ -351,8 +353,8 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   const int rw = wg * 64 + warp * 16 + (lane >> 2); // the thread's weight rows in a block: rw, rw + 8
   const int nsteps_e = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH; // the step loop's length (whole rounds)
   int u = u0;
-  u32* trace = NVF_WSPROBE == 6 ? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + (((i64)blockIdx.x * NVF_CWG + wg) * 4 + warp) * NVF_TRACE_STEPS * 4 : 0;
-  int tstep = 0; // (probe 6) steps traced
+  u32* trace = NVF_TRACE ? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + (((i64)blockIdx.x * 4 + wg) * 4 + warp) * NVF_TRACE_STEPS * 8 : 0;
+  int tstep = blockIdx.x < 256 ? 0 : NVF_TRACE_STEPS; // (probe 6) steps traced; none past the caller's 256 CTAs
   NvfWgRows wr = nvf_ws_unit_rows(p, u, tiles, nblocks, rw, t, kc4);
   uint4 wq[NVF_DEPTH][2];
   u32 ws[NVF_DEPTH][2];
@@ -406,10 +408,14 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
       #pragma unroll
       for (int d = 0; d < NVF_DEPTH; ++d) {
         const int s = s0 + d;
-        u32 c0 = 0, c1 = 0, c2 = 0; // (probe 6)
+        u32 c1 = 0, c2 = 0; // (probe 6)
         if (s < nsteps) {
-          if (NVF_WSPROBE == 6) c0 = nvf_clock();
+          const u32 c0 = NVF_TRACE ? nvf_clock() : 0u;
           if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done
+          if (NVF_TRACE) { // stored at once: no clock stays live over the step
+            const u32 c4 = nvf_clock();
+            if (lane == 0 && tstep < NVF_TRACE_STEPS) *(uint2*)(trace + 8 * tstep) = make_uint2(c0, c4);
+          }
           if (s % NVF_SPS == 0 && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);
           if (NVF_WSPROBE == 5)
             fold ^= wq[d][0].x ^ wq[d][0].y ^ wq[d][0].z ^ wq[d][0].w ^ wq[d][1].x ^ wq[d][1].y ^ wq[d][1].z ^ wq[d][1].w ^
@@ -418,7 +424,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
             nvf_dequant_piece(wq[d][0], ws[d][0], a);
             nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);
           }
-          if (NVF_WSPROBE == 6) {
+          if (NVF_TRACE) {
             #pragma unroll
             for (int i = 0; i < 32; ++i) asm volatile("" : "+r"(a[i])); // the widening is done before the clock is read
             c2 = nvf_clock();
@@ -429,12 +435,11 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
           const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)
           const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;
           if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in
-          if (NVF_WSPROBE == 6) c1 = nvf_clock();
+          if (NVF_TRACE) c1 = nvf_clock();
           if (NVF_WSPROBE != 5) nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit
-          if (NVF_WSPROBE == 6) {
+          if (NVF_TRACE) {
             const u32 c3 = nvf_clock();
-            if (lane == 0 && tstep < NVF_TRACE_STEPS && blockIdx.x < 256) // (the caller's room: 256 CTAs)
-              *(uint4*)(trace + 4 * tstep) = make_uint4(c0, c2, c1, c3);
+            if (lane == 0 && tstep < NVF_TRACE_STEPS) *(uint4*)(trace + 8 * tstep + 4) = make_uint4(c2, c1, c3, 0u);
             ++tstep;
           }
           if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot

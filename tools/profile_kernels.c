@@ -49,8 +49,9 @@ int main(void) {
        $PROFILE_GEMM_N / $PROFILE_GEMM_K / $PROFILE_GEMM_G for another shape (GEMM2: 7168 / 2048;
        Qwen3 GEMM1: 1536 / 2048 / 128), with the GEMM workspace unless $PROFILE_GEMM_WS=0;
        $PROFILE_TRACE=FILE: room for probe 6's timeline past D (NVFP4MOE_TUNE_DEFINE=-DNVF_WSPROBE=6,
-       gemm_wgmma_ws.cu), written to FILE after the last launch: a header of 8 int32 (G, M, N, K, SMs,
-       consumer warpgroups 4, steps 128, warps a warpgroup 4), then u32 [CTAs 256][4][4][128][4] */
+       gemm_wgmma_ws.cu; the 32-token tiles), written to FILE after the last launch: a header of 8 int32
+       (G, M, N, K, SMs, consumer warpgroups 4, steps 128, warps a warpgroup 4), then u32
+       [CTAs 256][4][4][128][8] (NVF_TRACE_STEPS and the layout as the kernel writes them) */
     int G = env_int("PROFILE_GEMM_G", 32, 1, 256);
     int M = env_int("PROFILE_GEMM_M", 8, 1, 1 << 16), mm[256], g;
     int N = env_int("PROFILE_GEMM_N", 4096, 8, 1 << 20);
@@ -60,7 +61,7 @@ int main(void) {
     const nvfp4moe_weight_layout lay = nvfp4moe_preferred_weight_layout(ctx, N, K);
     const size_t nb = (size_t)G * nvfp4moe_weight_bytes(N, K, lay);
     nvfp4moe_devptr b = gu_alloc(nb), bsf = gu_alloc((size_t)G * nvfp4moe_sf_bytes(N, K, 0));
-    const size_t trace_bytes = getenv("PROFILE_TRACE") ? (size_t)256 * 4 * 4 * 128 * 16 : 0;
+    const size_t trace_bytes = getenv("PROFILE_TRACE") ? (size_t)256 * 4 * 4 * 128 * 32 : 0;
     nvfp4moe_devptr d = gu_alloc((size_t)G * M * N * 2 + trace_bytes), dmm = gu_alloc(sizeof mm);
     nvfp4moe_gemm_args ga;
     fill_random(a, (size_t)G * M * K / 2, 0, 256); fill_random(b, nb, 0, 256);
@@ -88,11 +89,11 @@ int main(void) {
       hdr[4] = info.sm_count;
       gu_get(h, d + (size_t)G * M * N * 2, trace_bytes);
       if (f) {
-        fwrite(hdr, sizeof hdr, 1, f);
-        fwrite(h, trace_bytes, 1, f);
-        fclose(f);
+        const int ok = fwrite(hdr, sizeof hdr, 1, f) == 1 && fwrite(h, trace_bytes, 1, f) == 1;
+        printf("trace: %s%s\n", getenv("PROFILE_TRACE"), fclose(f) == 0 && ok ? "" : " (write failed)");
+      } else {
+        printf("trace: could not open %s\n", getenv("PROFILE_TRACE"));
       }
-      printf("trace: %s\n", f ? getenv("PROFILE_TRACE") : "could not open the file");
       free(h);
     }
   }
