@@ -2870,10 +2870,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// folded into one register): what the weight stream's access pattern gets from DRAM at this depth; =6 (resident\n"
   "// 32-token tiles, results still right) a timeline: lane 0 of each consumer warp writes five %clock values a step\n"
   "// (words 0, 1: start, the previous step's MMAs retired; 4, 5, 6: this step's weights widened, the next loads\n"
-  "// issued and, where the step opens a slot, its tokens in, its MMAs committed) for its first NVF_TRACE_STEPS\n",
-  "// steps, as u32 [gridDim.x < 256][4 warpgroups][4 warps][NVF_TRACE_STEPS][8] just past D's last group (D + groups m_max ldd elements: the\n"
-  "// caller allocates the room; tools/profile_kernels PROFILE_TRACE, tools/ws_trace.py). The clocks and stores change\n"
-  "// the schedule (ptxas issues the weight loads a step earlier than in the plain build): intervals, not exact costs.\n"
+  "// issued and, where the step opens a slot, its tokens in, its MMAs committed) for its first NVF_TRACE_STEPS\n"
+  "// steps, as u32 [gridDim.x < 256][4 warpgroups][4 warps][NVF_TRACE_STEPS][8] just past D's last group (D +\n",
+  "// groups m_max ldd elements: the caller allocates the room; tools/profile_kernels PROFILE_TRACE, tools/ws_trace.py).\n"
+  "// The clocks and stores change the schedule (ptxas issues the weight loads a step earlier than in the plain\n"
+  "// build): intervals, not exact costs.\n"
   "#ifndef NVF_WSPROBE\n"
   "#define NVF_WSPROBE 0\n"
   "#endif\n"
@@ -2922,11 +2923,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  #pragma unroll\n"
   "  for (int h = 0; h < 2; ++h) {\n"
   "    const bool in = src && s < nsteps && s * NVF_STEP + 64 * h < k;\n"
-  "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\" ::\"r\"(stage + 64 * NVF_UNITS + 4 * (h * NVF_UNITS + u)),\n",
+  "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\" ::\"r\"(stage + 64 * NVF_UNITS + 4 * (h * NVF_UNITS + u)),\n"
   "                 \"l\"(in \? sf + (i64)s * 1024 + 512 * h : sf), \"r\"(in \? 4 : 0) : \"memory\");\n"
   "  }\n"
   "  asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n"
-  "}\n"
+  "}\n",
   "\n"
   "// Widen unit u's raw token step s (in its stage) into a slot (dst: the unit's row in MMA 0).\n"
   "NVF_DEV void nvf_tp_widen(const u8* st, u32 dst, int s, int k, int u) {\n"
@@ -2988,10 +2989,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "NVF_DEV void nvf_ws_epilogue_smem(const NvfGemmParams& p, int g, int valid, float alpha, int tok0, int rw0, u32 stg,\n"
   "                                  int lane, const float* acc) {\n"
   "  const int t = lane & 3;\n"
-  "  u32 v[NVF_TOK / 4]; // matrix 2j + h: tokens 8j .., rows 8h ..\n",
+  "  u32 v[NVF_TOK / 4]; // matrix 2j + h: tokens 8j .., rows 8h ..\n"
   "  #pragma unroll\n"
   "  for (int j = 0; j < NVF_TOK / 8; ++j) {\n"
-  "    const int m = tok0 + 8 * j + 2 * t;\n"
+  "    const int m = tok0 + 8 * j + 2 * t;\n",
   "    const float rs0 = p.row_scale && m < valid \? p.row_scale[(i64)g * p.m_max + m] : 1.0f;\n"
   "    const float rs1 = p.row_scale && m + 1 < valid \? p.row_scale[(i64)g * p.m_max + m + 1] : 1.0f;\n"
   "    const float s0 = __fmul_rn(alpha, rs0), s1 = __fmul_rn(alpha, rs1);\n"
@@ -3054,8 +3055,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS;\n"
   "    int slot = 0;\n"
   "    u32 phase = 1; // as below\n"
-  "#if NVF_PERSIST\n",
-  "    for (int u = u0; u >= 0; u = nvf_ws_unit(p, u + gridDim.x, tiles, nblocks)) {\n"
+  "#if NVF_PERSIST\n"
+  "    for (int u = u0; u >= 0; u = nvf_ws_unit(p, u + gridDim.x, tiles, nblocks)) {\n",
   "      const int tt = u % tiles, g = u / (tiles * nblocks), valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "#endif\n"
   "    const u8* img = p.tok_ws + (i64)g * ((p.m_max + NVF_TOK - 1) / NVF_TOK) * nslots * NVF_SLOT_BYTES;\n"
@@ -3118,8 +3119,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    return;\n"
   "  }\n"
   "\n"
-  "  // ---- consumers: gemm_wgmma.cu's step, B from the ring ----\n",
-  "  asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %0;\" ::\"n\"(NVF_CREGS));\n"
+  "  // ---- consumers: gemm_wgmma.cu's step, B from the ring ----\n"
+  "  asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %0;\" ::\"n\"(NVF_CREGS));\n",
   "  const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7, t = lane & 3;\n"
   "  int slot = 0;\n"
   "  u32 phase = 0;\n"
@@ -3183,9 +3184,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      #pragma unroll\n"
   "      for (int d = 0; d < NVF_DEPTH; ++d) {\n"
   "        const int s = s0 + d;\n"
-  "        u32 c1 = 0, c2 = 0; // (probe 6)\n",
+  "        u32 c1 = 0, c2 = 0; // (probe 6)\n"
   "        if (s < nsteps) {\n"
-  "          const u32 c0 = NVF_TRACE \? nvf_clock() : 0u;\n"
+  "          const u32 c0 = NVF_TRACE \? nvf_clock() : 0u;\n",
   "          if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done\n"
   "          if (NVF_TRACE) { // stored at once: no clock stays live over the step\n"
   "            const u32 c4 = nvf_clock();\n"
@@ -3244,11 +3245,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;\n"
   "          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n"
   "          nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n"
-  "          if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot\n",
+  "          if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot\n"
   "            prev = slot;\n"
   "            nvf_ring_next(slot, phase);\n"
   "          }\n"
-  "        }\n"
+  "        }\n",
   "      }\n"
   "    }\n"
   "#endif\n"

@@ -96,9 +96,10 @@ static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer 
 // 32-token tiles, results still right) a timeline: lane 0 of each consumer warp writes five %clock values a step
 // (words 0, 1: start, the previous step's MMAs retired; 4, 5, 6: this step's weights widened, the next loads
 // issued and, where the step opens a slot, its tokens in, its MMAs committed) for its first NVF_TRACE_STEPS
-// steps, as u32 [gridDim.x < 256][4 warpgroups][4 warps][NVF_TRACE_STEPS][8] just past D's last group (D + groups m_max ldd elements: the
-// caller allocates the room; tools/profile_kernels PROFILE_TRACE, tools/ws_trace.py). The clocks and stores change
-// the schedule (ptxas issues the weight loads a step earlier than in the plain build): intervals, not exact costs.
+// steps, as u32 [gridDim.x < 256][4 warpgroups][4 warps][NVF_TRACE_STEPS][8] just past D's last group (D +
+// groups m_max ldd elements: the caller allocates the room; tools/profile_kernels PROFILE_TRACE, tools/ws_trace.py).
+// The clocks and stores change the schedule (ptxas issues the weight loads a step earlier than in the plain
+// build): intervals, not exact costs.
 #ifndef NVF_WSPROBE
 #define NVF_WSPROBE 0
 #endif
