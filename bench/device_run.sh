@@ -117,7 +117,8 @@
 # Poisson(33). X32: ping-pong consumer pairs (NVF_PINGPONG, only in commit 8a48148: here both arms build the default).
 # X33: Nsight source counters of probe 1 and pipe counters of probe 1 and the kernel (Qwen3 GEMM1, 32 tokens).
 # X34: probe 6's timeline (tools/ws_trace.py; as first written, thread 0 of each warpgroup) on three GEMMs at 32 tokens, and
-# what the probe costs. X35: probe 6 per warp (as now) on two of them.
+# what the probe costs. X35: probe 6 per warp (as now) on two of them. X36: fewer instructions a step (NVF_DESC_OLD,
+# NVF_WFAST A/Bs).
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -1175,6 +1176,20 @@ X34)
   e=NVFP4MOE_TUNE_DEFINE=-DNVF_WSPROBE
   PYTHONUNBUFFERED=1 timeout ${ABT:-90} python3 tools/bench.py --envs "$e=0,$e=6" --ms 32 --only gemm \
     --shapes qwen3_30b_gemm1,qwen3_30b_gemm2,dsv3_ep8_gemm1 --out "$OUT/probe6_cost.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  ;;
+X36)
+  # twenty-seventh session: fewer instructions a step. Default: each MMA's descriptor one uniform add from the
+  # step's first (every wgmma module); -DNVF_DESC_OLD=1 the old one built from each address; -DNVF_WFAST=1 also the
+  # resident 32-token tile's weight loads without predicates or zero fills where every load is in bounds. Quick
+  # GEMM tests of the token-producer tiles under the default and WFAST, the layer tests, then the A/B at 32 and
+  # 128 tokens with the layers, two rounds, one process
+  PDEFS="-DNVF_DESC_OLD=0 -DNVF_DESC_OLD=1 -DNVF_WFAST=1" precompile_defs
+  PDEFS="-DNVF_DESC_OLD=0 -DNVF_WFAST=1" tests_under_defs "quick gemm tests (token-producer tiles)" gemm gemm ${GT:-200} \
+    TEST_CONFIGS=gemm_sm90_ws
+  PDEFS="-DNVF_DESC_OLD=0 -DNVF_WFAST=1" tests_under_defs "quick layer tests" layer layer ${LT:-100}
+  d="-DNVF_DESC_OLD=0,-DNVF_DESC_OLD=1,-DNVF_WFAST=1"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --defines "$d,$d" --ms "${MS:-32,128}" \
+    --only gemm,layer --out "$OUT/ab_desc.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
 X35)
   # twenty-sixth session: probe 6 per warp (each consumer warp's lane 0: start, widened, slot in, MMAs issued) on
