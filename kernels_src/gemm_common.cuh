@@ -34,13 +34,6 @@ template <bool WIDE> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {
     return v;
   }
 #endif
-#if defined(NVF_WLDV) && NVF_WLDV
-  { // (tuning runs) volatile: kept in program order with the wgmma asm, so ptxas cannot sink it a step
-    uint4 v;
-    asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-    return v;
-  }
-#endif
   return __ldg((const uint4*)p);
 }
 

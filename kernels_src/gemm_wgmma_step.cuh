@@ -41,17 +41,6 @@ template <bool WIDE> NVF_DEV void nvf_wg_load(const NvfWgRows& w, int s, int nst
   sf[1] = (in && w.ok1) ? *(const u16*)(w.sf + (i64)s * 1024 + 128) : 0u;
 }
 
-// (A/B, -DNVF_WFAST=1) Step s's pieces where every load is in bounds (K % 128 == 0, N a whole number of
-// the CTA's row blocks: no piece past K, no row past N): a step past nsteps (never widened) reads step 0
-// of the same rows instead of taking zeros, so the loads need neither predicates nor zero fills.
-template <bool WIDE> NVF_DEV void nvf_wg_load_full(const NvfWgRows& w, int s, int nsteps, uint4* q, u32* sf) {
-  const i64 se = s < nsteps ? s : 0;
-  q[0] = nvf_ldg_weights<WIDE>(w.w0 + se * NVF_WSTEP_BYTES);
-  q[1] = nvf_ldg_weights<WIDE>(w.w1 + se * NVF_WSTEP_BYTES);
-  sf[0] = *(const u16*)(w.sf + se * 1024);
-  sf[1] = *(const u16*)(w.sf + se * 1024 + 128);
-}
-
 // The step's 8 MMAs, N = TN tokens (the tile's NVF_TOK, or fewer where a tile holds fewer: the
 // first TN tokens, the same accumulator prefix): widened weights a[] (row r0: 0..15, row r0 + 8:
 // 16..31), B of MMA i at buf + i NVF_TOK 32 (K-major core matrices, lbo 128, sbo 256).
@@ -62,11 +51,7 @@ template <int TN> NVF_DEV void nvf_wg_mmas_n(float* acc, const u32* a, u32 buf) 
   #pragma unroll
   for (int i = 0; i < 8; ++i) {
     const u32 af[4] = {a[2 * i], a[16 + 2 * i], a[2 * i + 1], a[16 + 2 * i + 1]};
-#if defined(NVF_DESC_OLD) && NVF_DESC_OLD // (A/B) each built from its address
-    nvf_wgmma_rs<TN>(acc, af, nvf_wgmma_desc(buf + i * (NVF_TOK * 32), 128, 256));
-#else
     nvf_wgmma_rs<TN>(acc, af, d0 + (u64)(i * (NVF_TOK * 32 / 16)));
-#endif
   }
 }
 NVF_DEV void nvf_wg_mmas(float* acc, const u32* a, u32 buf) { nvf_wg_mmas_n<NVF_TOK>(acc, a, buf); }

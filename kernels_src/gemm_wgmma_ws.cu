@@ -103,9 +103,6 @@ static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer 
 #ifndef NVF_WSPROBE
 #define NVF_WSPROBE 0
 #endif
-#ifndef NVF_WFAST
-#define NVF_WFAST 0
-#endif
 #define NVF_WSP_W (NVF_WSPROBE == 1 || NVF_WSPROBE == 2) // no weight path
 #define NVF_WSP_T (NVF_WSPROBE == 2 || NVF_WSPROBE == 3) // no token path
 #define NVF_TRACE (NVF_WSPROBE == 6 && NVF_CWG == 4 && NVF_TOK == 32) // probe 6's geometry, as the host reads it
@@ -356,7 +353,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
 #if NVF_PERSIST
   const int rw = wg * 64 + warp * 16 + (lane >> 2); // the thread's weight rows in a block: rw, rw + 8
   const int nsteps_e = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH; // the step loop's length (whole rounds)
-  const bool wfull = p.k % NVF_STEP == 0 && p.n % NVF_ROWS == 0; // (NVF_WFAST) every weight load in bounds
   int u = u0;
   u32* trace = NVF_TRACE ? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + (((i64)blockIdx.x * 4 + wg) * 4 + warp) * NVF_TRACE_STEPS * 8 : 0;
   int tstep = blockIdx.x < 256 ? 0 : NVF_TRACE_STEPS; // (probe 6) steps traced; none past the caller's 256 CTAs
@@ -435,8 +431,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
             c2 = nvf_clock();
           }
         }
-        if (NVF_WFAST && wfull && !NVF_WSP_W) nvf_wg_load_full<WIDE>(wr, s + NVF_DEPTH - ldoff, ldn, wq[d], ws[d]);
-        else if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, s + NVF_DEPTH - ldoff, ldn, p.k, wq[d], ws[d]); // zeros past ldn
+        if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, s + NVF_DEPTH - ldoff, ldn, p.k, wq[d], ws[d]); // zeros past ldn
         if (s < nsteps) {
           const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)
           const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;
