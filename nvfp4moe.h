@@ -138,10 +138,14 @@ typedef enum nvfp4moe_sf_layout {
    steps of a tile one after another; a row takes RB = ceil(K/128) x 64 bytes (K/2 when
    K % 128 == 0; else the last step is padded with zero bytes, so the matrix is larger than
    [N, K/2]: nvfp4moe_weight_bytes); byte o of row n at
-   (g N + n - n % 16) RB + (o / 64) 1024 + (n % 16) 64 + o % 64. An offline pre-shuffle as
-   Marlin's: the sm_80/sm_90 GEMM kernels read one contiguous KB per warp and step (on an
-   H200, in A/B runs, 2-6 % faster at K <= 2048 and m <= 8, 1-2 % at K 7168; bench/NOTES.md). Made by
-   nvfp4moe_weights_relayout; nvfp4moe_preferred_weight_layout says which one to use. */
+   (g N + n - n % 16) RB + (o / 64) 1024 + (n % 16) 64 + o % 64, and within each little-endian
+   4-byte word (elements 8j .. 8j+7 of a row, element i in nibble i of the row-major word) the codes
+   re-encoded: element i's magnitude bits (E2M1 bits 0-2) at bits {6, 3, 0, 9}[i % 4] + 16 (i / 4)
+   up, its sign at {15, 12, 14, 13}[i % 4] + 16 (i / 4), so the GEMMs widen a word to BF16 in 10
+   integer operations instead of 13. An offline pre-shuffle as Marlin's: the sm_80/sm_90 GEMM
+   kernels read one contiguous KB per warp and step (on an H200, in A/B runs, 2-6 % faster at
+   K <= 2048 and m <= 8, 1-2 % at K 7168; bench/NOTES.md). Made by nvfp4moe_weights_relayout;
+   nvfp4moe_preferred_weight_layout says which one to use. */
 typedef enum nvfp4moe_weight_layout {
   NVFP4MOE_WEIGHTS_ROW_MAJOR = 0,
   NVFP4MOE_WEIGHTS_TILED = 1
@@ -1538,6 +1542,48 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "#endif\n"
   "}\n"
   "\n"
+  "// TILED weights (nvfp4moe_weights_relayout) store each word's 8 codes re-encoded, so that the four\n"
+  "// pairs above come out of 10 integer operations instead of 13 (bench/NOTES.md, twenty-seventh\n"
+  "// session): element i's magnitude bits (m, e0, e1) at bits NVF_WENC_MAG[i % 4] + 16 (i / 4) up, its\n"
+  "// sign at NVF_WENC_SGN[i % 4] + 16 (i / 4). Pair 0 is then in place, pair 1 three bits low, pairs 2\n"
+  "// and 3 take one multiply each as above; the four bit sets fill the word. The host mirrors the\n"
+  "// tables (nvfp4moe__wenc). Tuning runs: -DNVF_WENC=0 keeps the plain codes (GPU relayout and TILED\n"
+  "// GEMMs together; the host reference then disagrees).\n"
+  "#if !defined(NVF_WENC) || NVF_WENC\n"
+  "#define NVF_WENC_ON 1\n"
+  "#else\n"
+  "#define NVF_WENC_ON 0\n"
+  "#endif\n"
+  "#if defined(NVF_WTILED) && NVF_WTILED && NVF_WENC_ON\n"
+  "#define NVF_WT_ENC true // this module's weights are TILED, so encoded\n"
+  "#else\n"
+  "#define NVF_WT_ENC false\n"
+  "#endif\n"
+  "__device__ constexpr int NVF_WENC_MAG[4] = {6, 3, 0, 9}, NVF_WENC_SGN[4] = {15, 12, 14, 13};\n"
+  "NVF_DEV u32 nvf_wenc_word(u32 w) { // plain codes (element i in nibble i) -> encoded\n"
+  "  u32 o = 0;\n"
+  "  #pragma unroll\n"
+  "  for (int i = 0; i < 8; ++i) {\n"
+  "    const u32 n = (w >> (4 * i)) & 15u;\n"
+  "    o |= (n & 7u) << (NVF_WENC_MAG[i & 3] + 16 * (i >> 2)) | (n >> 3) << (NVF_WENC_SGN[i & 3] + 16 * (i >> 2));\n"
+  "  }\n"
+  "  return o;\n"
+  "}\n",
+  "NVF_DEV u32 nvf_wdec_word(u32 o) { // encoded -> plain codes\n"
+  "  u32 w = 0;\n"
+  "  #pragma unroll\n"
+  "  for (int i = 0; i < 8; ++i)\n"
+  "    w |= ((o >> (NVF_WENC_MAG[i & 3] + 16 * (i >> 2))) & 7u | ((o >> (NVF_WENC_SGN[i & 3] + 16 * (i >> 2))) & 1u) << 3) << (4 * i);\n"
+  "  return w;\n"
+  "}\n"
+  "// nvf_fp4x8_to_bf16x2 of an encoded word: the same four bf16x2.\n"
+  "NVF_DEV void nvf_fp4x8e_to_bf16x2(u32 q, u32* r) {\n"
+  "  r[0] = q & 0x81C081C0u;                                // magnitudes at 6..8, signs at 15 (and + 16)\n"
+  "  r[1] = (q << 3) & 0x81C081C0u;                         // at 3..5 and 12\n"
+  "  r[2] = ((q & 0x40074007u) * 0x42u) & 0x81C081C0u;      // at 0..2 and 14: * 2 the sign, * 64 the magnitude\n"
+  "  r[3] = (((q >> 3) & 0x05C005C0u) * 0x21u) & 0x81C081C0u; // at 9..11 and 13: then 6..8 and 10, * 32 the sign\n"
+  "}\n"
+  "\n"
   "// Two ue4m3 SFs (bytes 0, 1 of sf2) -> bf16x2 of sf * 2^118 in both halves (exact;\n"
   "// sf * 2^118 < 2^127), so that (code * 2^-126) * (sf * 2^118) = value * sf * 2^-8.\n"
   "// SF 0x7F (a faulted block) -> NaN. sm_89+: one cvt for both bytes (e4m3 -> f16 is exact).\n"
@@ -1566,15 +1612,17 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "}\n"
   "\n"
   "// 16 bytes of a row (32 elements, SF columns c and c+1 in sf2) -> 16 bf16x2 in pair order:\n"
-  "// out[4j + p] = elements (8j + p, 8j + p + 4).\n",
-  "NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {\n"
+  "// out[4j + p] = elements (8j + p, 8j + p + 4).\n"
+  "// ENC: the piece's words are encoded (TILED weights of a module with NVF_WT_ENC).\n"
+  "template <bool ENC = false> NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {\n"
   "  u32 s0, s1;\n"
   "  nvf_sf2_to_bf16x2(sf2, s0, s1);\n"
   "  const u32 w[4] = {q.x, q.y, q.z, q.w};\n"
   "  #pragma unroll\n"
   "  for (int j = 0; j < 4; ++j) {\n"
   "    u32 r[4];\n"
-  "    nvf_fp4x8_to_bf16x2(w[j], r);\n"
+  "    if (ENC) nvf_fp4x8e_to_bf16x2(w[j], r);\n"
+  "    else nvf_fp4x8_to_bf16x2(w[j], r);\n"
   "    #pragma unroll\n"
   "    for (int p = 0; p < 4; ++p) out[4 * j + p] = nvf_bf16x2_mul(r[p], j < 2 \? s0 : s1);\n"
   "  }\n"
@@ -1706,6 +1754,7 @@ static const char* const nvfp4moe__src_gemm_portable_cu[] = {
   "#include \"gemm_common.cuh\"\n"
   "#include \"ptx_mma.cuh\"\n"
   "#include \"scheduler.cuh\"\n"
+  "#include \"dequant_bf16.cuh\" // nvf_wdec_word (TILED weights)\n"
   "\n"
   "#ifndef NVF_BM\n"
   "#define NVF_BM 64\n"
@@ -1769,8 +1818,8 @@ static const char* const nvfp4moe__src_gemm_portable_cu[] = {
   "  #pragma unroll\n"
   "  for (int i = 0; i < NVF_RAW; ++i) {\n"
   "    const int c = threadIdx.x + i * NVF_THREADS, row = c >> 1, half = c & 1;\n"
-  "    raw.data[i] = make_uint4(0u, 0u, 0u, 0u);\n"
-  "    raw.sf[i] = 0u;\n",
+  "    raw.data[i] = make_uint4(0u, 0u, 0u, 0u);\n",
+  "    raw.sf[i] = 0u;\n"
   "    if (c >= NVF_CHUNKS || kt * NVF_BK + half * 32 >= p.k) continue;\n"
   "    const u8* src; const u8* sf; i64 r; // src: this thread's 16 bytes\n"
   "    if (row < NVF_BM) {\n"
@@ -1785,6 +1834,11 @@ static const char* const nvfp4moe__src_gemm_portable_cu[] = {
   "      sf = p.b_sf + t.g * sfb_g;\n"
   "    }\n"
   "    raw.data[i] = *(const uint4*)src;\n"
+  "    if (NVF_WT_ENC && row >= NVF_BM) { // TILED weights: back to plain codes (nvf_wdec_word)\n"
+  "      u32* w = &raw.data[i].x;\n"
+  "      #pragma unroll\n"
+  "      for (int j = 0; j < 4; ++j) w[j] = nvf_wdec_word(w[j]);\n"
+  "    }\n"
   "    raw.sf[i] = *(const u32*)(sf + nvf_sf_offset_128x4(r, kt * 4, kc4)) >> (16 * half);\n"
   "  }\n"
   "}\n"
@@ -1848,12 +1902,12 @@ static const char* const nvfp4moe__src_gemm_portable_cu[] = {
   "        for (int mi = 0; mi < NVF_MI; ++mi)\n"
   "          #pragma unroll\n"
   "          for (int ni = 0; ni < NVF_NI; ++ni) nvf_mma_bf16_16816(acc[mi][ni], af[mi], bf[ni][0], bf[ni][1]);\n"
-  "      }\n"
+  "      }\n",
   "      // The other stage was last read in iteration kt-1, which the barrier below closed.\n"
   "      if (kt + 1 < kt_count) nvf_store_tile(smem + ((kt + 1) & 1) * NVF_STAGE_BYTES, raw);\n"
   "      __syncthreads();\n"
   "    }\n"
-  "\n",
+  "\n"
   "    // Epilogue: undo the 2^-8 * 2^-8 of the operands exactly, apply alpha and row scale.\n"
   "    const float alpha = p.alpha \? p.alpha[t.g] : 1.0f;\n"
   "    #pragma unroll\n"
@@ -2278,8 +2332,8 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "                                          wq[d][1].z ^ wq[d][1].w ^ ws[d][0] ^ ws[d][1]) & 0x007FFFFFu);\n"
   "#else\n"
   "            u32 a0[16], a1[16];\n"
-  "            nvf_dequant_piece(wq[d][0], ws[d][0], a0);\n"
-  "            nvf_dequant_piece(wq[d][1], ws[d][1], a1);\n"
+  "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a0);\n"
+  "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a1);\n"
   "#endif\n"
   "            {\n"
   "              const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;\n"
@@ -2615,11 +2669,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_cu[] = {
   "            a[16 + j] = (&wq[d][1].x)[j & 3] ^ ws[d][1];\n"
   "          }\n"
   "#else\n"
-  "          nvf_dequant_piece(wq[d][0], ws[d][0], a);\n"
-  "          nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);\n"
+  "          nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);\n"
+  "          nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);\n"
   "#endif\n"
-  "          nvf_wg_load<WIDE>(wr, s + NVF_DEPTH, nsteps, p.k, wq[d], ws[d]);\n"
-  "#if NVF_WCHUNKBAR\n",
+  "          nvf_wg_load<WIDE>(wr, s + NVF_DEPTH, nsteps, p.k, wq[d], ws[d]);\n",
+  "#if NVF_WCHUNKBAR\n"
   "          if (ss == 0 && c > 0) { // the chunk's tokens are in buf (chunk 0: the tile's CTA barrier)\n"
   "            const int b = c % NVF_NBUF;\n"
   "            nvf_mbar_wait(full0 + 8u * b, (full_phase >> b) & 1u);\n"
@@ -3200,8 +3254,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "            fold ^= wq[d][0].x ^ wq[d][0].y ^ wq[d][0].z ^ wq[d][0].w ^ wq[d][1].x ^ wq[d][1].y ^ wq[d][1].z ^ wq[d][1].w ^\n"
   "                    ws[d][0] ^ ws[d][1];\n"
   "          else if (!NVF_WSP_W) {\n"
-  "            nvf_dequant_piece(wq[d][0], ws[d][0], a);\n"
-  "            nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);\n"
+  "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);\n"
+  "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);\n"
   "          }\n"
   "          if (NVF_TRACE) {\n"
   "            #pragma unroll\n"
@@ -3241,18 +3295,18 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "          const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)\n"
   "          if (first && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
   "          if (!NVF_WSP_W) {\n"
-  "            nvf_dequant_piece(wq[d][0], ws[d][0], a);\n"
-  "            nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);\n"
+  "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);\n"
+  "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);\n"
   "            nvf_wg_load<WIDE>(wr, s + NVF_DEPTH, nsteps, p.k, wq[d], ws[d]);\n"
   "          }\n"
   "          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;\n"
   "          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n"
   "          nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n"
   "          if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot\n"
-  "            prev = slot;\n"
+  "            prev = slot;\n",
   "            nvf_ring_next(slot, phase);\n"
   "          }\n"
-  "        }\n",
+  "        }\n"
   "      }\n"
   "    }\n"
   "#endif\n"
@@ -4303,7 +4357,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// ---- weight byte layout conversion (nvfp4moe_weights_relayout), 16 bytes a thread -------\n"
   "// Row-major <-> tiled (gemm_common.cuh) over rows = G N rows of K/2 bytes (K % 32 == 0); N % 16\n"
   "// == 0, so a 16-row tile never spans two groups. A tiled row takes RB = ceil(K / 128) 64 bytes:\n"
-  "// to tiled, the pieces past K/2 of a last partial step are written as zeros.\n"
+  "// to tiled, the pieces past K/2 of a last partial step are written as zeros. Each 4-byte word's codes\n"
+  "// are encoded on the way to tiled and decoded on the way back (nvf_wenc_word, dequant_bf16.cuh).\n"
   "extern \"C\" __global__ void nvf_weights_relayout(const u8* src, u8* dst, i64 rows, int k, int to_tiled) {\n"
   "  nvf_pdl_enter();\n"
   "  const int pieces = (int)(((i64)k + 127) / 128 * 4); // 16-byte pieces per tiled row\n"
@@ -4312,9 +4367,15 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    const i64 r = i / pieces;\n"
   "    const int o = (int)(i % pieces) * 16;\n"
   "    const i64 lin = r * (k / 2) + o, til = (r & ~(i64)15) * rb + (i64)(o >> 6) * 1024 + (r & 15) * 64 + (o & 63);\n"
-  "    if (o < k / 2)\n"
-  "      *(uint4*)(dst + (to_tiled \? til : lin)) = *(const uint4*)(src + (to_tiled \? lin : til));\n"
-  "    else if (to_tiled)\n"
+  "    if (o < k / 2) {\n"
+  "      uint4 v = *(const uint4*)(src + (to_tiled \? lin : til));\n"
+  "      if (NVF_WENC_ON) {\n"
+  "        u32* w = &v.x;\n"
+  "        #pragma unroll\n"
+  "        for (int j = 0; j < 4; ++j) w[j] = to_tiled \? nvf_wenc_word(w[j]) : nvf_wdec_word(w[j]);\n"
+  "      }\n"
+  "      *(uint4*)(dst + (to_tiled \? til : lin)) = v;\n"
+  "    } else if (to_tiled)\n"
   "      *(uint4*)(dst + til) = make_uint4(0, 0, 0, 0);\n"
   "  }\n"
   "}\n"
@@ -4333,13 +4394,13 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    const int b = (int)(i % nblk);\n"
   "    const i64 gr = i / nblk;\n"
   "    const int g = (int)(gr / p.rows), r = (int)(gr % p.rows);\n"
-  "    if (r >= nvf_valid_rows(p.masked_m, g, p.rows)) continue;\n"
+  "    if (r >= nvf_valid_rows(p.masked_m, g, p.rows)) continue;\n",
   "    const float s = p.scale_per_row \? p.scale[gr] : p.scale[g];\n"
   "    const u8 sfb = p.sf[(i64)g * sf_gbytes + (p.sf_linear \? (i64)r * nblk + b : nvf_sf_offset_128x4(r, b, kc4))];\n"
   "    const float sff = nvf_e4m3_to_f32(sfb);\n"
   "    const uint2 qq = *(const uint2*)(p.q + gr * (p.k / 2) + (i64)b * 8);\n"
   "    float o[16];\n"
-  "    #pragma unroll\n",
+  "    #pragma unroll\n"
   "    for (int j = 0; j < 16; ++j) {\n"
   "      const u32 c = ((j < 8 \? qq.x : qq.y) >> (4 * (j & 7))) & 0xFu;\n"
   "      // a faulted block (SF 0x7F) is NaN with fixed bits, so every backend writes the same\n"
@@ -5762,6 +5823,45 @@ NVFP4MOE__PRIVATE size_t nvfp4moe__weight_byte(int layout, size_t r, size_t o, i
   return (r - r % 16) * (((size_t)k + 127) / 128) * 64 + o / 64 * 1024 + r % 16 * 64 + o % 64;
 }
 
+/* The TILED layout's code encoding within each little-endian 4-byte word (kernels_src/dequant_bf16.cuh,
+   nvf_wenc_word): element i (0..7, nibble i of the plain word) keeps its magnitude bits at bit
+   nvfp4moe__wenc_mag[i % 4] + 16 (i / 4) up and its sign at nvfp4moe__wenc_sgn[i % 4] + 16 (i / 4). */
+static const int nvfp4moe__wenc_mag[4] = {6, 3, 0, 9}, nvfp4moe__wenc_sgn[4] = {15, 12, 14, 13};
+NVFP4MOE__PRIVATE unsigned nvfp4moe__wenc(unsigned w) { /* plain -> encoded */
+  unsigned o = 0;
+  int i;
+  for (i = 0; i < 8; ++i) {
+    unsigned n = (w >> (4 * i)) & 15u;
+    o |= (n & 7u) << (nvfp4moe__wenc_mag[i & 3] + 16 * (i >> 2)) | (n >> 3) << (nvfp4moe__wenc_sgn[i & 3] + 16 * (i >> 2));
+  }
+  return o;
+}
+/* Element i's code (0..15) of an encoded word. */
+NVFP4MOE__PRIVATE unsigned nvfp4moe__wdec_code(unsigned o, int i) {
+  return ((o >> (nvfp4moe__wenc_mag[i & 3] + 16 * (i >> 2))) & 7u) | ((o >> (nvfp4moe__wenc_sgn[i & 3] + 16 * (i >> 2))) & 1u) << 3;
+}
+NVFP4MOE__PRIVATE unsigned nvfp4moe__wdec(unsigned o) { /* encoded -> plain */
+  unsigned w = 0;
+  int i;
+  for (i = 0; i < 8; ++i) w |= nvfp4moe__wdec_code(o, i) << (4 * i);
+  return w;
+}
+NVFP4MOE__PRIVATE unsigned nvfp4moe__ld32(const unsigned char* p) {
+  return (unsigned)p[0] | (unsigned)p[1] << 8 | (unsigned)p[2] << 16 | (unsigned)p[3] << 24;
+}
+NVFP4MOE__PRIVATE void nvfp4moe__st32(unsigned char* p, unsigned v) {
+  p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8); p[2] = (unsigned char)(v >> 16); p[3] = (unsigned char)(v >> 24);
+}
+
+/* The code (0..15) of element c of row r of a weight matrix in a layout. */
+NVFP4MOE__PRIVATE unsigned nvfp4moe__weight_code(const unsigned char* q, int layout, size_t r, int c, int k) {
+  if (layout == NVFP4MOE_WEIGHTS_ROW_MAJOR) {
+    unsigned char byte = q[nvfp4moe__weight_byte(layout, r, (size_t)(c / 2), k)];
+    return (c & 1) ? byte >> 4 : byte & 15u;
+  }
+  return nvfp4moe__wdec_code(nvfp4moe__ld32(q + nvfp4moe__weight_byte(layout, r, (size_t)(c / 8 * 4), k)), c % 8);
+}
+
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_relayout(const nvfp4moe_logger* lg, const char* fn,
                                                            const nvfp4moe_weights_relayout_args* a, int dev) {
   size_t bytes;
@@ -7071,10 +7171,10 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_ref_weights_relayout(const nvfp4moe_weig
   if (a->dst_layout == NVFP4MOE_WEIGHTS_TILED) /* the padding of a last partial step */
     memset(dst, 0, (size_t)a->groups * nvfp4moe_weight_bytes(a->n, a->k, NVFP4MOE_WEIGHTS_TILED));
   for (row = 0; row < rows; ++row)
-    for (o = 0; o < (size_t)(a->k / 2); ++o) {
+    for (o = 0; o < (size_t)(a->k / 2); o += 4) { /* whole 4-byte words (K % 32 == 0), their codes encoded */
       size_t lin = row * (size_t)(a->k / 2) + o, til = nvfp4moe__weight_byte(NVFP4MOE_WEIGHTS_TILED, row, o, a->k);
-      if (a->dst_layout == NVFP4MOE_WEIGHTS_TILED) dst[til] = src[lin];
-      else dst[lin] = src[til];
+      if (a->dst_layout == NVFP4MOE_WEIGHTS_TILED) nvfp4moe__st32(dst + til, nvfp4moe__wenc(nvfp4moe__ld32(src + lin)));
+      else nvfp4moe__st32(dst + lin, nvfp4moe__wdec(nvfp4moe__ld32(src + til)));
     }
   return NVFP4MOE_SUCCESS;
 }
@@ -7144,9 +7244,9 @@ NVFP4MOE__PRIVATE void nvfp4moe__ref_deq_rows(const unsigned char* q, int layout
   int r, c, nblk = k / 16, kc4 = (nblk + 3) / 4;
   for (r = 0; r < rows; ++r)
     for (c = 0; c < k; ++c) {
-      unsigned char byte = q[nvfp4moe__weight_byte(layout, (size_t)r, (size_t)(c / 2), k)];
       float sff = nvfp4moe_ref_e4m3_to_f32(sf[nvfp4moe__sf_off_128x4(r, c / 16, kc4)]);
-      out[(size_t)r * (size_t)k + (size_t)c] = nvfp4moe__mul(nvfp4moe_ref_e2m1_to_f32((c & 1) ? byte >> 4 : byte & 15u), sff);
+      out[(size_t)r * (size_t)k + (size_t)c] =
+          nvfp4moe__mul(nvfp4moe_ref_e2m1_to_f32(nvfp4moe__weight_code(q, layout, (size_t)r, c, k)), sff);
     }
 }
 

@@ -118,7 +118,7 @@
 # X33: Nsight source counters of probe 1 and pipe counters of probe 1 and the kernel (Qwen3 GEMM1, 32 tokens).
 # X34: probe 6's timeline (tools/ws_trace.py; as first written, thread 0 of each warpgroup) on three GEMMs at 32 tokens, and
 # what the probe costs. X35: probe 6 per warp (as now) on two of them. X36: fewer instructions a step (NVF_DESC_OLD,
-# NVF_WFAST A/Bs).
+# NVF_WFAST A/Bs). X37: TILED weights' codes re-encoded (NVF_WENC A/B).
 # Everything lands in $OUT (or ./device_out).
 #   bash bench/device_run.sh A|B|C
 set -u
@@ -1190,6 +1190,19 @@ X36)
   d="-DNVF_DESC_OLD=0,-DNVF_DESC_OLD=1,-DNVF_WFAST=1"
   PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --defines "$d,$d" --ms "${MS:-32,128}" \
     --only gemm,layer --out "$OUT/ab_desc.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  ;;
+X37)
+  # twenty-seventh session: TILED weights with their codes re-encoded (the default) against the plain codes
+  # (-DNVF_WENC=0, relayout and GEMMs together): quick tests that read TILED weights (relayout, same bits, every
+  # tile, layers) under the default, then the A/B at 1, 8, 32 and 128 tokens with the layers, two rounds
+  PDEFS="-DNVF_WENC=1 -DNVF_WENC=0" precompile_defs
+  PDEFS="-DNVF_WENC=1" tests_under_defs "quick tiled tests" tiled relayout ${GT:-60}
+  PDEFS="-DNVF_WENC=1" tests_under_defs "quick same-bits tests" same gemm_tiled_same ${GT:-60}
+  PDEFS="-DNVF_WENC=1" tests_under_defs "quick every-tile tests" every every_tile ${GT:-200}
+  PDEFS="-DNVF_WENC=1" tests_under_defs "quick layer tests" layer layer ${LT:-100}
+  d="-DNVF_WENC=1,-DNVF_WENC=0"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --defines "$d,$d" --ms "${MS:-1,8,32,128}" \
+    --only gemm,layer --out "$OUT/ab_wenc.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
 X35)
   # twenty-sixth session: probe 6 per warp (each consumer warp's lane 0: start, widened, slot in, MMAs issued) on

@@ -37,6 +37,48 @@ NVF_DEV void nvf_fp4x8_to_bf16x2(u32 q, u32* r) {
 #endif
 }
 
+// TILED weights (nvfp4moe_weights_relayout) store each word's 8 codes re-encoded, so that the four
+// pairs above come out of 10 integer operations instead of 13 (bench/NOTES.md, twenty-seventh
+// session): element i's magnitude bits (m, e0, e1) at bits NVF_WENC_MAG[i % 4] + 16 (i / 4) up, its
+// sign at NVF_WENC_SGN[i % 4] + 16 (i / 4). Pair 0 is then in place, pair 1 three bits low, pairs 2
+// and 3 take one multiply each as above; the four bit sets fill the word. The host mirrors the
+// tables (nvfp4moe__wenc). Tuning runs: -DNVF_WENC=0 keeps the plain codes (GPU relayout and TILED
+// GEMMs together; the host reference then disagrees).
+#if !defined(NVF_WENC) || NVF_WENC
+#define NVF_WENC_ON 1
+#else
+#define NVF_WENC_ON 0
+#endif
+#if defined(NVF_WTILED) && NVF_WTILED && NVF_WENC_ON
+#define NVF_WT_ENC true // this module's weights are TILED, so encoded
+#else
+#define NVF_WT_ENC false
+#endif
+__device__ constexpr int NVF_WENC_MAG[4] = {6, 3, 0, 9}, NVF_WENC_SGN[4] = {15, 12, 14, 13};
+NVF_DEV u32 nvf_wenc_word(u32 w) { // plain codes (element i in nibble i) -> encoded
+  u32 o = 0;
+  #pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const u32 n = (w >> (4 * i)) & 15u;
+    o |= (n & 7u) << (NVF_WENC_MAG[i & 3] + 16 * (i >> 2)) | (n >> 3) << (NVF_WENC_SGN[i & 3] + 16 * (i >> 2));
+  }
+  return o;
+}
+NVF_DEV u32 nvf_wdec_word(u32 o) { // encoded -> plain codes
+  u32 w = 0;
+  #pragma unroll
+  for (int i = 0; i < 8; ++i)
+    w |= ((o >> (NVF_WENC_MAG[i & 3] + 16 * (i >> 2))) & 7u | ((o >> (NVF_WENC_SGN[i & 3] + 16 * (i >> 2))) & 1u) << 3) << (4 * i);
+  return w;
+}
+// nvf_fp4x8_to_bf16x2 of an encoded word: the same four bf16x2.
+NVF_DEV void nvf_fp4x8e_to_bf16x2(u32 q, u32* r) {
+  r[0] = q & 0x81C081C0u;                                // magnitudes at 6..8, signs at 15 (and + 16)
+  r[1] = (q << 3) & 0x81C081C0u;                         // at 3..5 and 12
+  r[2] = ((q & 0x40074007u) * 0x42u) & 0x81C081C0u;      // at 0..2 and 14: * 2 the sign, * 64 the magnitude
+  r[3] = (((q >> 3) & 0x05C005C0u) * 0x21u) & 0x81C081C0u; // at 9..11 and 13: then 6..8 and 10, * 32 the sign
+}
+
 // Two ue4m3 SFs (bytes 0, 1 of sf2) -> bf16x2 of sf * 2^118 in both halves (exact;
 // sf * 2^118 < 2^127), so that (code * 2^-126) * (sf * 2^118) = value * sf * 2^-8.
 // SF 0x7F (a faulted block) -> NaN. sm_89+: one cvt for both bytes (e4m3 -> f16 is exact).
@@ -66,14 +108,16 @@ NVF_DEV u32 nvf_bf16x2_mul(u32 a, u32 b) { // exact here: at most 6 significant 
 
 // 16 bytes of a row (32 elements, SF columns c and c+1 in sf2) -> 16 bf16x2 in pair order:
 // out[4j + p] = elements (8j + p, 8j + p + 4).
-NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {
+// ENC: the piece's words are encoded (TILED weights of a module with NVF_WT_ENC).
+template <bool ENC = false> NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {
   u32 s0, s1;
   nvf_sf2_to_bf16x2(sf2, s0, s1);
   const u32 w[4] = {q.x, q.y, q.z, q.w};
   #pragma unroll
   for (int j = 0; j < 4; ++j) {
     u32 r[4];
-    nvf_fp4x8_to_bf16x2(w[j], r);
+    if (ENC) nvf_fp4x8e_to_bf16x2(w[j], r);
+    else nvf_fp4x8_to_bf16x2(w[j], r);
     #pragma unroll
     for (int p = 0; p < 4; ++p) out[4 * j + p] = nvf_bf16x2_mul(r[p], j < 2 ? s0 : s1);
   }

@@ -12,6 +12,7 @@
 #include "gemm_common.cuh"
 #include "ptx_mma.cuh"
 #include "scheduler.cuh"
+#include "dequant_bf16.cuh" // nvf_wdec_word (TILED weights)
 
 #ifndef NVF_BM
 #define NVF_BM 64
@@ -91,6 +92,11 @@ NVF_DEV void nvf_load_raw(const NvfGemmParams& p, const NvfTile& t, int kt, int 
       sf = p.b_sf + t.g * sfb_g;
     }
     raw.data[i] = *(const uint4*)src;
+    if (NVF_WT_ENC && row >= NVF_BM) { // TILED weights: back to plain codes (nvf_wdec_word)
+      u32* w = &raw.data[i].x;
+      #pragma unroll
+      for (int j = 0; j < 4; ++j) w[j] = nvf_wdec_word(w[j]);
+    }
     raw.sf[i] = *(const u32*)(sf + nvf_sf_offset_128x4(r, kt * 4, kc4)) >> (16 * half);
   }
 }

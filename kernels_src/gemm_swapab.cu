@@ -199,8 +199,8 @@ template <bool WIDE, bool PRE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmPa
                                           wq[d][1].z ^ wq[d][1].w ^ ws[d][0] ^ ws[d][1]) & 0x007FFFFFu);
 #else
             u32 a0[16], a1[16];
-            nvf_dequant_piece(wq[d][0], ws[d][0], a0);
-            nvf_dequant_piece(wq[d][1], ws[d][1], a1);
+            nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a0);
+            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a1);
 #endif
             {
               const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;

@@ -241,8 +241,8 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
             a[16 + j] = (&wq[d][1].x)[j & 3] ^ ws[d][1];
           }
 #else
-          nvf_dequant_piece(wq[d][0], ws[d][0], a);
-          nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);
+          nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);
+          nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);
 #endif
           nvf_wg_load<WIDE>(wr, s + NVF_DEPTH, nsteps, p.k, wq[d], ws[d]);
 #if NVF_WCHUNKBAR

@@ -422,8 +422,8 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
             fold ^= wq[d][0].x ^ wq[d][0].y ^ wq[d][0].z ^ wq[d][0].w ^ wq[d][1].x ^ wq[d][1].y ^ wq[d][1].z ^ wq[d][1].w ^
                     ws[d][0] ^ ws[d][1];
           else if (!NVF_WSP_W) {
-            nvf_dequant_piece(wq[d][0], ws[d][0], a);
-            nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);
+            nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);
+            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);
           }
           if (NVF_TRACE) {
             #pragma unroll
@@ -463,8 +463,8 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
           const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)
           if (first && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);
           if (!NVF_WSP_W) {
-            nvf_dequant_piece(wq[d][0], ws[d][0], a);
-            nvf_dequant_piece(wq[d][1], ws[d][1], a + 16);
+            nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);
+            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);
             nvf_wg_load<WIDE>(wr, s + NVF_DEPTH, nsteps, p.k, wq[d], ws[d]);
           }
           const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;

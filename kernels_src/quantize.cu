@@ -770,7 +770,8 @@ extern "C" __global__ void nvf_sf_convert(const u8* src, u8* dst, int groups, in
 // ---- weight byte layout conversion (nvfp4moe_weights_relayout), 16 bytes a thread -------
 // Row-major <-> tiled (gemm_common.cuh) over rows = G N rows of K/2 bytes (K % 32 == 0); N % 16
 // == 0, so a 16-row tile never spans two groups. A tiled row takes RB = ceil(K / 128) 64 bytes:
-// to tiled, the pieces past K/2 of a last partial step are written as zeros.
+// to tiled, the pieces past K/2 of a last partial step are written as zeros. Each 4-byte word's codes
+// are encoded on the way to tiled and decoded on the way back (nvf_wenc_word, dequant_bf16.cuh).
 extern "C" __global__ void nvf_weights_relayout(const u8* src, u8* dst, i64 rows, int k, int to_tiled) {
   nvf_pdl_enter();
   const int pieces = (int)(((i64)k + 127) / 128 * 4); // 16-byte pieces per tiled row
@@ -779,9 +780,15 @@ extern "C" __global__ void nvf_weights_relayout(const u8* src, u8* dst, i64 rows
     const i64 r = i / pieces;
     const int o = (int)(i % pieces) * 16;
     const i64 lin = r * (k / 2) + o, til = (r & ~(i64)15) * rb + (i64)(o >> 6) * 1024 + (r & 15) * 64 + (o & 63);
-    if (o < k / 2)
-      *(uint4*)(dst + (to_tiled ? til : lin)) = *(const uint4*)(src + (to_tiled ? lin : til));
-    else if (to_tiled)
+    if (o < k / 2) {
+      uint4 v = *(const uint4*)(src + (to_tiled ? lin : til));
+      if (NVF_WENC_ON) {
+        u32* w = &v.x;
+        #pragma unroll
+        for (int j = 0; j < 4; ++j) w[j] = to_tiled ? nvf_wenc_word(w[j]) : nvf_wdec_word(w[j]);
+      }
+      *(uint4*)(dst + (to_tiled ? til : lin)) = v;
+    } else if (to_tiled)
       *(uint4*)(dst + til) = make_uint4(0, 0, 0, 0);
   }
 }

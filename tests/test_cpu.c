@@ -926,14 +926,25 @@ static void test_weight_layouts(void) {
     wrong = 0;
     for (g = 0; g < G; ++g)
       for (n = 0; n < N; ++n)
-        for (k = 0; k < steps * 128; k += 2) { /* the byte of elements k, k + 1 of row n */
+        for (k = 0; k < steps * 128; k += 8) { /* the 4-byte word of elements k .. k + 7 of row n */
+          static const int mag[4] = {6, 3, 0, 9}, sgn[4] = {15, 12, 14, 13}; /* the codes' encoding */
           size_t tile = (size_t)g * (N / 16) + (size_t)(n / 16), step = (size_t)(k / 128);
           size_t at = (tile * steps + step) * 1024 + (size_t)(n % 16) * 64 + (size_t)(k % 128) / 2;
-          wrong += t[at] != (k < kk ? w[((size_t)g * N + (size_t)n) * (kk / 2) + (size_t)k / 2] : 0);
-          ++covered;
+          unsigned word = (unsigned)t[at] | (unsigned)t[at + 1] << 8 | (unsigned)t[at + 2] << 16 | (unsigned)t[at + 3] << 24;
+          int e;
+          for (e = 0; e < 8; ++e) {
+            unsigned code = ((word >> (mag[e % 4] + 16 * (e / 4))) & 7u) | ((word >> (sgn[e % 4] + 16 * (e / 4))) & 1u) << 3;
+            unsigned want = 0;
+            if (k < kk) {
+              unsigned char byte = w[((size_t)g * N + (size_t)n) * (kk / 2) + (size_t)(k + e) / 2];
+              want = e % 2 ? byte >> 4 : byte & 15u;
+            }
+            wrong += code != want;
+          }
+          covered += 4;
         }
     for (i = nt; i < sizeof t; ++i) wrong += t[i] != 0xEE;
-    CHECK(wrong == 0 && covered == nt, "K %d: %lld bytes not where the TILED layout puts them", kk, wrong);
+    CHECK(wrong == 0 && covered == nt, "K %d: %lld codes not where the TILED layout puts them", kk, wrong);
     { /* the reference GEMM on both layouts: the same bits, with the padding poisoned (never read) */
       enum { M = 3 };
       static unsigned char aq[G * M * KMAX / 2], asf[G * 512 * 45], bsf[G * 512 * 45];
