@@ -143,9 +143,9 @@ typedef enum nvfp4moe_sf_layout {
    re-encoded: element i's magnitude bits (E2M1 bits 0-2) at bits {6, 3, 0, 9}[i % 4] + 16 (i / 4)
    up, its sign at {15, 12, 14, 13}[i % 4] + 16 (i / 4), so the GEMMs widen a word to BF16 in 10
    integer operations instead of 13. An offline pre-shuffle as Marlin's: the sm_80/sm_90 GEMM
-   kernels read one contiguous KB per warp and step (on an H200, in A/B runs, 2-6 % faster at
-   K <= 2048 and m <= 8, 1-2 % at K 7168; bench/NOTES.md). Made by nvfp4moe_weights_relayout;
-   nvfp4moe_preferred_weight_layout says which one to use. */
+   kernels read one contiguous KB per warp and step and widen it in fewer instructions (on an
+   H200, 7-22 % faster than row-major at m <= 8, 3-14 % at 32 tokens; bench/NOTES.md). Made by
+   nvfp4moe_weights_relayout; nvfp4moe_preferred_weight_layout says which one to use. */
 typedef enum nvfp4moe_weight_layout {
   NVFP4MOE_WEIGHTS_ROW_MAJOR = 0,
   NVFP4MOE_WEIGHTS_TILED = 1
