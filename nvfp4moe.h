@@ -133,7 +133,7 @@ typedef enum nvfp4moe_sf_layout {
 
 /* Byte layouts of E2M1 weights [G, N, K/2] (the GEMMs' B; the SFs stay 128x4 either way).
    ROW_MAJOR: row n of group g at (g N + n) K/2, as ModelOpt checkpoints, FlashInfer and
-   SGLang store them. TILED (needs N % 16 == 0): the same bytes permuted into tiles of 16
+   SGLang store them. TILED (needs N % 16 == 0): the same codes rearranged into tiles of 16
    rows, each tile's 16 rows x 64 bytes (128 K) of one K step stored together (1 KB), the
    steps of a tile one after another; a row takes RB = ceil(K/128) x 64 bytes (K/2 when
    K % 128 == 0; else the last step is padded with zero bytes, so the matrix is larger than
@@ -1673,10 +1673,10 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "// it; N % 16 == 0): the rows in 16-row tiles, a tile's 16 rows x 64 bytes (128 K) of one step\n"
   "// contiguous, 1 KB, the steps of a tile one after another; with RB = ceil(K / 128) 64 (K/2,\n"
   "// a last partial step padded to a whole one), byte o of row n (o < K/2) at\n"
-  "// (g N + n - n % 16) RB + (o / 64) 1024 + (n % 16) 64 + o % 64. The same bytes permuted: a\n"
-  "// warp of the swap-AB and wgmma kernels reads 1 KB in one piece per step instead of 64 bytes\n"
-  "// from each of 16 rows (-3 to -6 % at K <= 2048 on an H200, bench/NOTES.md); the padding is\n"
-  "// never read (every load stops at K).\n"
+  "// (g N + n - n % 16) RB + (o / 64) 1024 + (n % 16) 64 + o % 64, each 4-byte word's codes\n"
+  "// re-encoded (dequant_bf16.cuh, nvf_wenc_word). The bytes so placed: a warp of the swap-AB and\n"
+  "// wgmma kernels reads 1 KB in one piece per step instead of 64 bytes from each of 16 rows (-3 to\n"
+  "// -6 % at K <= 2048 on an H200, bench/NOTES.md); the padding is never read (every load stops at K).\n"
   "#if defined(NVF_WTILED) && NVF_WTILED\n"
   "#define NVF_WSTEP_BYTES 1024 // bytes between the 128-K steps of a row\n"
   "#define NVF_WROWB(p) ((((i64)(p).k + 127) >> 7) << 6) // RB above\n"
@@ -1696,8 +1696,8 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "#define NVF_WROW8(p) (8 * 64)\n"
   "#else\n"
   "#define NVF_WROW8(p) ((i64)8 * ((p).k / 2))\n"
-  "#endif\n"
-  "// Byte o (0 <= o < K/2, 16-byte aligned) of row r of group g, any access pattern.\n",
+  "#endif\n",
+  "// Byte o (0 <= o < K/2, 16-byte aligned) of row r of group g, any access pattern.\n"
   "NVF_DEV const u8* nvf_wbyte(const NvfGemmParams& p, int g, i64 r, int o) {\n"
   "#if defined(NVF_WTILED) && NVF_WTILED\n"
   "  return p.b + ((i64)g * p.n + (r & ~(i64)15)) * NVF_WROWB(p) + (i64)(o >> 6) * 1024 + (r & 15) * 64 + (o & 63);\n"

@@ -42,10 +42,10 @@ template <bool WIDE> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {
 // it; N % 16 == 0): the rows in 16-row tiles, a tile's 16 rows x 64 bytes (128 K) of one step
 // contiguous, 1 KB, the steps of a tile one after another; with RB = ceil(K / 128) 64 (K/2,
 // a last partial step padded to a whole one), byte o of row n (o < K/2) at
-// (g N + n - n % 16) RB + (o / 64) 1024 + (n % 16) 64 + o % 64. The same bytes permuted: a
-// warp of the swap-AB and wgmma kernels reads 1 KB in one piece per step instead of 64 bytes
-// from each of 16 rows (-3 to -6 % at K <= 2048 on an H200, bench/NOTES.md); the padding is
-// never read (every load stops at K).
+// (g N + n - n % 16) RB + (o / 64) 1024 + (n % 16) 64 + o % 64, each 4-byte word's codes
+// re-encoded (dequant_bf16.cuh, nvf_wenc_word). The bytes so placed: a warp of the swap-AB and
+// wgmma kernels reads 1 KB in one piece per step instead of 64 bytes from each of 16 rows (-3 to
+// -6 % at K <= 2048 on an H200, bench/NOTES.md); the padding is never read (every load stops at K).
 #if defined(NVF_WTILED) && NVF_WTILED
 #define NVF_WSTEP_BYTES 1024 // bytes between the 128-K steps of a row
 #define NVF_WROWB(p) ((((i64)(p).k + 127) >> 7) << 6) // RB above

@@ -594,7 +594,7 @@ static void gdata_make(gdata* t, const gcase* c) {
   t->dmm = gu_alloc(4 * (size_t)c->groups); t->dalpha = gu_alloc(4 * (size_t)c->groups);
   t->drs = gu_alloc(4 * (size_t)c->groups * c->m_max); t->dd = gu_alloc(2 * t->nd);
   gu_put(t->da, t->a, t->na); gu_put(t->dasf, t->asf, t->nasf); gu_put(t->dbsf, t->bsf, t->nbsf);
-  if (c->tiled) { /* the host reference permutes the bytes; the check keeps reading t->b */
+  if (c->tiled) { /* the host reference rearranges the codes; the check keeps reading t->b */
     unsigned char* bt = (unsigned char*)malloc(t->nbt);
     nvfp4moe_weights_relayout_args rl;
     memset(&rl, 0, sizeof rl);
