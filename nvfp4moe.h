@@ -65,11 +65,14 @@
 /* 0.2.0: nvfp4moe_gemm_args and nvfp4moe_moe_weights gained trailing fields (b_layout,
    layout), so their sizes changed: rebuild callers compiled against 0.1.
    0.3.0: TILED weights for any K % 32 == 0 (rows padded to whole 128-K steps, so a TILED
-   matrix can be larger than [N, K/2]: nvfp4moe_weight_bytes, new) */
+   matrix can be larger than [N, K/2]: nvfp4moe_weight_bytes, new)
+   0.4.0: TILED weights' codes re-encoded within each 4-byte word (see nvfp4moe_weight_layout):
+   TILED bytes made by an earlier version give wrong results; re-run nvfp4moe_weights_relayout
+   on the ROW_MAJOR weights. ROW_MAJOR and the API are unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
-#define NVFP4MOE_VERSION_MINOR 3
+#define NVFP4MOE_VERSION_MINOR 4
 #define NVFP4MOE_VERSION_PATCH 0
-#define NVFP4MOE_VERSION_STRING "0.3.0"
+#define NVFP4MOE_VERSION_STRING "0.4.0"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
@@ -142,9 +145,12 @@ typedef enum nvfp4moe_sf_layout {
    4-byte word (elements 8j .. 8j+7 of a row, element i in nibble i of the row-major word) the codes
    re-encoded: element i's magnitude bits (E2M1 bits 0-2) at bits {6, 3, 0, 9}[i % 4] + 16 (i / 4)
    up, its sign at {15, 12, 14, 13}[i % 4] + 16 (i / 4), so the GEMMs widen a word to BF16 in 10
-   integer operations instead of 13. An offline pre-shuffle as Marlin's: the sm_80/sm_90 GEMM
-   kernels read one contiguous KB per warp and step and widen it in fewer instructions (on an
-   H200, 7-22 % faster than row-major at m <= 8, 3-14 % at 32 tokens; bench/NOTES.md). Made by
+   integer operations instead of 13. That is: take the row-major word at byte o (o % 4 == 0) as
+   a little-endian u32, move bit b of element i's magnitude to that place + b and its sign bit
+   (bit 3 of the nibble) to its sign place, store the result little-endian at the TILED offset
+   of o. An offline pre-shuffle as Marlin's: the sm_80/sm_90 GEMM kernels read one contiguous
+   KB per warp and step and widen it in fewer instructions (on an H200, in one run: 6-18 % less
+   time than on row-major weights at m <= 8, 3-12 % at 32 tokens; bench/NOTES.md). Made by
    nvfp4moe_weights_relayout; nvfp4moe_preferred_weight_layout says which one to use. */
 typedef enum nvfp4moe_weight_layout {
   NVFP4MOE_WEIGHTS_ROW_MAJOR = 0,
@@ -280,8 +286,8 @@ typedef struct nvfp4moe_sf_convert_args {
   nvfp4moe_sf_layout dst_layout; /* the source has the other layout */
 } nvfp4moe_sf_convert_args;
 
-/* Weight byte layout conversion of G [N, K] matrices of E2M1 codes (nvfp4moe_weight_layout;
-   the SFs are not touched). N % 16 == 0 and K % 32 == 0; to TILED, the padding of a last
+/* Weight layout conversion of G [N, K] matrices of E2M1 codes (nvfp4moe_weight_layout: the
+   bytes rearranged and, to or from TILED, each word's codes re-encoded; the SFs are not touched). N % 16 == 0 and K % 32 == 0; to TILED, the padding of a last
    partial 128-K step is written as zeros. */
 typedef struct nvfp4moe_weights_relayout_args {
   int groups, n, k;
@@ -486,15 +492,16 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_sf_convert(nvfp4moe_context* ctx, const nv
                                                  nvfp4moe_stream stream);
 NVFP4MOE_API nvfp4moe_result nvfp4moe_dequantize(nvfp4moe_context* ctx, const nvfp4moe_dequantize_args* args,
                                                  nvfp4moe_stream stream);
-/* Weight byte layout conversion (see nvfp4moe_weights_relayout_args), e.g. ROW_MAJOR ->
+/* Weight layout conversion (see nvfp4moe_weights_relayout_args), e.g. ROW_MAJOR ->
    TILED once after loading or quantizing the weights. Errors: INVALID_ARGUMENT (groups < 1,
    N not a multiple of 16, K not a multiple of 32, null, misaligned or overlapping
    pointers, an unknown layout), NOT_SUPPORTED (offline context), CUDA. */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_weights_relayout(nvfp4moe_context* ctx, const nvfp4moe_weights_relayout_args* args,
                                                        nvfp4moe_stream stream);
 /* The weight layout the context's GEMM kernels read fastest for an [N, K] weight: TILED on
-   the sm90 backend when N % 16 == 0 and K % 32 == 0 (on an H200: K % 128 == 0 1-6 % faster; gpt-oss's
-   K 2880, whose last step is padded, 4-5 % at m <= 32, about even at 128-512; bench/NOTES.md), else ROW_MAJOR
+   the sm90 backend when N % 16 == 0 and K % 32 == 0 (on an H200, one run, bench/NOTES.md twenty-
+   seventh session: 6-18 % less time at m <= 8, 3-12 % at 32 tokens, -3 to +14 % at 128 and 512, the
+   expert layers 8-13 %; gpt-oss's K 2880, whose last step is padded, included), else ROW_MAJOR
    (the sm100 kernel reads ROW_MAJOR by TMA; given TILED it runs the sm_80 kernels). A null
    ctx gives ROW_MAJOR. */
 NVFP4MOE_API nvfp4moe_weight_layout nvfp4moe_preferred_weight_layout(const nvfp4moe_context* ctx, int n, int k);
@@ -1675,8 +1682,8 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "// a last partial step padded to a whole one), byte o of row n (o < K/2) at\n"
   "// (g N + n - n % 16) RB + (o / 64) 1024 + (n % 16) 64 + o % 64, each 4-byte word's codes\n"
   "// re-encoded (dequant_bf16.cuh, nvf_wenc_word). The bytes so placed: a warp of the swap-AB and\n"
-  "// wgmma kernels reads 1 KB in one piece per step instead of 64 bytes from each of 16 rows (-3 to\n"
-  "// -6 % at K <= 2048 on an H200, bench/NOTES.md); the padding is never read (every load stops at K).\n"
+  "// wgmma kernels reads 1 KB in one piece per step instead of 64 bytes from each of 16 rows (and,\n"
+  "// re-encoded, is widened in fewer instructions; bench/NOTES.md has the H200 numbers); the padding is never read (every load stops at K).\n"
   "#if defined(NVF_WTILED) && NVF_WTILED\n"
   "#define NVF_WSTEP_BYTES 1024 // bytes between the 128-K steps of a row\n"
   "#define NVF_WROWB(p) ((((i64)(p).k + 127) >> 7) << 6) // RB above\n"
@@ -5306,6 +5313,10 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   if ((v = nvfp4moe__getenv("NVFP4MOE_TUNE_DEFINE")) != 0 && strncmp(v, "-D", 2) == 0 && strlen(v) < sizeof ctx->tune_define &&
       strncmp(v, "-DNVF_WTILED", 12) != 0) /* the layout define belongs to the _tiled twins only */
     strcpy(ctx->tune_define, v); /* read once: the kernels and the launches must agree */
+  if (strncmp(ctx->tune_define, "-DNVF_WENC=0", 12) == 0) /* an A/B arm: the kernels read plain codes */
+    nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN,
+                  "NVFP4MOE_TUNE_DEFINE=-DNVF_WENC=0: the TILED kernels and relayout use plain codes, "
+                  "which the host reference and TILED bytes from other contexts do not");
   /* Programmatic dependent launch: a kernel may be scheduled while the one ahead of it on the
      stream finishes; every kernel waits for that one (griddepcontrol.wait, common.cuh) before
      it touches global memory. By default the quantization kernels are launched so (their

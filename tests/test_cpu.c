@@ -896,7 +896,7 @@ static void test_gemm_workspace_size(void) {
     }
 }
 
-/* TILED weights: the reference permutation against the layout written out element by element
+/* TILED weights: the reference relayout (bytes moved, codes re-encoded) against the layout written out element by element
    (16-row tiles of 1 KB per 128-K step), its inverse, the reference GEMM reading either layout
    (same bits), the argument checks, and the twin specialisations (same tiles, one define more). */
 static void test_weight_layouts(void) {

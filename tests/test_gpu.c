@@ -601,8 +601,8 @@ static void gdata_make(gdata* t, const gcase* c) {
     rl.groups = c->groups; rl.n = c->n; rl.k = c->k; rl.src = NVFP4MOE_HOSTPTR(t->b); rl.dst = NVFP4MOE_HOSTPTR(bt);
     rl.dst_layout = NVFP4MOE_WEIGHTS_TILED;
     CHECK(nvfp4moe_ref_weights_relayout(&rl) == NVFP4MOE_SUCCESS, "ref relayout: %s", nvfp4moe_last_error());
-    { /* the padding of a last partial 128-K step poisoned (E2M1 0x7 = 6.0 codes): a kernel that read it would
-         add them in */
+    { /* the padding of a last partial 128-K step poisoned (0x77777777 words, which decode to codes 5, 14,
+         15, 11 = 3, -4, -6, -1.5): a kernel that read it would add them in */
       const size_t rb = nvfp4moe_weight_bytes(16, c->k, NVFP4MOE_WEIGHTS_TILED) / 16;
       size_t row, o;
       for (row = 0; row < (size_t)c->groups * c->n; ++row)
