@@ -1204,6 +1204,23 @@ X37)
   PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --defines "$d,$d" --ms "${MS:-1,8,32,128}" \
     --only gemm,layer --out "$OUT/ab_wenc.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
+X38)
+  # twenty-eighth session: the weights' 16-byte loads as ld.relaxed.gpu (the default; ptxas then issues the
+  # 32-token tile's step-0 loads in step 0) against ld.global.nc (-DNVF_WLDG=0, where ptxas sinks them into
+  # step 1): quick tests of every tile and the layers under the default, the A/B at 1, 8, 32 and 128 tokens with
+  # the layers, two rounds, then probe 6 per warp on Qwen3 GEMM1 at 32 tokens under the default (tools/ws_trace.py)
+  PDEFS="-DNVF_WLDG=1 -DNVF_WLDG=0" precompile_defs
+  PDEFS="-DNVF_WLDG=1" tests_under_defs "quick every-tile tests" every every_tile ${GT:-200}
+  PDEFS="-DNVF_WLDG=1" tests_under_defs "quick GEMM shape tests" shapes gemm_shapes ${GT:-120}
+  PDEFS="-DNVF_WLDG=1" tests_under_defs "quick layer tests" layer layer ${LT:-100}
+  d="-DNVF_WLDG=1,-DNVF_WLDG=0"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --defines "$d,$d" --ms "${MS:-1,8,32,128}" \
+    --only gemm,layer --out "$OUT/ab_wldg.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  NVFP4MOE_TUNE_DEFINE=-DNVF_WSPROBE=6 PROFILE_GEMM_G=128 PROFILE_GEMM_N=1536 PROFILE_GEMM_K=2048 PROFILE_GEMM_M=32 \
+    PROFILE_TRACE=/tmp/tr_q1.bin timeout 60 ./build/profile_kernels | tail -1
+  gzip -c /tmp/tr_q1.bin > "$OUT/trace_wldg_q1.bin.gz" && python3 tools/ws_trace.py "$OUT/trace_wldg_q1.bin.gz" > "$OUT/trace_wldg_q1.txt"
+  tail -30 "$OUT/trace_wldg_q1.txt"
+  ;;
 X35)
   # twenty-sixth session: probe 6 per warp (each consumer warp's lane 0: start, widened, slot in, MMAs issued) on
   # Qwen3 GEMM1 and DeepSeek-V3 GEMM1 at 32 tokens (tools/ws_trace.py)
