@@ -1221,6 +1221,29 @@ X38)
   gzip -c /tmp/tr_q1.bin > "$OUT/trace_wldg_q1.bin.gz" && python3 tools/ws_trace.py "$OUT/trace_wldg_q1.bin.gz" > "$OUT/trace_wldg_q1.txt"
   tail -30 "$OUT/trace_wldg_q1.txt"
   ;;
+X38B)
+  # twenty-eighth session, after X38: strong loads in the 32-token tiles only (the other modules as before X38):
+  # quick tests of every tile and the layers under the default, then the A/B at 32 tokens with the layers,
+  # three rounds in alternating order (=1 =0, =0 =1, =1 =0)
+  PDEFS="-DNVF_WLDG=1 -DNVF_WLDG=0" precompile_defs
+  PDEFS="-DNVF_WLDG=1" tests_under_defs "quick every-tile tests" every every_tile ${GT:-200}
+  PDEFS="-DNVF_WLDG=1" tests_under_defs "quick layer tests" layer layer ${LT:-100}
+  PYTHONUNBUFFERED=1 timeout ${ABT:-420} python3 tools/bench.py --ms "${MS:-32}" --only gemm,layer \
+    --defines "-DNVF_WLDG=1,-DNVF_WLDG=0,-DNVF_WLDG=0,-DNVF_WLDG=1,-DNVF_WLDG=1,-DNVF_WLDG=0" \
+    --out "$OUT/ab_wldg32.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  ;;
+X39)
+  # twenty-eighth session: both SFs of a piece in one bf16x2 (-DNVF_SFPACK=1, the default) against two registers
+  # (=0), every GEMM module: quick tests (every tile, GEMM shapes, layers) under the default, then the A/B at 1, 8,
+  # 32 and 128 tokens with the layers, two rounds in alternating order
+  PDEFS="-DNVF_SFPACK=1 -DNVF_SFPACK=0" precompile_defs
+  PDEFS="-DNVF_SFPACK=1" tests_under_defs "quick every-tile tests" every every_tile ${GT:-200}
+  PDEFS="-DNVF_SFPACK=1" tests_under_defs "quick GEMM shape tests" shapes gemm_shapes ${GT:-120}
+  PDEFS="-DNVF_SFPACK=1" tests_under_defs "quick layer tests" layer layer ${LT:-100}
+  PYTHONUNBUFFERED=1 timeout ${ABT:-330} python3 tools/bench.py --ms "${MS:-1,8,32,128}" --only gemm,layer \
+    --defines "-DNVF_SFPACK=1,-DNVF_SFPACK=0,-DNVF_SFPACK=0,-DNVF_SFPACK=1" \
+    --out "$OUT/ab_sfpack.json" 2>&1 | grep -E "tune=" | cut -c1-150 | tail -20
+  ;;
 X35)
   # twenty-sixth session: probe 6 per warp (each consumer warp's lane 0: start, widened, slot in, MMAs issued) on
   # Qwen3 GEMM1 and DeepSeek-V3 GEMM1 at 32 tokens (tools/ws_trace.py)

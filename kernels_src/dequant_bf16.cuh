@@ -106,13 +106,59 @@ NVF_DEV u32 nvf_bf16x2_mul(u32 a, u32 b) { // exact here: at most 6 significant 
   return d;
 }
 
+// Both SFs of sf2 in one bf16x2, sf * 2^118 each (byte 0 low half): one pack and one multiply
+// instead of two of each; the products below take their half by operand swizzle
+// (HMUL2 ... .H0_H0 / .H1_H1: ptxas folds the mov of the PTX). Same values as nvf_sf2_to_bf16x2
+// (every step exact). sm_89+ (below it the two-register form is what the packed one would build
+// from). Tuning runs: -DNVF_SFPACK=0 keeps the two-register form (twenty-eighth session).
+#if (!defined(NVF_SFPACK) || NVF_SFPACK) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+#define NVF_SFPACK_ON 1
+#else
+#define NVF_SFPACK_ON 0
+#endif
+NVF_DEV u32 nvf_sf2_to_bf16x2_packed(u32 sf2) {
+#if __CUDA_ARCH__ >= 890
+  u32 h, p, d;
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"((u16)(sf2 & 0x7F7Fu))); // ue4m3: bit 7 is not a sign
+  p = nvf_pack_bf16x2(nvf_fp16_to_f32((u16)h), nvf_fp16_to_f32((u16)(h >> 16)));
+  d = nvf_bf16x2_mul(p, 0x7A807A80u); // x 2^118, exact (sf 2^118 < 2^127)
+  return d;
+#else
+  u32 s0, s1;
+  nvf_sf2_to_bf16x2(sf2, s0, s1);
+  return (s0 & 0xFFFFu) | (s1 << 16);
+#endif
+}
+// a * (half H of s, in both halves), bf16x2 (exact as nvf_bf16x2_mul)
+template <int H> NVF_DEV u32 nvf_bf16x2_mul_half(u32 a, u32 s) {
+  u32 d;
+  if (H == 0)
+    asm("{.reg .b16 l, h; .reg .b32 t; mov.b32 {l, h}, %2; mov.b32 t, {l, l}; fma.rn.bf16x2 %0, %1, t, %3;}"
+        : "=r"(d) : "r"(a), "r"(s), "r"(0x80008000u));
+  else
+    asm("{.reg .b16 l, h; .reg .b32 t; mov.b32 {l, h}, %2; mov.b32 t, {h, h}; fma.rn.bf16x2 %0, %1, t, %3;}"
+        : "=r"(d) : "r"(a), "r"(s), "r"(0x80008000u));
+  return d;
+}
+
 // 16 bytes of a row (32 elements, SF columns c and c+1 in sf2) -> 16 bf16x2 in pair order:
 // out[4j + p] = elements (8j + p, 8j + p + 4).
 // ENC: the piece's words are encoded (TILED weights of a module with NVF_WT_ENC).
 template <bool ENC = false> NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {
+  const u32 w[4] = {q.x, q.y, q.z, q.w};
+#if NVF_SFPACK_ON
+  const u32 sp = nvf_sf2_to_bf16x2_packed(sf2);
+  #pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    u32 r[4];
+    if (ENC) nvf_fp4x8e_to_bf16x2(w[j], r);
+    else nvf_fp4x8_to_bf16x2(w[j], r);
+    #pragma unroll
+    for (int p = 0; p < 4; ++p) out[4 * j + p] = j < 2 ? nvf_bf16x2_mul_half<0>(r[p], sp) : nvf_bf16x2_mul_half<1>(r[p], sp);
+  }
+#else
   u32 s0, s1;
   nvf_sf2_to_bf16x2(sf2, s0, s1);
-  const u32 w[4] = {q.x, q.y, q.z, q.w};
   #pragma unroll
   for (int j = 0; j < 4; ++j) {
     u32 r[4];
@@ -121,4 +167,5 @@ template <bool ENC = false> NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32
     #pragma unroll
     for (int p = 0; p < 4; ++p) out[4 * j + p] = nvf_bf16x2_mul(r[p], j < 2 ? s0 : s1);
   }
+#endif
 }

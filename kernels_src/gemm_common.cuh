@@ -25,27 +25,32 @@ struct NvfGemmParams {
 // seventh session). A compile-time choice: a run-time predicate on the load cost 4-6 %.
 // Volatile: a load past the weights must not be speculated out of the caller's bounds test.
 // Tuning runs: NVF_WL2=0 makes the WIDE kernels plain.
-// Plain loads are ld.relaxed.gpu, not ld.global.nc: with the .nc form ptxas sank the 32-token
-// tile's step-0 loads into step 1 (both its steps' loads then in flight one step instead of two),
-// a strong load stays in the step that issues it (bench/NOTES.md, twenty-eighth session, X38;
-// the SASS of the other tiles keeps its load order). Read-only data: relaxed is enough.
-// Tuning runs: NVF_WLDG=0 gives the .nc load.
-template <bool WIDE> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {
+// STRONG: ld.relaxed.gpu instead of ld.global.nc. With the .nc form ptxas sinks the 32-token
+// tile's step-0 loads into step 1 (both steps' loads then in flight one step instead of two); a
+// strong load stays in the step that issues it (bench/NOTES.md, twenty-eighth session, X38). The
+// data is read-only, so relaxed is enough. Tuning runs: NVF_WLDG=0 makes every load .nc.
+template <bool WIDE, bool STRONG = false> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {
+  uint4 v;
+#if !defined(NVF_WLDG) || NVF_WLDG
+  if (STRONG && WIDE) {
+    asm volatile("ld.relaxed.gpu.global.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+  }
+  if (STRONG) {
+    asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+  }
+#endif
 #if !defined(NVF_WL2) || NVF_WL2 != 0
   if (WIDE) {
-    uint4 v;
     asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
     return v;
   }
 #endif
-#if !defined(NVF_WLDG) || NVF_WLDG
-  uint4 v;
-  asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-  return v;
-#else
   return __ldg((const uint4*)p);
-#endif
 }
 
 // Weight layouts (nvfp4moe_weight_layout). Row-major: row n of group g at (g N + n) K/2, as

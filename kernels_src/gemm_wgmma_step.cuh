@@ -12,6 +12,10 @@
 #include "ptx_wgmma.cuh"
 #include "dequant_bf16.cuh"
 
+#ifndef NVF_WSTRONG
+#define NVF_WSTRONG 0 // 1: the weights by strong loads (nvf_ldg_weights)
+#endif
+
 struct NvfWgRows {
   const u8* w0; // piece t of row r0, step 0
   const u8* w1; // row r0 + 8
@@ -35,8 +39,8 @@ NVF_DEV NvfWgRows nvf_wg_rows(const NvfGemmParams& p, int g, int r0, int t, int 
 // Step s's two pieces and SF pairs; zeros past K, past the steps and for rows past N.
 template <bool WIDE> NVF_DEV void nvf_wg_load(const NvfWgRows& w, int s, int nsteps, int k, uint4* q, u32* sf) {
   const bool in = s < nsteps && s * 128 + 32 * w.t < k;
-  q[0] = (in && w.ok0) ? nvf_ldg_weights<WIDE>(w.w0 + (i64)s * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
-  q[1] = (in && w.ok1) ? nvf_ldg_weights<WIDE>(w.w1 + (i64)s * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
+  q[0] = (in && w.ok0) ? nvf_ldg_weights<WIDE, NVF_WSTRONG>(w.w0 + (i64)s * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
+  q[1] = (in && w.ok1) ? nvf_ldg_weights<WIDE, NVF_WSTRONG>(w.w1 + (i64)s * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
   sf[0] = (in && w.ok0) ? *(const u16*)(w.sf + (i64)s * 1024) : 0u;
   sf[1] = (in && w.ok1) ? *(const u16*)(w.sf + (i64)s * 1024 + 128) : 0u;
 }
@@ -82,12 +86,18 @@ NVF_DEV void nvf_st16_shared(u32 a, uint4 v) {
 // row in MMA 0, half 0 (a pointer or a shared address). A piece past K (zero codes) takes SF 0,
 // not the row's padding SF bytes.
 template <typename Dst> NVF_DEV void nvf_wg_widen_token(const uint4* q, const u32* sfw, int kel0, int k, Dst base) {
+#if NVF_SFPACK_ON
+  u32 sp[4]; // both SFs of piece t (dequant_bf16.cuh)
+  #pragma unroll
+  for (int t = 0; t < 4; ++t) sp[t] = nvf_sf2_to_bf16x2_packed(kel0 + 32 * t < k ? sfw[t >> 1] >> (16 * (t & 1)) : 0u);
+#else
   u32 s0[4], s1[4];
   #pragma unroll
   for (int t = 0; t < 4; ++t) {
     const bool in = kel0 + 32 * t < k;
     nvf_sf2_to_bf16x2(in ? sfw[t >> 1] >> (16 * (t & 1)) : 0u, s0[t], s1[t]);
   }
+#endif
   #pragma unroll
   for (int j = 0; j < 4; ++j) {
     u32 r[4][4];
@@ -95,7 +105,12 @@ template <typename Dst> NVF_DEV void nvf_wg_widen_token(const uint4* q, const u3
     for (int t = 0; t < 4; ++t) {
       nvf_fp4x8_to_bf16x2((&q[t].x)[j], r[t]);
       #pragma unroll
-      for (int pp = 0; pp < 4; ++pp) r[t][pp] = nvf_bf16x2_mul(r[t][pp], j < 2 ? s0[t] : s1[t]);
+      for (int pp = 0; pp < 4; ++pp)
+#if NVF_SFPACK_ON
+        r[t][pp] = j < 2 ? nvf_bf16x2_mul_half<0>(r[t][pp], sp[t]) : nvf_bf16x2_mul_half<1>(r[t][pp], sp[t]);
+#else
+        r[t][pp] = nvf_bf16x2_mul(r[t][pp], j < 2 ? s0[t] : s1[t]);
+#endif
     }
     #pragma unroll
     for (int pp = 0; pp < 4; ++pp)

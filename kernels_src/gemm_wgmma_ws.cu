@@ -127,6 +127,10 @@ NVF_DEV u32 nvf_clock() {
 #define NVF_PERSIST (NVF_TOK == 32)
 #endif
 
+// The 32-token tiles' weights by strong loads (nvf_ldg_weights: ptxas keeps them in their step);
+// the other tiles already issue them there.
+#define NVF_WSTRONG (NVF_TOK == 32)
+
 static_assert(NVF_TOK == 32 || NVF_TOK == 48 || NVF_TOK == 64 || NVF_TOK == 128, "NVF_TOK must be 32, 48, 64 or 128");
 #include "gemm_wgmma_step.cuh"
 
