@@ -145,8 +145,8 @@ template <int H> NVF_DEV u32 nvf_bf16x2_mul_half(u32 a, u32 s) {
 // out[4j + p] = elements (8j + p, 8j + p + 4).
 // ENC: the piece's words are encoded (TILED weights of a module with NVF_WT_ENC).
 template <bool ENC = false> NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {
-  const u32 w[4] = {q.x, q.y, q.z, q.w};
 #if NVF_SFPACK_ON
+  const u32 w[4] = {q.x, q.y, q.z, q.w};
   const u32 sp = nvf_sf2_to_bf16x2_packed(sf2);
   #pragma unroll
   for (int j = 0; j < 4; ++j) {
@@ -159,6 +159,7 @@ template <bool ENC = false> NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32
 #else
   u32 s0, s1;
   nvf_sf2_to_bf16x2(sf2, s0, s1);
+  const u32 w[4] = {q.x, q.y, q.z, q.w};
   #pragma unroll
   for (int j = 0; j < 4; ++j) {
     u32 r[4];
