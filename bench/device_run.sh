@@ -1244,6 +1244,15 @@ X39)
     --defines "-DNVF_SFPACK=1,-DNVF_SFPACK=0,-DNVF_SFPACK=0,-DNVF_SFPACK=1" \
     --out "$OUT/ab_sfpack.json" 2>&1 | grep -E "tune=" | cut -c1-150 | tail -20
   ;;
+F28)
+  # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;
+  # fewer large shapes), then the full benchmark (I)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  TEST_QUICK=1 timeout ${TT:-220} ./build/test_gpu > "$OUT/test_gpu_quick.log" 2>&1
+  summ "quick GPU suite" "$OUT/test_gpu_quick.log" $? 19
+  grep -E '^PASS|^FAIL|^SKIP' "$OUT/test_gpu_quick.log" | cut -c1-100
+  OUT="$OUT" bash "$0" I
+  ;;
 X35)
   # twenty-sixth session: probe 6 per warp (each consumer warp's lane 0: start, widened, slot in, MMAs issued) on
   # Qwen3 GEMM1 and DeepSeek-V3 GEMM1 at 32 tokens (tools/ws_trace.py)
