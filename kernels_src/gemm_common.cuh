@@ -30,22 +30,24 @@ struct NvfGemmParams {
 // strong load stays in the step that issues it (bench/NOTES.md, twenty-eighth session, X38). The
 // data is read-only, so relaxed is enough. Tuning runs: NVF_WLDG=0 makes every load .nc.
 template <bool WIDE, bool STRONG = false> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {
-  uint4 v;
+#if !defined(NVF_WL2) || NVF_WL2 != 0
+  if (WIDE) {
+    uint4 v;
 #if !defined(NVF_WLDG) || NVF_WLDG
-  if (STRONG && WIDE) {
-    asm volatile("ld.relaxed.gpu.global.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-    return v;
-  }
-  if (STRONG) {
-    asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    if (STRONG)
+      asm volatile("ld.relaxed.gpu.global.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    else
+#endif
+      asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
     return v;
   }
 #endif
-#if !defined(NVF_WL2) || NVF_WL2 != 0
-  if (WIDE) {
-    asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+#if !defined(NVF_WLDG) || NVF_WLDG
+  if (STRONG) {
+    uint4 v;
+    asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
     return v;
   }
