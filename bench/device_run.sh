@@ -1244,6 +1244,18 @@ X39)
     --defines "-DNVF_SFPACK=1,-DNVF_SFPACK=0,-DNVF_SFPACK=0,-DNVF_SFPACK=1" \
     --out "$OUT/ab_sfpack.json" 2>&1 | grep -E "tune=" | cut -c1-150 | tail -20
   ;;
+X40)
+  # twenty-eighth session, last call: the token producers' widening on two SF registers a piece (the default; only
+  # the pre-pass packed) against packed everywhere (-DNVF_PPACK=1, the SASS X39 and F28 ran): quick every-tile tests
+  # under the default (each case with and without a workspace), then the GEMMs without a workspace at 32 and 128
+  # tokens and with one at 32, one round each arm, alternating
+  PDEFS="-DNVF_PPACK=0 -DNVF_PPACK=1" precompile_defs
+  PDEFS="-DNVF_PPACK=0" tests_under_defs "quick every-tile tests" every every_tile ${GT:-120}
+  NVFP4MOE_BENCH_NO_WS=1 PYTHONUNBUFFERED=1 timeout 120 python3 tools/bench.py --ms 32,128 --only gemm \
+    --defines "-DNVF_PPACK=0,-DNVF_PPACK=1" --out "$OUT/ab_ppack_nows.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  PYTHONUNBUFFERED=1 timeout 80 python3 tools/bench.py --ms 32 --only gemm \
+    --defines "-DNVF_PPACK=1,-DNVF_PPACK=0" --out "$OUT/ab_ppack_ws.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  ;;
 F28)
   # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;
   # fewer large shapes), then the full benchmark (I)

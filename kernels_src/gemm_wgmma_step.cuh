@@ -85,19 +85,24 @@ NVF_DEV void nvf_st16_shared(u32 a, uint4 v) {
 // p % 2, so the four pieces fill one 16-byte core-matrix row per (MMA, half). base: the token's
 // row in MMA 0, half 0 (a pointer or a shared address). A piece past K (zero codes) takes SF 0,
 // not the row's padding SF bytes.
-template <typename Dst> NVF_DEV void nvf_wg_widen_token(const uint4* q, const u32* sfw, int kel0, int k, Dst base) {
-#if NVF_SFPACK_ON
-  u32 sp[4]; // both SFs of piece t (dequant_bf16.cuh)
-  #pragma unroll
-  for (int t = 0; t < 4; ++t) sp[t] = nvf_sf2_to_bf16x2_packed(kel0 + 32 * t < k ? sfw[t >> 1] >> (16 * (t & 1)) : 0u);
+// PACK (the pre-pass kernel): both SFs of a piece in one register (dequant_bf16.cuh, sm_89+); the
+// producer warpgroups keep two registers a piece: with 56 registers the packed form spilled in
+// their loop (twenty-eighth session).
+// Tuning runs: -DNVF_PPACK=1 packs everywhere (as X39 measured).
+template <bool PACK = false, typename Dst>
+NVF_DEV void nvf_wg_widen_token(const uint4* q, const u32* sfw, int kel0, int k, Dst base) {
+#if defined(NVF_PPACK) && NVF_PPACK
+  constexpr bool pk = NVF_SFPACK_ON;
 #else
-  u32 s0[4], s1[4];
+  constexpr bool pk = PACK && NVF_SFPACK_ON;
+#endif
+  u32 s0[4], s1[4]; // pk: s0[t] holds both SFs of piece t
   #pragma unroll
   for (int t = 0; t < 4; ++t) {
     const bool in = kel0 + 32 * t < k;
-    nvf_sf2_to_bf16x2(in ? sfw[t >> 1] >> (16 * (t & 1)) : 0u, s0[t], s1[t]);
+    if (pk) s0[t] = nvf_sf2_to_bf16x2_packed(in ? sfw[t >> 1] >> (16 * (t & 1)) : 0u);
+    else nvf_sf2_to_bf16x2(in ? sfw[t >> 1] >> (16 * (t & 1)) : 0u, s0[t], s1[t]);
   }
-#endif
   #pragma unroll
   for (int j = 0; j < 4; ++j) {
     u32 r[4][4];
@@ -106,11 +111,8 @@ template <typename Dst> NVF_DEV void nvf_wg_widen_token(const uint4* q, const u3
       nvf_fp4x8_to_bf16x2((&q[t].x)[j], r[t]);
       #pragma unroll
       for (int pp = 0; pp < 4; ++pp)
-#if NVF_SFPACK_ON
-        r[t][pp] = j < 2 ? nvf_bf16x2_mul_half<0>(r[t][pp], sp[t]) : nvf_bf16x2_mul_half<1>(r[t][pp], sp[t]);
-#else
-        r[t][pp] = nvf_bf16x2_mul(r[t][pp], j < 2 ? s0[t] : s1[t]);
-#endif
+        r[t][pp] = !pk ? nvf_bf16x2_mul(r[t][pp], j < 2 ? s0[t] : s1[t])
+                 : j < 2 ? nvf_bf16x2_mul_half<0>(r[t][pp], s0[t]) : nvf_bf16x2_mul_half<1>(r[t][pp], s0[t]);
     }
     #pragma unroll
     for (int pp = 0; pp < 4; ++pp)

@@ -533,6 +533,6 @@ extern "C" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfG
         if (s * NVF_STEP + 64 * h < p.k) sfw[h] = __ldg((const u32*)(sf + 512 * h));
     }
     u8* dst = p.tok_ws + (((i64)g * tiles_m + tile) * nslots + f) * NVF_SLOT_BYTES + nvf_slot_unit_offset(n, ss);
-    nvf_wg_widen_token(q, sfw, s * NVF_STEP, p.k, dst);
+    nvf_wg_widen_token<true>(q, sfw, s * NVF_STEP, p.k, dst);
   }
 }

@@ -143,7 +143,7 @@ def main():
         # twenty-second session). So every case takes the same 64 MB block unless it needs more.
         buf = torch.empty(max(n, 64 << 20), dtype=torch.uint8, device="cuda")
         keep.append(buf)
-        if n:
+        if n and not os.environ.get("NVFP4MOE_BENCH_NO_WS"):  # (A/Bs of the path without a workspace)
             ga.workspace, ga.workspace_size = buf.data_ptr(), n
 
     def layout_for(c, N, K):
