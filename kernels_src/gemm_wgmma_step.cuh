@@ -85,13 +85,15 @@ NVF_DEV void nvf_st16_shared(u32 a, uint4 v) {
 // p % 2, so the four pieces fill one 16-byte core-matrix row per (MMA, half). base: the token's
 // row in MMA 0, half 0 (a pointer or a shared address). A piece past K (zero codes) takes SF 0,
 // not the row's padding SF bytes.
-// PACK (the pre-pass kernel): both SFs of a piece in one register (dequant_bf16.cuh, sm_89+); the
-// producer warpgroups keep two registers a piece: with 56 registers the packed form spilled in
-// their loop (twenty-eighth session).
-// Tuning runs: -DNVF_PPACK=1 packs everywhere (as X39 measured).
+// Both SFs of a piece in one register where NVF_SFPACK_ON (dequant_bf16.cuh, sm_89+). The packed
+// form makes the producer warpgroups (56 registers) spill in their widening loop (no-workspace path;
+// twenty-eighth session, X40). Tuning runs: -DNVF_PPACK=0 keeps the producers and gemm_wgmma.cu's
+// staging on two registers a piece and packs only where PACK (the pre-pass kernel); timed once
+// (X40, one round each, no repeat): without a workspace -18 to +5 %, with one +2 to +7 %; the
+// default stays what X39 and the final run measured.
 template <bool PACK = false, typename Dst>
 NVF_DEV void nvf_wg_widen_token(const uint4* q, const u32* sfw, int kel0, int k, Dst base) {
-#if defined(NVF_PPACK) && NVF_PPACK
+#if !defined(NVF_PPACK) || NVF_PPACK
   constexpr bool pk = NVF_SFPACK_ON;
 #else
   constexpr bool pk = PACK && NVF_SFPACK_ON;
