@@ -1245,7 +1245,7 @@ X39)
     --out "$OUT/ab_sfpack.json" 2>&1 | grep -E "tune=" | cut -c1-150 | tail -20
   ;;
 X40)
-  # twenty-eighth session, last call: the token producers' widening on two SF registers a piece (the default; only
+  # twenty-eighth session, last call: the token producers' widening on two SF registers a piece (then the default; only
   # the pre-pass packed) against packed everywhere (-DNVF_PPACK=1, the SASS X39 and F28 ran): quick every-tile tests
   # under the default (each case with and without a workspace), then the GEMMs without a workspace at 32 and 128
   # tokens and with one at 32, one round each arm, alternating

@@ -145,28 +145,23 @@ template <int H> NVF_DEV u32 nvf_bf16x2_mul_half(u32 a, u32 s) {
 // out[4j + p] = elements (8j + p, 8j + p + 4).
 // ENC: the piece's words are encoded (TILED weights of a module with NVF_WT_ENC).
 template <bool ENC = false> NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {
+  u32 s0, s1; // NVF_SFPACK_ON: s0 holds both SFs
 #if NVF_SFPACK_ON
   const u32 w[4] = {q.x, q.y, q.z, q.w};
-  const u32 sp = nvf_sf2_to_bf16x2_packed(sf2);
-  #pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    u32 r[4];
-    if (ENC) nvf_fp4x8e_to_bf16x2(w[j], r);
-    else nvf_fp4x8_to_bf16x2(w[j], r);
-    #pragma unroll
-    for (int p = 0; p < 4; ++p) out[4 * j + p] = j < 2 ? nvf_bf16x2_mul_half<0>(r[p], sp) : nvf_bf16x2_mul_half<1>(r[p], sp);
-  }
+  s0 = nvf_sf2_to_bf16x2_packed(sf2);
+  s1 = 0u;
 #else
-  u32 s0, s1;
   nvf_sf2_to_bf16x2(sf2, s0, s1);
   const u32 w[4] = {q.x, q.y, q.z, q.w};
+#endif
   #pragma unroll
   for (int j = 0; j < 4; ++j) {
     u32 r[4];
     if (ENC) nvf_fp4x8e_to_bf16x2(w[j], r);
     else nvf_fp4x8_to_bf16x2(w[j], r);
     #pragma unroll
-    for (int p = 0; p < 4; ++p) out[4 * j + p] = nvf_bf16x2_mul(r[p], j < 2 ? s0 : s1);
+    for (int p = 0; p < 4; ++p)
+      out[4 * j + p] = !NVF_SFPACK_ON ? nvf_bf16x2_mul(r[p], j < 2 ? s0 : s1)
+                     : j < 2 ? nvf_bf16x2_mul_half<0>(r[p], s0) : nvf_bf16x2_mul_half<1>(r[p], s0);
   }
-#endif
 }
