@@ -1256,6 +1256,26 @@ X40)
   PYTHONUNBUFFERED=1 timeout 80 python3 tools/bench.py --ms 32 --only gemm \
     --defines "-DNVF_PPACK=1,-DNVF_PPACK=0" --out "$OUT/ab_ppack_ws.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
+X41)
+  # written in the twenty-eighth session for the next: the token producers on two SF registers a piece
+  # (-DNVF_PPACK=0) against packed (=1, the default): quick every-tile and layer tests under =0, then the GEMMs
+  # without a workspace (NVFP4MOE_BENCH_NO_WS=1) and with one, at 32 and 128 tokens, rounds in both orders
+  PDEFS="-DNVF_PPACK=0 -DNVF_PPACK=1" precompile_defs
+  PDEFS="-DNVF_PPACK=0" tests_under_defs "quick every-tile tests" every every_tile ${GT:-250}
+  PDEFS="-DNVF_PPACK=0" tests_under_defs "quick layer tests" layer layer ${LT:-100}
+  d="-DNVF_PPACK=0,-DNVF_PPACK=1,-DNVF_PPACK=1,-DNVF_PPACK=0"
+  NVFP4MOE_BENCH_NO_WS=1 PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --ms 32,128 --only gemm \
+    --defines "$d" --out "$OUT/ab_ppack_nows.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --ms 32,128 --only gemm,layer \
+    --defines "$d" --out "$OUT/ab_ppack_ws.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  ;;
+X42)
+  # written in the twenty-eighth session for the next: the 32-token tile's weight stream alone with two steps in
+  # flight (probe 5) and four (=54), against the kernel (=0), two rounds at 32 tokens
+  e=NVFP4MOE_TUNE_DEFINE=-DNVF_WSPROBE
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$e=0,$e=5,$e=54,$e=54,$e=5,$e=0" --ms "${MS:-32}" \
+    --only gemm --out "$OUT/probe_depth.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  ;;
 F28)
   # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;
   # fewer large shapes), then the full benchmark (I)

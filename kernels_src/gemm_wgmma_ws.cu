@@ -35,9 +35,13 @@
 #define NVF_THREADS (128 * (NVF_CWG + 1))
 #define NVF_ROWS (64 * NVF_CWG)
 #define NVF_STEP 128
-#define NVF_DEPTH 2 // weight steps in flight per consumer thread (20 registers each)
 // K steps per slot: 128 tokens fill the producer's 128 threads with one step, fewer tokens
 // with two (units of one token and one step: 64, 96 or 128 of them)
+#if defined(NVF_WSPROBE) && NVF_WSPROBE == 54
+#define NVF_DEPTH 4 // (probe 5 with four steps in flight, below)
+#else
+#define NVF_DEPTH 2 // weight steps in flight per consumer thread (20 registers each)
+#endif
 #define NVF_SPS (NVF_TOK >= 128 ? 1 : 2)
 #define NVF_UNITS (NVF_TOK * NVF_SPS)
 #define NVF_B_MMA (NVF_TOK * 32)
@@ -106,6 +110,9 @@ static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer 
 #define NVF_WSP_W (NVF_WSPROBE == 1 || NVF_WSPROBE == 2) // no weight path
 #define NVF_WSP_T (NVF_WSPROBE == 2 || NVF_WSPROBE == 3) // no token path
 #define NVF_TRACE (NVF_WSPROBE == 6 && NVF_CWG == 4 && NVF_TOK == 32) // probe 6's geometry, as the host reads it
+// =54: probe 5 with four weight steps in flight instead of two (without the widening the registers are
+// free): does the stream alone get more from DRAM with more bytes in flight? (twenty-eighth session)
+#define NVF_WSP_5 (NVF_WSPROBE == 5 || NVF_WSPROBE == 54) // weights only
 #define NVF_TRACE_STEPS 128
 NVF_DEV u32 nvf_clock() {
   u32 c;
@@ -422,7 +429,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
             if (lane == 0 && tstep < NVF_TRACE_STEPS) *(uint2*)(trace + 8 * tstep) = make_uint2(c0, c4);
           }
           if (s % NVF_SPS == 0 && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);
-          if (NVF_WSPROBE == 5)
+          if (NVF_WSP_5)
             fold ^= wq[d][0].x ^ wq[d][0].y ^ wq[d][0].z ^ wq[d][0].w ^ wq[d][1].x ^ wq[d][1].y ^ wq[d][1].z ^ wq[d][1].w ^
                     ws[d][0] ^ ws[d][1];
           else if (!NVF_WSP_W) {
@@ -441,7 +448,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
           const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;
           if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in
           if (NVF_TRACE) c1 = nvf_clock();
-          if (NVF_WSPROBE != 5) nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit
+          if (!NVF_WSP_5) nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit
           if (NVF_TRACE) {
             const u32 c3 = nvf_clock();
             if (lane == 0 && tstep < NVF_TRACE_STEPS) *(uint4*)(trace + 8 * tstep + 4) = make_uint4(c2, c1, c3, 0u);
@@ -454,7 +461,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
         }
       }
     }
-    if (NVF_WSPROBE == 5) acc[0] = __uint_as_float(fold & 0x3F7FFFFFu); // the loads are not dead
+    if (NVF_WSP_5) acc[0] = __uint_as_float(fold & 0x3F7FFFFFu); // the loads are not dead
 #else
     // (the one-CTA-a-unit step as it was measured: folding it into the form above changes these kernels' SASS,
     // with the load moved out of the step's branch, and they were not timed that way)
