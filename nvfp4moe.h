@@ -287,7 +287,8 @@ typedef struct nvfp4moe_sf_convert_args {
 } nvfp4moe_sf_convert_args;
 
 /* Weight layout conversion of G [N, K] matrices of E2M1 codes (nvfp4moe_weight_layout: the
-   bytes rearranged and, to or from TILED, each word's codes re-encoded; the SFs are not touched). N % 16 == 0 and K % 32 == 0; to TILED, the padding of a last
+   bytes rearranged and, to or from TILED, each word's codes re-encoded; the SFs are not
+   touched). N % 16 == 0 and K % 32 == 0; to TILED, the padding of a last
    partial 128-K step is written as zeros. */
 typedef struct nvfp4moe_weights_relayout_args {
   int groups, n, k;
@@ -1658,6 +1659,7 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "// ENC: the piece's words are encoded (TILED weights of a module with NVF_WT_ENC).\n"
   "template <bool ENC = false> NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {\n"
   "  u32 s0, s1; // NVF_SFPACK_ON: s0 holds both SFs\n"
+  "  // (w[] in each branch: each keeps the statement order whose SASS was measured)\n"
   "#if NVF_SFPACK_ON\n"
   "  const u32 w[4] = {q.x, q.y, q.z, q.w};\n"
   "  s0 = nvf_sf2_to_bf16x2_packed(sf2);\n"
@@ -1744,7 +1746,8 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "// (g N + n - n % 16) RB + (o / 64) 1024 + (n % 16) 64 + o % 64, each 4-byte word's codes\n"
   "// re-encoded (dequant_bf16.cuh, nvf_wenc_word). The bytes so placed: a warp of the swap-AB and\n"
   "// wgmma kernels reads 1 KB in one piece per step instead of 64 bytes from each of 16 rows (and,\n",
-  "// re-encoded, is widened in fewer instructions; bench/NOTES.md has the H200 numbers); the padding is never read (every load stops at K).\n"
+  "// re-encoded, is widened in fewer instructions; bench/NOTES.md has the H200 numbers); the\n"
+  "// padding is never read (every load stops at K).\n"
   "#if defined(NVF_WTILED) && NVF_WTILED\n"
   "#define NVF_WSTEP_BYTES 1024 // bytes between the 128-K steps of a row\n"
   "#define NVF_WROWB(p) ((((i64)(p).k + 127) >> 7) << 6) // RB above\n"

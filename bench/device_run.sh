@@ -1266,8 +1266,7 @@ X41)
   d="-DNVF_PPACK=0,-DNVF_PPACK=1,-DNVF_PPACK=1,-DNVF_PPACK=0"
   NVFP4MOE_BENCH_NO_WS=1 PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --ms 32,128 --only gemm \
     --defines "$d" --out "$OUT/ab_ppack_nows.json" 2>&1 | grep -E "tune=" | cut -c1-150
-  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --ms 32,128 --only gemm,layer \
-    --defines "$d" --out "$OUT/ab_ppack_ws.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  GDEFS="$d" gemm_ab # with a workspace, and the layers: $OUT/ab_gemm.json
   ;;
 X42)
   # written in the twenty-eighth session for the next: the 32-token tile's weight stream alone with two steps in

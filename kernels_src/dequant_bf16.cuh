@@ -146,6 +146,7 @@ template <int H> NVF_DEV u32 nvf_bf16x2_mul_half(u32 a, u32 s) {
 // ENC: the piece's words are encoded (TILED weights of a module with NVF_WT_ENC).
 template <bool ENC = false> NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {
   u32 s0, s1; // NVF_SFPACK_ON: s0 holds both SFs
+  // (w[] in each branch: each keeps the statement order whose SASS was measured)
 #if NVF_SFPACK_ON
   const u32 w[4] = {q.x, q.y, q.z, q.w};
   s0 = nvf_sf2_to_bf16x2_packed(sf2);

@@ -63,7 +63,8 @@ template <bool WIDE, bool STRONG = false> NVF_DEV uint4 nvf_ldg_weights(const u8
 // (g N + n - n % 16) RB + (o / 64) 1024 + (n % 16) 64 + o % 64, each 4-byte word's codes
 // re-encoded (dequant_bf16.cuh, nvf_wenc_word). The bytes so placed: a warp of the swap-AB and
 // wgmma kernels reads 1 KB in one piece per step instead of 64 bytes from each of 16 rows (and,
-// re-encoded, is widened in fewer instructions; bench/NOTES.md has the H200 numbers); the padding is never read (every load stops at K).
+// re-encoded, is widened in fewer instructions; bench/NOTES.md has the H200 numbers); the
+// padding is never read (every load stops at K).
 #if defined(NVF_WTILED) && NVF_WTILED
 #define NVF_WSTEP_BYTES 1024 // bytes between the 128-K steps of a row
 #define NVF_WROWB(p) ((((i64)(p).k + 127) >> 7) << 6) // RB above
