@@ -1275,6 +1275,26 @@ X42)
   PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$e=0,$e=5,$e=54,$e=54,$e=5,$e=0" --ms "${MS:-32}" \
     --only gemm --out "$OUT/probe_depth.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
+X43)
+  # twenty-ninth session, first call: the kernels under the default, -DNVF_PPACK=0 and probes 5 / 54 precompiled;
+  # X42 (probe depth, timing alone on the GPU); then, in parallel (correctness only): the quick every-tile and layer
+  # tests under -DNVF_PPACK=0, and memcheck on the token-producer tiles' quick every-tile tests under the default
+  # (the kernels changed in stops 33-34 had no memcheck)
+  t0=$(date +%s)
+  PDEFS="-DNVF_PPACK=1 -DNVF_PPACK=0 -DNVF_WSPROBE=0 -DNVF_WSPROBE=5 -DNVF_WSPROBE=54" precompile_defs
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  OUT="$OUT" bash "$0" X42
+  echo "X42 done at $(( $(date +%s) - t0 )) s"
+  (PDEFS="-DNVF_PPACK=0" tests_under_defs "quick every-tile tests" every every_tile ${GT:-300}) > /tmp/x43a.txt 2>&1 &
+  (PDEFS="-DNVF_PPACK=0" tests_under_defs "quick layer tests" layer layer ${LT:-300}) > /tmp/x43b.txt 2>&1 &
+  (TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout ${MCT:-300} compute-sanitizer --tool memcheck \
+    --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.ws.log" 2>&1
+   echo "memcheck ws every-tile exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.ws.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.ws.log") PASS $(grep -c ^FAIL "$OUT/memcheck.ws.log") FAIL") > /tmp/x43c.txt 2>&1 &
+  wait
+  cat /tmp/x43a.txt /tmp/x43b.txt /tmp/x43c.txt
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 F28)
   # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;
   # fewer large shapes), then the full benchmark (I)
