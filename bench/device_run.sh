@@ -1295,6 +1295,15 @@ X43)
   cat /tmp/x43a.txt /tmp/x43b.txt /tmp/x43c.txt
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X44)
+  # twenty-ninth session, second call: X41's timings (its tests ran in X43): the GEMMs without a workspace at 32 and
+  # 128 tokens, then with one and the layers (gemm_ab), -DNVF_PPACK=0 against =1, rounds in both orders
+  PDEFS="-DNVF_PPACK=0 -DNVF_PPACK=1" precompile_defs
+  d="-DNVF_PPACK=0,-DNVF_PPACK=1,-DNVF_PPACK=1,-DNVF_PPACK=0"
+  NVFP4MOE_BENCH_NO_WS=1 PYTHONUNBUFFERED=1 timeout ${ABT:-220} python3 tools/bench.py --ms 32,128 --only gemm \
+    --defines "$d" --out "$OUT/ab_ppack_nows.json" 2>&1 | grep -E "tune=" | cut -c1-110
+  GDEFS="$d" gemm_ab | cut -c1-110
+  ;;
 F28)
   # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;
   # fewer large shapes), then the full benchmark (I)
