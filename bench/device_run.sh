@@ -1304,6 +1304,29 @@ X44)
     --defines "$d" --out "$OUT/ab_ppack_nows.json" 2>&1 | grep -E "tune=" | cut -c1-110
   GDEFS="$d" gemm_ab | cut -c1-110
   ;;
+X45)
+  # twenty-ninth session: the step's loads without predicates or zero fills (-DNVF_WKFULL=1, a trial: right only
+  # where K % 256 == 0, so timed on the four GEMMs and three layers with K % 256 == 0, not gpt-oss) against the
+  # default, at 32 and 128 tokens, rounds in both orders; then the whole GPU suite (not quick) on the default
+  # (the producers now on two SF registers) with memcheck on the token-producer tiles' quick every-tile tests
+  # alongside
+  t0=$(date +%s)
+  PDEFS="-DNVF_WKFULL=0 -DNVF_WKFULL=1" precompile_defs
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  d="-DNVF_WKFULL=1,-DNVF_WKFULL=0,-DNVF_WKFULL=0,-DNVF_WKFULL=1"
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer,dsv3_ep8_layer_decode PYTHONUNBUFFERED=1 timeout ${ABT:-200} \
+    python3 tools/bench.py --defines "$d" --ms 32,128 --only gemm,layer \
+    --shapes qwen3_30b_gemm1,qwen3_30b_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2 --out "$OUT/ab_wkfull.json" 2>&1 | grep -E "tune=" | cut -c1-100
+  echo "A/B done at $(( $(date +%s) - t0 )) s"
+  (TT=${TT:-380} OUT="$OUT" bash "$0" T16) > /tmp/x45a.txt 2>&1 &
+  (TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout ${MCT:-380} compute-sanitizer --tool memcheck \
+    --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.ws.log" 2>&1
+   echo "memcheck ws every-tile exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.ws.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.ws.log") PASS $(grep -c ^FAIL "$OUT/memcheck.ws.log") FAIL") > /tmp/x45b.txt 2>&1 &
+  wait
+  cat /tmp/x45a.txt /tmp/x45b.txt
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 F28)
   # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;
   # fewer large shapes), then the full benchmark (I)

@@ -244,7 +244,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
           nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);
           nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);
 #endif
-          nvf_wg_load<WIDE>(wr, s + NVF_DEPTH, nsteps, p.k, wq[d], ws[d]);
+          nvf_wg_load<WIDE>(wr, nvf_wg_step_in(s + NVF_DEPTH, nsteps), nsteps, p.k, wq[d], ws[d]);
 #if NVF_WCHUNKBAR
           if (ss == 0 && c > 0) { // the chunk's tokens are in buf (chunk 0: the tile's CTA barrier)
             const int b = c % NVF_NBUF;

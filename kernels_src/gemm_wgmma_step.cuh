@@ -16,6 +16,14 @@
 #define NVF_WSTRONG 0 // 1: the weights by strong loads (nvf_ldg_weights)
 #endif
 
+// -DNVF_WKFULL=1 (a tuning-run trial, twenty-ninth session; wrong results unless K % 256 == 0):
+// the step's loads without predicates or zero fills. Rows past N read rows N - 16 .. N - 1 instead
+// (their results are never stored; N % 16 == 0 and r0 % 16 < 8, so r0 and r0 + 8 are both in or
+// both out), and the caller passes only steps in bounds (nvf_wg_step_in): K % 256 == 0 puts every
+// piece of every step inside K and makes the steps a whole number of rounds.
+#ifndef NVF_WKFULL
+#define NVF_WKFULL 0
+#endif
 struct NvfWgRows {
   const u8* w0; // piece t of row r0, step 0
   const u8* w1; // row r0 + 8
@@ -26,23 +34,40 @@ struct NvfWgRows {
 
 NVF_DEV NvfWgRows nvf_wg_rows(const NvfGemmParams& p, int g, int r0, int t, int kc4) {
   NvfWgRows w;
+#if NVF_WKFULL
+  w.ok0 = r0 < p.n;
+  w.ok1 = r0 + 8 < p.n;
+  if (!w.ok0) r0 = p.n - 16 + (r0 & 15);
+#endif
   w.w0 = nvf_wpiece(p, g, r0, t);
   w.w1 = w.w0 + NVF_WROW8(p);
   // 128x4: columns 8s + 2t, 8s + 2t + 1 of row r0; row r0 + 8 is in the same 32-row group (r0 % 32 < 24)
   w.sf = p.b_sf + g * nvf_sf_group_bytes_128x4(p.n, p.k) + nvf_sf_offset_128x4(r0, 2 * t, kc4);
   w.t = t;
+#if !NVF_WKFULL
   w.ok0 = r0 < p.n;
   w.ok1 = r0 + 8 < p.n;
+#endif
   return w;
 }
+// A step index the loads may read under NVF_WKFULL: s, or for a step past the last (loaded ahead,
+// never widened) s - nsteps.
+NVF_DEV int nvf_wg_step_in(int s, int nsteps) { return NVF_WKFULL && s >= nsteps ? s - nsteps : s; }
 
 // Step s's two pieces and SF pairs; zeros past K, past the steps and for rows past N.
 template <bool WIDE> NVF_DEV void nvf_wg_load(const NvfWgRows& w, int s, int nsteps, int k, uint4* q, u32* sf) {
+#if NVF_WKFULL
+  q[0] = nvf_ldg_weights<WIDE, NVF_WSTRONG>(w.w0 + (i64)s * NVF_WSTEP_BYTES);
+  q[1] = nvf_ldg_weights<WIDE, NVF_WSTRONG>(w.w1 + (i64)s * NVF_WSTEP_BYTES);
+  sf[0] = *(const u16*)(w.sf + (i64)s * 1024);
+  sf[1] = *(const u16*)(w.sf + (i64)s * 1024 + 128);
+#else
   const bool in = s < nsteps && s * 128 + 32 * w.t < k;
   q[0] = (in && w.ok0) ? nvf_ldg_weights<WIDE, NVF_WSTRONG>(w.w0 + (i64)s * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
   q[1] = (in && w.ok1) ? nvf_ldg_weights<WIDE, NVF_WSTRONG>(w.w1 + (i64)s * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
   sf[0] = (in && w.ok0) ? *(const u16*)(w.sf + (i64)s * 1024) : 0u;
   sf[1] = (in && w.ok1) ? *(const u16*)(w.sf + (i64)s * 1024 + 128) : 0u;
+#endif
 }
 
 // The step's 8 MMAs, N = TN tokens (the tile's NVF_TOK, or fewer where a tile holds fewer: the
@@ -85,15 +110,17 @@ NVF_DEV void nvf_st16_shared(u32 a, uint4 v) {
 // p % 2, so the four pieces fill one 16-byte core-matrix row per (MMA, half). base: the token's
 // row in MMA 0, half 0 (a pointer or a shared address). A piece past K (zero codes) takes SF 0,
 // not the row's padding SF bytes.
-// Both SFs of a piece in one register where NVF_SFPACK_ON (dequant_bf16.cuh, sm_89+). The packed
-// form makes the producer warpgroups (56 registers) spill in their widening loop (no-workspace path;
-// twenty-eighth session, X40). Tuning runs: -DNVF_PPACK=0 keeps the producers and gemm_wgmma.cu's
-// staging on two registers a piece and packs only where PACK (the pre-pass kernel); timed once
-// (X40, one round each, no repeat): without a workspace -18 to +5 %, with one +2 to +7 %; the
-// default stays what X39 and the final run measured.
+// Both SFs of a piece in one register where NVF_SFPACK_ON (dequant_bf16.cuh, sm_89+) only where
+// PACK (the pre-pass kernel): packed, the producer warpgroups (56 registers) spilled in their
+// widening loop (the no-workspace path; ptxas 13.0, sm_90a: 12 bytes at 32 tokens, 28 at 128,
+// none now). gemm_wgmma.cu's staging keeps the same two-register form. Same-process A/B,
+// two rounds in both orders (bench/NOTES.md, twenty-ninth session, X44): without a workspace
+// -5.6 to +3.9 % (mean -0.8 %), with one -2.8 to +0.7 % (mean -0.5 %), layers -2.5 to +0.7 %.
+// Tuning runs: -DNVF_PPACK=1 packs everywhere (the form X39 and the twenty-eighth session's final
+// run measured).
 template <bool PACK = false, typename Dst>
 NVF_DEV void nvf_wg_widen_token(const uint4* q, const u32* sfw, int kel0, int k, Dst base) {
-#if !defined(NVF_PPACK) || NVF_PPACK
+#if defined(NVF_PPACK) && NVF_PPACK
   constexpr bool pk = NVF_SFPACK_ON;
 #else
   constexpr bool pk = PACK && NVF_SFPACK_ON;

@@ -476,7 +476,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
           if (!NVF_WSP_W) {
             nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);
             nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);
-            nvf_wg_load<WIDE>(wr, s + NVF_DEPTH, nsteps, p.k, wq[d], ws[d]);
+            nvf_wg_load<WIDE>(wr, nvf_wg_step_in(s + NVF_DEPTH, nsteps), nsteps, p.k, wq[d], ws[d]);
           }
           const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;
           if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in

@@ -25,6 +25,7 @@ Writes bench/results/<gpu>.json (a JSON array of records) and prints a table.
     python3 tools/bench.py --envs "NVFP4MOE_PDL=0,NVFP4MOE_PDL=1" --only quant,layer --out PATH
     (with --envs, --defines, --configs: --shapes dsv3_ep8_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2 picks and orders the GEMMs)
                                                    (contexts under run-time environment switches)
+    (NVFP4MOE_BENCH_NO_WS=1: the GEMMs without a workspace; NVFP4MOE_BENCH_LAYERS=a,b: only those layers)
     (and --poisson: masked_m drawn from Poisson(m) per group, m_max = m + 4 sqrt(m) + 4, as in a layer;
      the time compares arms, the floor columns still count m tokens per group)
 """
@@ -234,6 +235,8 @@ def main():
                                              ("qwen3_30b_layer", 128, 2048, 768, 16, 64),
                                              ("dsv3_ep8_layer_decode", 32, 7168, 2048, 3, 64),
                                              ("gpt_oss_layer", 128, 2880, 2880, 8, 64)]:
+            if os.environ.get("NVFP4MOE_BENCH_LAYERS") and name not in os.environ["NVFP4MOE_BENCH_LAYERS"].split(","):
+                continue  # (A/Bs of a trial that holds only on some shapes)
             w13, w2 = random_fp4((E, 2 * I, wrow(H))), random_fp4((E, H, wrow(I)))
             s13, s2 = random_sf(E * lib.nvfp4moe_sf_bytes(2 * I, H, 0)), random_sf(E * lib.nvfp4moe_sf_bytes(H, I, 0))
             ws13 = torch.full((E,), 1e-3, dtype=torch.float32, device="cuda")
