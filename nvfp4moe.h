@@ -2812,11 +2812,12 @@ static const char* const nvfp4moe__src_gemm_wgmma_step_cuh[] = {
   "#define NVF_WSTRONG 0 // 1: the weights by strong loads (nvf_ldg_weights)\n"
   "#endif\n"
   "\n"
-  "// -DNVF_WKFULL=1 (a tuning-run trial, twenty-ninth session; wrong results unless K % 256 == 0):\n"
-  "// the step's loads without predicates or zero fills. Rows past N read rows N - 16 .. N - 1 instead\n"
-  "// (their results are never stored; N % 16 == 0 and r0 % 16 < 8, so r0 and r0 + 8 are both in or\n"
-  "// both out), and the caller passes only steps in bounds (nvf_wg_step_in): K % 256 == 0 puts every\n"
-  "// piece of every step inside K and makes the steps a whole number of rounds.\n"
+  "// NVF_WKFULL (the _k256 twins of the TILED token-producer tiles, which the host runs where K % 256 == 0):\n"
+  "// the step's loads without predicates or zero fills, 6-7 % fewer instructions a step (bench/NOTES.md,\n"
+  "// twenty-ninth session, X45: -0.5 to -5.3 % at 32 and 128 tokens). Every piece of every step lies\n"
+  "// inside K and the steps are whole rounds of two; rows past N read rows N - 16 .. N - 1 instead\n"
+  "// (their results are never stored; N % 16 == 0 and r0 % 16 < 8, so r0 and r0 + 8 are both in or both\n"
+  "// out), and a step loaded past the last reads step s - nsteps (nvf_wg_step_in; never widened).\n"
   "#ifndef NVF_WKFULL\n"
   "#define NVF_WKFULL 0\n"
   "#endif\n"
@@ -2865,8 +2866,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_step_cuh[] = {
   "  sf[1] = (in && w.ok1) \? *(const u16*)(w.sf + (i64)s * 1024 + 128) : 0u;\n"
   "#endif\n"
   "}\n"
-  "\n"
-  "// The step's 8 MMAs, N = TN tokens (the tile's NVF_TOK, or fewer where a tile holds fewer: the\n",
+  "\n",
+  "// The step's 8 MMAs, N = TN tokens (the tile's NVF_TOK, or fewer where a tile holds fewer: the\n"
   "// first TN tokens, the same accumulator prefix): widened weights a[] (row r0: 0..15, row r0 + 8:\n"
   "// 16..31), B of MMA i at buf + i NVF_TOK 32 (K-major core matrices, lbo 128, sbo 256).\n"
   "// MMA i's descriptor is MMA 0's plus i NVF_TOK 32 / 16 in the address field (buf + 8 NVF_TOK 32 <\n"
@@ -2921,10 +2922,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_step_cuh[] = {
   "#else\n"
   "  constexpr bool pk = PACK && NVF_SFPACK_ON;\n"
   "#endif\n"
-  "  u32 s0[4], s1[4]; // pk: s0[t] holds both SFs of piece t\n"
+  "  u32 s0[4], s1[4]; // pk: s0[t] holds both SFs of piece t\n",
   "  #pragma unroll\n"
   "  for (int t = 0; t < 4; ++t) {\n"
-  "    const bool in = kel0 + 32 * t < k;\n",
+  "    const bool in = kel0 + 32 * t < k;\n"
   "    if (pk) s0[t] = nvf_sf2_to_bf16x2_packed(in \? sfw[t >> 1] >> (16 * (t & 1)) : 0u);\n"
   "    else nvf_sf2_to_bf16x2(in \? sfw[t >> 1] >> (16 * (t & 1)) : 0u, s0[t], s1[t]);\n"
   "  }\n"
@@ -4624,7 +4625,7 @@ enum { NVFP4MOE__NEEDS_SM80 = 0, NVFP4MOE__NEEDS_SM90A = 1, NVFP4MOE__NEEDS_SM10
 typedef struct nvfp4moe__spec {
   const char* name;
   const char* file;
-  const char* defines[5];
+  const char* defines[6];
   int needs;    /* NVFP4MOE__NEEDS_*: which targets can build it */
   int fmad_off; /* bit-exact numerics: no FMA contraction anywhere */
   const char* kernels[NVFP4MOE__MAX_KERNELS];
@@ -4668,7 +4669,10 @@ enum {
   NVFP4MOE__SPEC_GEMM_SM100,
   /* twins of GEMM_P16 .. GEMM_LAST, in that order, for TILED weights (-DNVF_WTILED=1) */
   NVFP4MOE__SPEC_GEMM_TILED_FIRST,
-  NVFP4MOE__SPEC_COUNT = NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_LAST - NVFP4MOE__SPEC_GEMM_P16 + 1
+  /* twins of the TILED token-producer tiles (GEMM_WS128 .. GEMM_WS32_VARN, in that order) for K % 256
+     == 0: their weight loads without predicates or zero fills (-DNVF_WKFULL=1) */
+  NVFP4MOE__SPEC_GEMM_K256_FIRST = NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_LAST - NVFP4MOE__SPEC_GEMM_P16 + 1,
+  NVFP4MOE__SPEC_COUNT = NVFP4MOE__SPEC_GEMM_K256_FIRST + NVFP4MOE__SPEC_GEMM_WS32_VARN - NVFP4MOE__SPEC_GEMM_WS128 + 1
 };
 /* kernels of the quantize specialisation */
 enum {
@@ -4740,6 +4744,18 @@ enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
      NVFP4MOE__NEEDS_SM90A, 0, XK},                                                                                    \
     {"gemm_sm90_ws_t32_wg4_varn" SUF, "gemm_wgmma_ws.cu", {"-DNVF_TOK=32", "-DNVF_CWG=4", "-DNVF_VARN=1", TD, 0},      \
      NVFP4MOE__NEEDS_SM90A, 0, XK},
+#define NVFP4MOE__K256_SPEC(NAME, ...)                                                                              \
+    {NAME "_k256_tiled", "gemm_wgmma_ws.cu", {__VA_ARGS__, "-DNVF_WTILED=1", "-DNVF_WKFULL=1", 0}, NVFP4MOE__NEEDS_SM90A, \
+     0, NVFP4MOE__WS_TILED_KERNELS},
+#define NVFP4MOE__K256_SPECS                                                                                        \
+    NVFP4MOE__K256_SPEC("gemm_sm90_ws_t128_wg3", "-DNVF_TOK=128", "-DNVF_CWG=3")                                     \
+    NVFP4MOE__K256_SPEC("gemm_sm90_ws_t48_wg4", "-DNVF_TOK=48", "-DNVF_CWG=4")                                       \
+    NVFP4MOE__K256_SPEC("gemm_sm90_ws_t64_wg4", "-DNVF_TOK=64", "-DNVF_CWG=4")                                       \
+    NVFP4MOE__K256_SPEC("gemm_sm90_ws_t32_wg4", "-DNVF_TOK=32", "-DNVF_CWG=4")                                       \
+    NVFP4MOE__K256_SPEC("gemm_sm90_ws_t128_wg3_varn", "-DNVF_TOK=128", "-DNVF_CWG=3", "-DNVF_VARN=1")                \
+    NVFP4MOE__K256_SPEC("gemm_sm90_ws_t48_wg4_varn", "-DNVF_TOK=48", "-DNVF_CWG=4", "-DNVF_VARN=1")                  \
+    NVFP4MOE__K256_SPEC("gemm_sm90_ws_t64_wg4_varn", "-DNVF_TOK=64", "-DNVF_CWG=4", "-DNVF_VARN=1")                  \
+    NVFP4MOE__K256_SPEC("gemm_sm90_ws_t32_wg4_varn", "-DNVF_TOK=32", "-DNVF_CWG=4", "-DNVF_VARN=1")
 static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"quantize", "quantize.cu", {0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_quantize", "nvf_weight_amax", "nvf_amax_to_scale", "nvf_scale_product", "nvf_sf_convert",
@@ -4764,7 +4780,12 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     /* the twins for TILED weights (nvfp4moe_weight_layout): only the weight addressing differs */
     NVFP4MOE__GEMM_SPECS("_tiled", "-DNVF_WTILED=1", NVFP4MOE__PORTABLE_KERNELS, NVFP4MOE__SWAPAB_T8_TILED_KERNELS,
                          NVFP4MOE__SWAPAB_TILED_KERNELS, NVFP4MOE__WGMMA_TILED_KERNELS, NVFP4MOE__WS_TILED_KERNELS)
+    /* the TILED token-producer tiles again for K % 256 == 0 (gemm_wgmma_step.cuh, NVF_WKFULL: 6-7 % fewer
+       instructions a step; bench/NOTES.md, twenty-ninth session) */
+    NVFP4MOE__K256_SPECS
 };
+#undef NVFP4MOE__K256_SPEC
+#undef NVFP4MOE__K256_SPECS
 #undef NVFP4MOE__SWAPAB_KERNELS
 #undef NVFP4MOE__WGMMA_KERNELS
 #undef NVFP4MOE__SWAPAB_TILED_KERNELS
@@ -4807,6 +4828,7 @@ struct nvfp4moe_context {
   int pdl;               /* programmatic dependent launch (sm_90+): 0 off, 1 quantization kernels, 2 every kernel */
   int token_prepass;     /* the token-producer tiles take a workspace of widened tokens ($NVFP4MOE_TOKEN_PREPASS) */
   int varn;              /* the heuristic may pick the token-producer tiles' _VARN twins ($NVFP4MOE_VARN) */
+  int k256;              /* TILED token-producer tiles run their _k256 twins where K % 256 == 0 ($NVFP4MOE_K256) */
   int layer_widen;       /* which of the expert layer's quantizers write those tokens instead of the pre-pass: bit 0 the
                             input's (GEMM1), bit 1 the SiLU's (GEMM2) ($NVFP4MOE_LAYER_WIDEN) */
   int sm100_self_test;
@@ -5424,7 +5446,8 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
     for (s = 0; s < NVFP4MOE__SPEC_COUNT; ++s)
       if (strcmp(v, nvfp4moe__specs[s].name) == 0 && strncmp(v, "gemm_", 5) == 0)
         ctx->forced_gemm_spec = s < NVFP4MOE__SPEC_GEMM_TILED_FIRST ? s /* a twin forces its tile configuration */
-                                                                    : s - NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_P16;
+                                : s < NVFP4MOE__SPEC_GEMM_K256_FIRST ? s - NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_P16
+                                                                     : s - NVFP4MOE__SPEC_GEMM_K256_FIRST + NVFP4MOE__SPEC_GEMM_WS128;
     if (ctx->forced_gemm_spec < 0 || !nvfp4moe__spec_applies(ctx, ctx->forced_gemm_spec)) {
       r = nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_INVALID_ARGUMENT,
                              "NVFP4MOE_GEMM_CONFIG=%s is not a GEMM specialisation for %s", v, ctx->target);
@@ -5459,6 +5482,10 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
      m_max; $NVFP4MOE_VARN=0 keeps the plain tiles everywhere (A/B runs). */
   v = nvfp4moe__getenv("NVFP4MOE_VARN");
   ctx->varn = !(v && strcmp(v, "0") == 0);
+  /* On TILED weights with K % 256 == 0 the token-producer tiles' _k256 twins (weight loads without
+     predicates); $NVFP4MOE_K256=0 keeps the general modules (A/B runs). */
+  v = nvfp4moe__getenv("NVFP4MOE_K256");
+  ctx->k256 = !(v && strcmp(v, "0") == 0);
   /* In the expert layer a quantizer can write its GEMM's widened tokens itself (the _img kernels),
      so that GEMM launches no pre-pass: $NVFP4MOE_LAYER_WIDEN is a mask, bit 0 the input quantizer
      (GEMM1), bit 1 the SiLU quantizer (GEMM2, inter <= 4096). Default 2: the input quantizer's
@@ -6544,14 +6571,19 @@ NVFP4MOE__PRIVATE unsigned nvfp4moe__wgmma_grid(const nvfp4moe__gemm_params* p, 
 
 /* em: rows per expert the token tiles cover (nvfp4moe__cover_m), 1..m_max; spec: the tile
    configuration (GEMM_P16 .. GEMM_LAST); tiled: the weights are TILED, so the module is
-   spec's twin (same geometry, one kernel) */
+   spec's twin (same geometry, one kernel), for a token-producer tile with K % 256 == 0 its
+   _k256 twin (every step's pieces inside K, whole rounds of two steps: loads without
+   predicates; the rows past N it reads are rows of N) */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx, const char* fn,
                                                           const nvfp4moe__gemm_params* p, int spec, int em, int tiled,
                                                           int widened, nvfp4moe_stream stream) {
-  const int mod = tiled ? spec - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST : spec;
+  const int ws = spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32_VARN;
+  const int mod = !tiled                                 ? spec
+                  : ws && ctx->k256 && p->k % 256 == 0   ? spec - NVFP4MOE__SPEC_GEMM_WS128 + NVFP4MOE__SPEC_GEMM_K256_FIRST
+                                                         : spec - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST;
   const int kern = tiled ? 0 : nvfp4moe__gemm_kernel(ctx, p);
   int bm;
-  if (spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32_VARN) {
+  if (ws) {
     /* one CTA per (group, 64 NVF_CWG weight rows, token tile), or for the 32-token tiles a resident
        grid taking those units in turn (below): NVF_CWG consumer warpgroups and a token producer;
        shared memory as NVF_WS_SMEM: 6 ring slots of NVF_SPS steps (1 for 128 tokens, else 2), 3 raw

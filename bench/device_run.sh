@@ -1327,6 +1327,26 @@ X45)
   cat /tmp/x45a.txt /tmp/x45b.txt
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X46)
+  # twenty-ninth session: the _k256 twins (K % 256 == 0, TILED) as the host now picks them: precompiled, then the
+  # whole GPU suite (not quick; the every-tile test has two K % 256 cases) with memcheck on the token-producer
+  # tiles' quick every-tile tests alongside, then the A/B of NVFP4MOE_K256=1 (default) against =0 at 32 and 128
+  # tokens with the layers, rounds in both orders (gpt-oss, K 2880, runs the general modules in both: a control)
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  (TT=${TT:-330} OUT="$OUT" bash "$0" T16) > /tmp/x46a.txt 2>&1 &
+  (TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout ${MCT:-330} compute-sanitizer --tool memcheck \
+    --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.ws.log" 2>&1
+   echo "memcheck ws every-tile exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.ws.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.ws.log") PASS $(grep -c ^FAIL "$OUT/memcheck.ws.log") FAIL") > /tmp/x46b.txt 2>&1 &
+  wait
+  cat /tmp/x46a.txt /tmp/x46b.txt
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+  e=NVFP4MOE_K256
+  PYTHONUNBUFFERED=1 timeout ${ABT:-170} python3 tools/bench.py --envs "$e=1,$e=0,$e=0,$e=1" --ms 32,128 --only gemm,layer \
+    --out "$OUT/ab_k256.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -4
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 F28)
   # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;
   # fewer large shapes), then the full benchmark (I)

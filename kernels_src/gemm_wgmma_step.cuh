@@ -16,11 +16,12 @@
 #define NVF_WSTRONG 0 // 1: the weights by strong loads (nvf_ldg_weights)
 #endif
 
-// -DNVF_WKFULL=1 (a tuning-run trial, twenty-ninth session; wrong results unless K % 256 == 0):
-// the step's loads without predicates or zero fills. Rows past N read rows N - 16 .. N - 1 instead
-// (their results are never stored; N % 16 == 0 and r0 % 16 < 8, so r0 and r0 + 8 are both in or
-// both out), and the caller passes only steps in bounds (nvf_wg_step_in): K % 256 == 0 puts every
-// piece of every step inside K and makes the steps a whole number of rounds.
+// NVF_WKFULL (the _k256 twins of the TILED token-producer tiles, which the host runs where K % 256 == 0):
+// the step's loads without predicates or zero fills, 6-7 % fewer instructions a step (bench/NOTES.md,
+// twenty-ninth session, X45: -0.5 to -5.3 % at 32 and 128 tokens). Every piece of every step lies
+// inside K and the steps are whole rounds of two; rows past N read rows N - 16 .. N - 1 instead
+// (their results are never stored; N % 16 == 0 and r0 % 16 < 8, so r0 and r0 + 8 are both in or both
+// out), and a step loaded past the last reads step s - nsteps (nvf_wg_step_in; never widened).
 #ifndef NVF_WKFULL
 #define NVF_WKFULL 0
 #endif

@@ -1034,7 +1034,23 @@ static void test_weight_layouts(void) {
               strcmp(tw->defines[j], "-DNVF_WTILED=1") == 0 && !tw->defines[j + 1] && tw->needs == b->needs,
           "twin of %s: %s", b->name, tw->name);
   }
-  CHECK(NVFP4MOE__SPEC_COUNT == NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_LAST - NVFP4MOE__SPEC_GEMM_P16 + 1,
+  /* the K % 256 twins of the TILED token-producer tiles: the TILED twin's name with "_k256" before
+     "_tiled", its file and defines, and -DNVF_WKFULL=1 */
+  for (s = NVFP4MOE__SPEC_GEMM_WS128; s <= NVFP4MOE__SPEC_GEMM_WS32_VARN; ++s) {
+    const nvfp4moe__spec* b = &nvfp4moe__specs[s];
+    const nvfp4moe__spec* tw = &nvfp4moe__specs[s - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST];
+    const nvfp4moe__spec* kw = &nvfp4moe__specs[s - NVFP4MOE__SPEC_GEMM_WS128 + NVFP4MOE__SPEC_GEMM_K256_FIRST];
+    char name[64];
+    int j, same = 1;
+    snprintf(name, sizeof name, "%s_k256_tiled", b->name);
+    for (j = 0; j < 6 && tw->defines[j]; ++j) same &= kw->defines[j] && strcmp(kw->defines[j], tw->defines[j]) == 0;
+    CHECK(strcmp(kw->name, name) == 0 && strcmp(kw->file, b->file) == 0 && same && j < 6 && kw->defines[j] &&
+              strcmp(kw->defines[j], "-DNVF_WKFULL=1") == 0 && (j == 5 || !kw->defines[j + 1]) && kw->needs == b->needs,
+          "K %% 256 twin of %s: %s", b->name, kw->name);
+  }
+  CHECK(NVFP4MOE__SPEC_COUNT == NVFP4MOE__SPEC_GEMM_K256_FIRST + NVFP4MOE__SPEC_GEMM_WS32_VARN - NVFP4MOE__SPEC_GEMM_WS128 + 1 &&
+            NVFP4MOE__SPEC_GEMM_K256_FIRST ==
+                NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_LAST - NVFP4MOE__SPEC_GEMM_P16 + 1,
         "spec count %d", (int)NVFP4MOE__SPEC_COUNT);
   CHECK(nvfp4moe_preferred_weight_layout(0, 256, 1024) == NVFP4MOE_WEIGHTS_ROW_MAJOR, "null ctx: row-major");
   { /* offline contexts: the preferred layout by backend, relayout refused, twin names force their
@@ -1065,6 +1081,12 @@ static void test_weight_layouts(void) {
     setenv("NVFP4MOE_GEMM_CONFIG", "gemm_swapab_t16_tiled", 1);
     CHECK(nvfp4moe_create(&d, &ct) == NVFP4MOE_SUCCESS && ct && ct->forced_gemm_spec == NVFP4MOE__SPEC_GEMM_T16,
           "NVFP4MOE_GEMM_CONFIG=gemm_swapab_t16_tiled forces gemm_swapab_t16");
+    unsetenv("NVFP4MOE_GEMM_CONFIG");
+    nvfp4moe_destroy(ct);
+    ct = 0;
+    setenv("NVFP4MOE_GEMM_CONFIG", "gemm_sm90_ws_t32_wg4_varn_k256_tiled", 1);
+    CHECK(nvfp4moe_create(&d, &ct) == NVFP4MOE_SUCCESS && ct && ct->forced_gemm_spec == NVFP4MOE__SPEC_GEMM_WS32_VARN,
+          "NVFP4MOE_GEMM_CONFIG=gemm_sm90_ws_t32_wg4_varn_k256_tiled forces gemm_sm90_ws_t32_wg4_varn");
     unsetenv("NVFP4MOE_GEMM_CONFIG");
     nvfp4moe_destroy(ct);
     nvfp4moe_destroy(c90);
