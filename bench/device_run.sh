@@ -1347,6 +1347,17 @@ X46)
     --out "$OUT/ab_k256.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -4
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X47)
+  # twenty-ninth session, last call: the GPU tests the whole-suite run of X46 did not reach before its timeout (it
+  # stopped in the every-tile test, which memcheck had passed alongside), each its own process, in parallel
+  for t in same_bits moe_layer widened_tokens graph_replay group_isolation relayout self_test threads; do
+    (TEST_ONLY=$t timeout ${TT:-170} ./build/test_gpu > "$OUT/t_$t.log" 2>&1; echo $? > "/tmp/rc_$t") &
+  done
+  wait
+  for t in same_bits moe_layer widened_tokens graph_replay group_isolation relayout self_test threads; do
+    summ "$t" "$OUT/t_$t.log" "$(cat /tmp/rc_$t)" 4
+  done
+  ;;
 F28)
   # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;
   # fewer large shapes), then the full benchmark (I)
