@@ -365,7 +365,7 @@ typedef struct nvfp4moe_moe_weights {
   nvfp4moe_devptr w13_gate_scale; /* f32 [E] decode scale of the gate half (weight_scale_2) */
   nvfp4moe_devptr w13_up_scale;   /* f32 [E] decode scale of the up half (may equal gate's) */
   nvfp4moe_devptr w2;         /* u8 [E, H, I/2] */
-  nvfp4moe_devptr w2_sf;      /* 128x4 over H rows */
+  nvfp4moe_devptr w2_sf;      /* 128x4 over H rows, E * nvfp4moe_sf_bytes(H, I, 128X4) */
   nvfp4moe_devptr w2_scale;   /* f32 [E] */
   nvfp4moe_devptr input_scale1; /* PER_EXPERT: f32 [E] decode scale of x (input_scale of w13) */
   nvfp4moe_devptr input_scale2; /* PER_EXPERT: f32 [E] decode scale of the SiLU output */
@@ -410,7 +410,8 @@ NVFP4MOE_API const char* nvfp4moe_last_error(void);
    picks the NVRTC target and the GEMM backend, and prepares the disk cache. Compiles
    nothing yet (see nvfp4moe_warmup). desc may be null (all defaults).
    Errors: DRIVER_NOT_FOUND, NVRTC_NOT_FOUND, NO_DEVICE, UNSUPPORTED_GPU, NVRTC_TOO_OLD,
-   INVALID_ARGUMENT (offline without a valid target, a bad desc field or environment value),
+   INVALID_ARGUMENT (offline without a valid target, a bad desc field such as a flag bit no
+   NVFP4MOE_FLAG_* names, or a bad environment value),
    NOT_SUPPORTED (desc->backend or NVFP4MOE_BACKEND names a backend the target lacks),
    CUDA, OUT_OF_MEMORY.
    Thread safety: a context may be used by many threads at once. */
@@ -559,13 +560,16 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_moe_forward(nvfp4moe_context* ctx, const n
 
 /* ---- host reference (CPU, bit-exact for quantization) ------------------------------------
    Same argument structs as the device functions, but every nvfp4moe_devptr holds a HOST
-   address (NVFP4MOE_HOSTPTR(p)). Same argument checks (alignment excepted) and the same
+   address (NVFP4MOE_HOSTPTR(p)). Same argument checks (the 16-byte alignment excepted: each
+   array need only be aligned for its element type, as any C array is) and the same
    INVALID_ARGUMENT results; messages go to stderr at the default level (no context, no logger:
    $NVFP4MOE_LOG_LEVEL, else WARN). */
 #define NVFP4MOE_HOSTPTR(p) ((nvfp4moe_devptr)(size_t)(p))
 
 /* Scalar conversions: f32 -> E2M1 code (RNE, saturating, sign kept) and -> ue4m3 byte
-   (input >= 0 or NaN; RNE, saturating to 448); exact decodes (0x7F decodes to NaN). */
+   (input >= 0 or NaN; RNE, saturating to 448; a negative input gives 0x00, as an SF has no
+   sign); exact decodes of the low 4 / 8 bits of code / byte (higher bits are ignored;
+   0x7F decodes to NaN). */
 NVFP4MOE_API unsigned nvfp4moe_ref_e2m1_from_f32(float x);
 NVFP4MOE_API unsigned nvfp4moe_ref_e4m3_from_f32(float x);
 NVFP4MOE_API float nvfp4moe_ref_e2m1_to_f32(unsigned code);
@@ -5373,6 +5377,9 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   if ((int)d.backend < 0 || (int)d.backend > (int)NVFP4MOE_BACKEND_SM100)
     return nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_INVALID_ARGUMENT, "nvfp4moe_create: desc->backend = %d is not a backend",
                               (int)d.backend);
+  if (d.flags & ~31u) /* NVFP4MOE_FLAG_*: a bit no version defines is a mistake, not a wish */
+    return nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_INVALID_ARGUMENT,
+                              "nvfp4moe_create: desc->flags = 0x%x has unknown bits (0x%x)", d.flags, d.flags & ~31u);
   if (d.backend == NVFP4MOE_BACKEND_AUTO && (v = nvfp4moe__getenv("NVFP4MOE_BACKEND")) != 0) {
     backend_src = "NVFP4MOE_BACKEND";
     r = nvfp4moe__parse_backend(&d.logger, v, &d.backend);
@@ -6117,8 +6124,9 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_moe(const nvfp4moe_logger* lg,
   NVFP4MOE__NONNULL(a, "args", out);
   NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->x, 16), "args->x = 0x%llx must be 16-byte aligned", a->x);
   NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->out, 16), "args->out = 0x%llx must be 16-byte aligned", a->out);
-  NVFP4MOE__REQUIRE(a->workspace != 0 && NVFP4MOE__ALIGNED(a->workspace, 256),
-                    "args->workspace must be a 256-byte aligned buffer");
+  NVFP4MOE__NONNULL(a, "args", workspace);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->workspace, 256), "args->workspace = 0x%llx must be 256-byte aligned",
+                    a->workspace);
   NVFP4MOE__REQUIRE(a->workspace_size >= need, "args->workspace_size = %zu but this call needs %zu (nvfp4moe_moe_workspace_size_for)",
                     a->workspace_size, need);
   return NVFP4MOE_SUCCESS;

@@ -643,7 +643,10 @@ static void test_context_errors_and_queries(void) {
   d.allocator.free_fn = test_free;
   CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_ERROR_INVALID_ARGUMENT, "half an allocator");
   d.allocator.free_fn = 0;
-  d.flags |= NVFP4MOE_FLAG_NO_DISK_CACHE;
+  d.flags |= 0x4000u;
+  EXPECT_ARG_ERROR(nvfp4moe_create(&d, &ctx), "desc->flags");
+  CHECK(ctx == 0, "no context on a bad flag");
+  d.flags = NVFP4MOE_FLAG_OFFLINE | NVFP4MOE_FLAG_NO_DISK_CACHE;
   CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_SUCCESS, "%s", nvfp4moe_last_error());
   if (ctx) {
     nvfp4moe_desc e = nvfp4moe_query_desc(ctx);
