@@ -168,6 +168,16 @@ tests_under_defs() {
   wait
   for d in ${PDEFS:-}; do summ "$label $d" "$OUT/$tag${d//=/_}.log" "$(cat "/tmp/$tag${d//=/_}.rc")" 6; done
 }
+# the whole GPU suite ($1 s at most) and, alongside, memcheck on the token-producer tiles' quick every-tile
+# tests (same limit); prints both summaries (TAG names the temporary files)
+suite_and_ws_memcheck() {
+  (TT=$1 OUT="$OUT" bash "$0" T16) > "/tmp/$2a.txt" 2>&1 &
+  (TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout "$1" compute-sanitizer --tool memcheck \
+    --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.ws.log" 2>&1
+   echo "memcheck ws every-tile exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.ws.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.ws.log") PASS $(grep -c ^FAIL "$OUT/memcheck.ws.log") FAIL") > "/tmp/$2b.txt" 2>&1 &
+  wait
+  cat "/tmp/$2a.txt" "/tmp/$2b.txt"
+}
 # the A/B of the defines $QDEFS on the quantizer ($ABT2 s at most)
 quant_ab() {
   PYTHONUNBUFFERED=1 timeout ${ABT2:-200} python3 tools/bench.py --defines "$QDEFS" --only quant \
@@ -1319,12 +1329,7 @@ X45)
     python3 tools/bench.py --defines "$d" --ms 32,128 --only gemm,layer \
     --shapes qwen3_30b_gemm1,qwen3_30b_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2 --out "$OUT/ab_wkfull.json" 2>&1 | grep -E "tune=" | cut -c1-100
   echo "A/B done at $(( $(date +%s) - t0 )) s"
-  (TT=${TT:-380} OUT="$OUT" bash "$0" T16) > /tmp/x45a.txt 2>&1 &
-  (TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout ${MCT:-380} compute-sanitizer --tool memcheck \
-    --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.ws.log" 2>&1
-   echo "memcheck ws every-tile exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.ws.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.ws.log") PASS $(grep -c ^FAIL "$OUT/memcheck.ws.log") FAIL") > /tmp/x45b.txt 2>&1 &
-  wait
-  cat /tmp/x45a.txt /tmp/x45b.txt
+  suite_and_ws_memcheck ${TT:-380} x45
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
 X46)
@@ -1335,12 +1340,7 @@ X46)
   t0=$(date +%s)
   ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
   echo "precompiled at $(( $(date +%s) - t0 )) s"
-  (TT=${TT:-330} OUT="$OUT" bash "$0" T16) > /tmp/x46a.txt 2>&1 &
-  (TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout ${MCT:-330} compute-sanitizer --tool memcheck \
-    --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.ws.log" 2>&1
-   echo "memcheck ws every-tile exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.ws.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.ws.log") PASS $(grep -c ^FAIL "$OUT/memcheck.ws.log") FAIL") > /tmp/x46b.txt 2>&1 &
-  wait
-  cat /tmp/x46a.txt /tmp/x46b.txt
+  suite_and_ws_memcheck ${TT:-330} x46
   echo "tests done at $(( $(date +%s) - t0 )) s"
   e=NVFP4MOE_K256
   PYTHONUNBUFFERED=1 timeout ${ABT:-170} python3 tools/bench.py --envs "$e=1,$e=0,$e=0,$e=1" --ms 32,128 --only gemm,layer \
@@ -1357,6 +1357,16 @@ X47)
   for t in same_bits moe_layer widened_tokens graph_replay group_isolation relayout self_test threads; do
     summ "$t" "$OUT/t_$t.log" "$(cat /tmp/rc_$t)" 4
   done
+  ;;
+X48)
+  # written in the twenty-ninth session for the next: the swap-AB tiles' weight loads without predicates
+  # (-DNVF_WKFULL=1, a trial: right only where K % 256 == 0 and N % 16 == 0) against the default at 1 and 8 tokens
+  # on the four GEMMs with K % 256 == 0, rounds in both orders; NVFP4MOE_K256=0 in both arms, so that no _k256
+  # twin (its own -DNVF_WKFULL=1) meets the define's =0 (the token-producer tiles do not run at these token counts)
+  PDEFS="-DNVF_WKFULL=0 -DNVF_WKFULL=1" precompile_defs
+  d="-DNVF_WKFULL=1,-DNVF_WKFULL=0,-DNVF_WKFULL=0,-DNVF_WKFULL=1"
+  NVFP4MOE_K256=0 PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --defines "$d" --ms 1,8 --only gemm \
+    --shapes qwen3_30b_gemm1,qwen3_30b_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2 --out "$OUT/ab_swapab_wkfull.json" 2>&1 | grep -E "tune=" | cut -c1-100
   ;;
 F28)
   # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;

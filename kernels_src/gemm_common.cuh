@@ -65,6 +65,10 @@ template <bool WIDE, bool STRONG = false> NVF_DEV uint4 nvf_ldg_weights(const u8
 // wgmma kernels reads 1 KB in one piece per step instead of 64 bytes from each of 16 rows (and,
 // re-encoded, is widened in fewer instructions; bench/NOTES.md has the H200 numbers); the
 // padding is never read (every load stops at K).
+// NVF_WKFULL: K % 256 == 0 promised, so the weight loads need no predicates (gemm_wgmma_step.cuh)
+#ifndef NVF_WKFULL
+#define NVF_WKFULL 0
+#endif
 #if defined(NVF_WTILED) && NVF_WTILED
 #define NVF_WSTEP_BYTES 1024 // bytes between the 128-K steps of a row
 #define NVF_WROWB(p) ((((i64)(p).k + 127) >> 7) << 6) // RB above

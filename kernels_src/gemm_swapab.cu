@@ -90,13 +90,21 @@ template <bool WIDE, bool PRE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmPa
   const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);
   const int r0 = bx * NVF_ROWS + warp * 16 + (lane >> 2); // weight rows r0 and r0 + 8
   const bool ok0 = r0 < p.n, ok1 = r0 + 8 < p.n;
-  const u8* w0 = nvf_wpiece(p, g, r0, t);
+  // -DNVF_WKFULL=1 (a tuning-run trial, twenty-ninth session; wrong unless K % 256 == 0 and N % 16 == 0):
+  // the weight loads without predicates, as the wgmma tiles' _k256 twins (gemm_wgmma_step.cuh): rows
+  // past N read rows N - 16 .. N - 1 (never stored), a step past the last reads step s - nsteps
+#if NVF_WKFULL
+  const int rl = ok0 ? r0 : p.n - 16 + (r0 & 15);
+#else
+  const int rl = r0;
+#endif
+  const u8* w0 = nvf_wpiece(p, g, rl, t);
   const u8* w1 = w0 + NVF_WROW8(p);
   const u8* bsf = p.b_sf + g * sfb_g;
   // the two SF bytes of this thread's piece of step s: columns 8s + 2t, 8s + 2t + 1, i.e. the
   // step-0 offset plus 1024 s in the 128x4 layout
-  const u8* sf0 = bsf + nvf_sf_offset_128x4(r0, 2 * t, kc4);
-  const u8* sf1 = bsf + nvf_sf_offset_128x4(r0 + 8, 2 * t, kc4);
+  const u8* sf0 = bsf + nvf_sf_offset_128x4(rl, 2 * t, kc4);
+  const u8* sf1 = bsf + nvf_sf_offset_128x4(rl + 8, 2 * t, kc4);
   const float alpha = p.alpha ? p.alpha[g] : 1.0f;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // PRE: chunk cc of this CTA (token pass cc / nchunks, K chunk cc % nchunks) into buffer cc % 2,
@@ -138,11 +146,11 @@ template <bool WIDE, bool PRE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmPa
     #pragma unroll
     for (int d = 0; d < NVF_DEPTH; ++d) {
       const int kel = d * NVF_STEP + 32 * t; // first K element of this thread's piece
-      const bool in = d < nsteps && kel < p.k;
-      wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
-      wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
-      ws[d][0] = (in && ok0) ? *(const u16*)(sf0 + d * 1024) : 0u;
-      ws[d][1] = (in && ok1) ? *(const u16*)(sf1 + d * 1024) : 0u;
+      const bool in = NVF_WKFULL || (d < nsteps && kel < p.k);
+      wq[d][0] = (in && (NVF_WKFULL || ok0)) ? nvf_ldg_weights<WIDE>(w0 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
+      wq[d][1] = (in && (NVF_WKFULL || ok1)) ? nvf_ldg_weights<WIDE>(w1 + d * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
+      ws[d][0] = (in && (NVF_WKFULL || ok0)) ? *(const u16*)(sf0 + d * 1024) : 0u;
+      ws[d][1] = (in && (NVF_WKFULL || ok1)) ? *(const u16*)(sf1 + d * 1024) : 0u;
     }
 
     for (int c = 0; c < nchunks; ++c, ++cc) {
@@ -203,12 +211,20 @@ template <bool WIDE, bool PRE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmPa
             nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a1);
 #endif
             {
+#if NVF_WKFULL
+              const int sn = s + NVF_DEPTH < nsteps ? s + NVF_DEPTH : s + NVF_DEPTH - nsteps;
+              wq[d][0] = nvf_ldg_weights<WIDE>(w0 + (i64)sn * NVF_WSTEP_BYTES);
+              wq[d][1] = nvf_ldg_weights<WIDE>(w1 + (i64)sn * NVF_WSTEP_BYTES);
+              ws[d][0] = *(const u16*)(sf0 + (i64)sn * 1024);
+              ws[d][1] = *(const u16*)(sf1 + (i64)sn * 1024);
+#else
               const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;
               const bool in = sn < nsteps && kel < p.k;
               wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
               wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
               ws[d][0] = (in && ok0) ? *(const u16*)(sf0 + (i64)sn * 1024) : 0u;
               ws[d][1] = (in && ok1) ? *(const u16*)(sf1 + (i64)sn * 1024) : 0u;
+#endif
             }
 #if !defined(NVF_SWPROBE) || NVF_SWPROBE != 1
             const u32* tb = buf + (lane >> 2) * NVF_TSTRIDE + ss * 64 + t * 2;

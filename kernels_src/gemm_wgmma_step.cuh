@@ -22,9 +22,6 @@
 // inside K and the steps are whole rounds of two; rows past N read rows N - 16 .. N - 1 instead
 // (their results are never stored; N % 16 == 0 and r0 % 16 < 8, so r0 and r0 + 8 are both in or both
 // out), and a step loaded past the last reads step s - nsteps (nvf_wg_step_in; never widened).
-#ifndef NVF_WKFULL
-#define NVF_WKFULL 0
-#endif
 struct NvfWgRows {
   const u8* w0; // piece t of row r0, step 0
   const u8* w1; // row r0 + 8
