@@ -207,7 +207,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
     uint4 wq[NVF_DEPTH][2];
     u32 ws[NVF_DEPTH][2];
     #pragma unroll
-    for (int d = 0; d < NVF_DEPTH; ++d) nvf_wg_load<WIDE>(wr, d, nsteps, p.k, wq[d], ws[d]);
+    for (int d = 0; d < NVF_DEPTH; ++d) nvf_wg_load<WIDE>(wr, NVF_WKFULL && NVF_DEPTH != 2 ? nvf_wg_step_in(d, nsteps) : d, nsteps, p.k, wq[d], ws[d]);
     NvfTokUnit units[NVF_UPT];
     nvf_tok_units(p, a_g, asf_g, valid, tok0, kc4, units);
     __syncthreads(); // the previous token tile's MMAs are done in every warpgroup (wait<0>)

@@ -18,7 +18,7 @@
 
 // NVF_WKFULL (the _k256 twins of the TILED token-producer tiles, which the host runs where K % 256 == 0):
 // the step's loads without predicates or zero fills, 6-7 % fewer instructions a step (bench/NOTES.md,
-// twenty-ninth session, X45: -0.5 to -5.3 % at 32 and 128 tokens). Every piece of every step lies
+// twenty-ninth session, X45 and X46: -0.4 to -5.3 % at 32 and 128 tokens). Every piece of every step lies
 // inside K and the steps are whole rounds of two; rows past N read rows N - 16 .. N - 1 instead
 // (their results are never stored; N % 16 == 0 and r0 % 16 < 8, so r0 and r0 + 8 are both in or both
 // out), and a step loaded past the last reads step s - nsteps (nvf_wg_step_in; never widened).
@@ -49,8 +49,11 @@ NVF_DEV NvfWgRows nvf_wg_rows(const NvfGemmParams& p, int g, int r0, int t, int 
   return w;
 }
 // A step index the loads may read under NVF_WKFULL: s, or for a step past the last (loaded ahead,
-// never widened) s - nsteps.
-NVF_DEV int nvf_wg_step_in(int s, int nsteps) { return NVF_WKFULL && s >= nsteps ? s - nsteps : s; }
+// never widened) s - nsteps (two steps in flight and nsteps >= 2: s < 2 nsteps), or with more steps
+// in flight (probes, tuning depths) s % nsteps.
+NVF_DEV int nvf_wg_step_in(int s, int nsteps) {
+  return !NVF_WKFULL ? s : NVF_DEPTH == 2 ? (s >= nsteps ? s - nsteps : s) : s % nsteps;
+}
 
 // Step s's two pieces and SF pairs; zeros past K, past the steps and for rows past N.
 template <bool WIDE> NVF_DEV void nvf_wg_load(const NvfWgRows& w, int s, int nsteps, int k, uint4* q, u32* sf) {
