@@ -68,11 +68,14 @@
    matrix can be larger than [N, K/2]: nvfp4moe_weight_bytes, new)
    0.4.0: TILED weights' codes re-encoded within each 4-byte word (see nvfp4moe_weight_layout):
    TILED bytes made by an earlier version give wrong results; re-run nvfp4moe_weights_relayout
-   on the ROW_MAJOR weights. ROW_MAJOR and the API are unchanged. */
+   on the ROW_MAJOR weights. ROW_MAJOR and the API are unchanged.
+   0.4.1: nvfp4moe_create rejects desc->flags bits no NVFP4MOE_FLAG_* names (INVALID_ARGUMENT; they
+   were ignored); on sm90 the TILED token-producer GEMM tiles run _k256_tiled twins where K % 256 == 0
+   (NVFP4MOE_K256=0 turns them off); formats unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 4
-#define NVFP4MOE_VERSION_PATCH 0
-#define NVFP4MOE_VERSION_STRING "0.4.0"
+#define NVFP4MOE_VERSION_PATCH 1
+#define NVFP4MOE_VERSION_STRING "0.4.1"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
@@ -1140,8 +1143,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__load_driver_locked(void) {
              "the CUDA driver was not found (looked for nvcuda.dll): no NVIDIA driver installed");
 #else
     snprintf(nvfp4moe__driver_msg, sizeof nvfp4moe__driver_msg,
-             "the CUDA driver was not found (looked for libcuda.so.1: %s): no NVIDIA driver on this machine",
-             dlerror());
+             "the CUDA driver was not found (dlopen: %s): no NVIDIA driver on this machine", dlerror());
 #endif
     nvfp4moe__driver_state = -1;
     return -1;
