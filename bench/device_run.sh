@@ -170,11 +170,15 @@ tests_under_defs() {
 }
 # the whole GPU suite ($1 s at most) and, alongside, memcheck on the token-producer tiles' quick every-tile
 # tests (same limit); prints both summaries (TAG names the temporary files)
+# memcheck on the token-producer tiles' quick every-tile tests ($1 s at most), one summary line
+ws_memcheck() {
+  TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout "$1" compute-sanitizer --tool memcheck \
+    --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.ws.log" 2>&1
+  echo "memcheck ws every-tile exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.ws.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.ws.log") PASS $(grep -c ^FAIL "$OUT/memcheck.ws.log") FAIL"
+}
 suite_and_ws_memcheck() {
   (TT=$1 OUT="$OUT" bash "$0" T16) > "/tmp/$2a.txt" 2>&1 &
-  (TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout "$1" compute-sanitizer --tool memcheck \
-    --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.ws.log" 2>&1
-   echo "memcheck ws every-tile exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.ws.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.ws.log") PASS $(grep -c ^FAIL "$OUT/memcheck.ws.log") FAIL") > "/tmp/$2b.txt" 2>&1 &
+  ws_memcheck "$1" > "/tmp/$2b.txt" 2>&1 &
   wait
   cat "/tmp/$2a.txt" "/tmp/$2b.txt"
 }
@@ -1090,9 +1094,7 @@ T26)
   # twenty-sixth session: the whole GPU suite on the staged-results kernels (stop 31's), then memcheck on the
   # token-producer tiles' quick every-tile tests (their kernels compiled by then)
   TT=${TT:-400} OUT="$OUT" bash "$0" T16
-  TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout ${MCT:-150} compute-sanitizer --tool memcheck \
-    --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.ws.log" 2>&1
-  echo "memcheck ws every-tile exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.ws.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.ws.log") PASS $(grep -c ^FAIL "$OUT/memcheck.ws.log") FAIL"
+  ws_memcheck ${MCT:-150}
   ;;
 X29)
   # twenty-sixth session: why every tile resident lost on the DeepSeek-V3 layer (X27, B25): the layers under the
@@ -1298,9 +1300,7 @@ X43)
   echo "X42 done at $(( $(date +%s) - t0 )) s"
   (PDEFS="-DNVF_PPACK=0" tests_under_defs "quick every-tile tests" every every_tile ${GT:-300}) > /tmp/x43a.txt 2>&1 &
   (PDEFS="-DNVF_PPACK=0" tests_under_defs "quick layer tests" layer layer ${LT:-300}) > /tmp/x43b.txt 2>&1 &
-  (TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout ${MCT:-300} compute-sanitizer --tool memcheck \
-    --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.ws.log" 2>&1
-   echo "memcheck ws every-tile exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.ws.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.ws.log") PASS $(grep -c ^FAIL "$OUT/memcheck.ws.log") FAIL") > /tmp/x43c.txt 2>&1 &
+  ws_memcheck ${MCT:-300} > /tmp/x43c.txt 2>&1 &
   wait
   cat /tmp/x43a.txt /tmp/x43b.txt /tmp/x43c.txt
   echo "all done at $(( $(date +%s) - t0 )) s"

@@ -207,7 +207,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
     uint4 wq[NVF_DEPTH][2];
     u32 ws[NVF_DEPTH][2];
     #pragma unroll
-    for (int d = 0; d < NVF_DEPTH; ++d) nvf_wg_load<WIDE>(wr, NVF_WKFULL && NVF_DEPTH != 2 ? nvf_wg_step_in(d, nsteps) : d, nsteps, p.k, wq[d], ws[d]);
+    for (int d = 0; d < NVF_DEPTH; ++d) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);
     NvfTokUnit units[NVF_UPT];
     nvf_tok_units(p, a_g, asf_g, valid, tok0, kc4, units);
     __syncthreads(); // the previous token tile's MMAs are done in every warpgroup (wait<0>)
@@ -244,7 +244,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_body(const NvfGemmParams& p) {
           nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);
           nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);
 #endif
-          nvf_wg_load<WIDE>(wr, nvf_wg_step_in(s + NVF_DEPTH, nsteps), nsteps, p.k, wq[d], ws[d]);
+          nvf_wg_load<WIDE>(wr, nvf_wg_step_in<true>(s + NVF_DEPTH, nsteps), nsteps, p.k, wq[d], ws[d]);
 #if NVF_WCHUNKBAR
           if (ss == 0 && c > 0) { // the chunk's tokens are in buf (chunk 0: the tile's CTA barrier)
             const int b = c % NVF_NBUF;

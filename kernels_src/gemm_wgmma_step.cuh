@@ -33,26 +33,25 @@ struct NvfWgRows {
 NVF_DEV NvfWgRows nvf_wg_rows(const NvfGemmParams& p, int g, int r0, int t, int kc4) {
   NvfWgRows w;
 #if NVF_WKFULL
-  w.ok0 = r0 < p.n;
-  w.ok1 = r0 + 8 < p.n;
-  if (!w.ok0) r0 = p.n - 16 + (r0 & 15);
+  if (r0 >= p.n) r0 = p.n - 16 + (r0 & 15); // (ok0, ok1 below then go unused: the loads take no predicates)
 #endif
   w.w0 = nvf_wpiece(p, g, r0, t);
   w.w1 = w.w0 + NVF_WROW8(p);
   // 128x4: columns 8s + 2t, 8s + 2t + 1 of row r0; row r0 + 8 is in the same 32-row group (r0 % 32 < 24)
   w.sf = p.b_sf + g * nvf_sf_group_bytes_128x4(p.n, p.k) + nvf_sf_offset_128x4(r0, 2 * t, kc4);
   w.t = t;
-#if !NVF_WKFULL
   w.ok0 = r0 < p.n;
   w.ok1 = r0 + 8 < p.n;
-#endif
   return w;
 }
-// A step index the loads may read under NVF_WKFULL: s, or for a step past the last (loaded ahead,
-// never widened) s - nsteps (two steps in flight and nsteps >= 2: s < 2 nsteps), or with more steps
-// in flight (probes, tuning depths) s % nsteps.
-NVF_DEV int nvf_wg_step_in(int s, int nsteps) {
-  return !NVF_WKFULL ? s : NVF_DEPTH == 2 ? (s >= nsteps ? s - nsteps : s) : s % nsteps;
+// The step the loads read for step s under NVF_WKFULL (never widened where it differs). AHEAD: s may
+// pass the last step by up to NVF_DEPTH (a one-CTA-a-unit loop loading ahead; with two steps in flight
+// and nsteps >= 2, s < 2 nsteps: s - nsteps); else s < nsteps with two steps in flight (the prologue,
+// the resident loop). Deeper pipelines (probes, tuning depths) wrap by s % nsteps.
+template <bool AHEAD> NVF_DEV int nvf_wg_step_in(int s, int nsteps) {
+  if (!NVF_WKFULL) return s;
+  if (NVF_DEPTH != 2) return s % nsteps;
+  return AHEAD && s >= nsteps ? s - nsteps : s;
 }
 
 // Step s's two pieces and SF pairs; zeros past K, past the steps and for rows past N.

@@ -372,7 +372,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   u32 ws[NVF_DEPTH][2];
   #pragma unroll
   for (int d = 0; d < NVF_DEPTH; ++d)
-    if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, NVF_WKFULL && NVF_DEPTH != 2 ? nvf_wg_step_in(d, nsteps) : d, nsteps, p.k, wq[d], ws[d]);
+    if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);
   while (u >= 0) {
     const int tt = u % tiles, g = u / (tiles * nblocks), r0 = (u / tiles) % nblocks * NVF_ROWS + rw;
     const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);
@@ -396,7 +396,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     u32 ws[NVF_DEPTH][2];
     #pragma unroll
     for (int d = 0; d < NVF_DEPTH; ++d)
-      if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, NVF_WKFULL && NVF_DEPTH != 2 ? nvf_wg_step_in(d, nsteps) : d, nsteps, p.k, wq[d], ws[d]);
+      if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);
 #endif
     // One set of widened weights (see gemm_wgmma.cu: a second set had its registers reused
     // under a pending wgmma), so every step first waits for all earlier MMAs.
@@ -442,11 +442,8 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
             c2 = nvf_clock();
           }
         }
-        // (zeros past ldn; under NVF_WKFULL with two steps in flight every step loaded is in bounds, past ldn
-        // a re-read; with more, steps past the last wrap: nvf_wg_step_in)
-        if (!NVF_WSP_W)
-          nvf_wg_load<WIDE>(wr, NVF_WKFULL && NVF_DEPTH != 2 ? nvf_wg_step_in(s + NVF_DEPTH - ldoff, nsteps) : s + NVF_DEPTH - ldoff,
-                            ldn, p.k, wq[d], ws[d]);
+        // (zeros past ldn; under NVF_WKFULL a step in bounds, past ldn a re-read)
+        if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(s + NVF_DEPTH - ldoff, nsteps), ldn, p.k, wq[d], ws[d]);
         if (s < nsteps) {
           const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)
           const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;
@@ -480,7 +477,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
           if (!NVF_WSP_W) {
             nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);
             nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);
-            nvf_wg_load<WIDE>(wr, nvf_wg_step_in(s + NVF_DEPTH, nsteps), nsteps, p.k, wq[d], ws[d]);
+            nvf_wg_load<WIDE>(wr, nvf_wg_step_in<true>(s + NVF_DEPTH, nsteps), nsteps, p.k, wq[d], ws[d]);
           }
           const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;
           if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in
