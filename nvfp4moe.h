@@ -71,11 +71,13 @@
    on the ROW_MAJOR weights. ROW_MAJOR and the API are unchanged.
    0.4.1: nvfp4moe_create rejects desc->flags bits no NVFP4MOE_FLAG_* names (INVALID_ARGUMENT; they
    were ignored); on sm90 the TILED token-producer GEMM tiles run _k256_tiled twins where K % 256 == 0
-   (NVFP4MOE_K256=0 turns them off); formats unchanged. */
+   (NVFP4MOE_K256=0 turns them off); formats unchanged.
+   0.4.2: so does the TILED 8-token swap-AB tile on sm_90a targets (gemm_swapab_t8_k256_tiled);
+   formats and API unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 4
-#define NVFP4MOE_VERSION_PATCH 1
-#define NVFP4MOE_VERSION_STRING "0.4.1"
+#define NVFP4MOE_VERSION_PATCH 2
+#define NVFP4MOE_VERSION_STRING "0.4.2"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
@@ -2304,7 +2306,8 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "  const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);\n"
   "  const int r0 = bx * NVF_ROWS + warp * 16 + (lane >> 2); // weight rows r0 and r0 + 8\n"
   "  const bool ok0 = r0 < p.n, ok1 = r0 + 8 < p.n;\n"
-  "  // -DNVF_WKFULL=1 (a tuning-run trial, twenty-ninth session; wrong unless K % 256 == 0 and N % 16 == 0):\n"
+  "  // NVF_WKFULL (the 8-token tile's _k256_tiled twin, which the host runs on TILED weights, N % 16 == 0,\n"
+  "  // where K % 256 == 0; wrong elsewhere; other tiles: tuning runs only, bench/NOTES.md thirtieth session):\n"
   "  // the weight loads without predicates, as the wgmma tiles' _k256 twins (gemm_wgmma_step.cuh): rows\n"
   "  // past N read rows N - 16 .. N - 1 (never stored), a step past the last reads step s - nsteps (two\n"
   "  // steps in flight) or s % nsteps (four: the 32- and 48-token tiles, where K may hold fewer steps)\n"
@@ -2337,10 +2340,10 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "      nvf_bulk_load(dst + n * (NVF_TSTRIDE * 4), p.tok_ws + nvf_sw_row_offset(p, g, t0 + n, nsteps) + c * (NVF_KC * 2),\n"
   "                    bytes, bar);\n"
   "  };\n"
-  "  if (PRE) {\n"
+  "  if (PRE) {\n",
   "    if (threadIdx.x == 0) {\n"
   "      nvf_mbar_init(full0, 1);\n"
-  "      nvf_mbar_init(full0 + 8u, 1);\n",
+  "      nvf_mbar_init(full0 + 8u, 1);\n"
   "      nvf_fence_mbar_init(); // the inits visible to the copies' complete_tx (async proxy)\n"
   "    }\n"
   "    __syncthreads();\n"
@@ -2414,10 +2417,10 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "      #pragma unroll 1\n"
   "      for (int half = 0; half < NVF_KC / NVF_STEP / NVF_DEPTH; ++half) {\n"
   "        #pragma unroll\n"
-  "        for (int d = 0; d < NVF_DEPTH; ++d) {\n"
+  "        for (int d = 0; d < NVF_DEPTH; ++d) {\n",
   "          const int ss = half * NVF_DEPTH + d, s = c * (NVF_KC / NVF_STEP) + ss;\n"
   "          if (s < nsteps) {\n"
-  "#if defined(NVF_SWPROBE) && NVF_SWPROBE == 1\n",
+  "#if defined(NVF_SWPROBE) && NVF_SWPROBE == 1\n"
   "            // timing probe: the step's words only folded into the accumulator (no widening, no MMAs)\n"
   "            acc[0][0] += __uint_as_float((wq[d][0].x ^ wq[d][0].y ^ wq[d][0].z ^ wq[d][0].w ^ wq[d][1].x ^ wq[d][1].y ^\n"
   "                                          wq[d][1].z ^ wq[d][1].w ^ ws[d][0] ^ ws[d][1]) & 0x007FFFFFu);\n"
@@ -2480,8 +2483,8 @@ static const char* const nvfp4moe__src_gemm_swapab_cu[] = {
   "// The _ws kernels run after their pre-pass as programmatic dependent launches: they read masked_m,\n"
   "// alpha and the weights (which the pre-pass does not write, and which the kernels before it have\n"
   "// finished: it waits for them before it lets this kernel start) at once, and only the thread that\n"
-  "// copies the tokens waits for the pre-pass (griddepcontrol.wait, before its first copy; every\n"
-  "// other thread is ordered after that by the chunk's mbarrier). Without the attribute that wait is\n",
+  "// copies the tokens waits for the pre-pass (griddepcontrol.wait, before its first copy; every\n",
+  "// other thread is ordered after that by the chunk's mbarrier). Without the attribute that wait is\n"
   "// a no-op and the kernel starts after the pre-pass as usual.\n"
   "template <bool WIDE> NVF_DEV void nvf_gemm_swapab_pre(const NvfGemmParams& p) {\n"
   "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
@@ -4701,7 +4704,9 @@ enum {
   /* twins of the TILED token-producer tiles (GEMM_WS128 .. GEMM_WS32_VARN, in that order) for K % 256
      == 0: their weight loads without predicates or zero fills (-DNVF_WKFULL=1) */
   NVFP4MOE__SPEC_GEMM_K256_FIRST = NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_LAST - NVFP4MOE__SPEC_GEMM_P16 + 1,
-  NVFP4MOE__SPEC_COUNT = NVFP4MOE__SPEC_GEMM_K256_FIRST + NVFP4MOE__SPEC_GEMM_WS32_VARN - NVFP4MOE__SPEC_GEMM_WS128 + 1
+  /* and of the TILED 8-token swap-AB tile (GEMM_T8), the same way */
+  NVFP4MOE__SPEC_GEMM_K256_T8 = NVFP4MOE__SPEC_GEMM_K256_FIRST + NVFP4MOE__SPEC_GEMM_WS32_VARN - NVFP4MOE__SPEC_GEMM_WS128 + 1,
+  NVFP4MOE__SPEC_COUNT
 };
 /* kernels of the quantize specialisation */
 enum {
@@ -4784,7 +4789,9 @@ enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
     NVFP4MOE__K256_SPEC("gemm_sm90_ws_t128_wg3_varn", "-DNVF_TOK=128", "-DNVF_CWG=3", "-DNVF_VARN=1")                \
     NVFP4MOE__K256_SPEC("gemm_sm90_ws_t48_wg4_varn", "-DNVF_TOK=48", "-DNVF_CWG=4", "-DNVF_VARN=1")                  \
     NVFP4MOE__K256_SPEC("gemm_sm90_ws_t64_wg4_varn", "-DNVF_TOK=64", "-DNVF_CWG=4", "-DNVF_VARN=1")                  \
-    NVFP4MOE__K256_SPEC("gemm_sm90_ws_t32_wg4_varn", "-DNVF_TOK=32", "-DNVF_CWG=4", "-DNVF_VARN=1")
+    NVFP4MOE__K256_SPEC("gemm_sm90_ws_t32_wg4_varn", "-DNVF_TOK=32", "-DNVF_CWG=4", "-DNVF_VARN=1")                  \
+    {"gemm_swapab_t8_k256_tiled", "gemm_swapab.cu", {"-DNVF_NT=1", "-DNVF_WTILED=1", "-DNVF_WKFULL=1", 0},           \
+     NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__SWAPAB_T8_TILED_KERNELS}, /* (for sm_80 ptxas keeps 16 stack bytes) */
 static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"quantize", "quantize.cu", {0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_quantize", "nvf_weight_amax", "nvf_amax_to_scale", "nvf_scale_product", "nvf_sf_convert",
@@ -4810,7 +4817,8 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     NVFP4MOE__GEMM_SPECS("_tiled", "-DNVF_WTILED=1", NVFP4MOE__PORTABLE_KERNELS, NVFP4MOE__SWAPAB_T8_TILED_KERNELS,
                          NVFP4MOE__SWAPAB_TILED_KERNELS, NVFP4MOE__WGMMA_TILED_KERNELS, NVFP4MOE__WS_TILED_KERNELS)
     /* the TILED token-producer tiles again for K % 256 == 0 (gemm_wgmma_step.cuh, NVF_WKFULL: 6-7 % fewer
-       instructions a step; bench/NOTES.md, twenty-ninth session) */
+       instructions a step; bench/NOTES.md, twenty-ninth session), then the TILED 8-token swap-AB tile
+       (gemm_swapab.cu, NVF_WKFULL: 1-2.4 % faster at 1 and 8 tokens, thirtieth session) */
     NVFP4MOE__K256_SPECS
 };
 #undef NVFP4MOE__K256_SPEC
@@ -5479,6 +5487,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
       if (strcmp(v, nvfp4moe__specs[s].name) == 0 && strncmp(v, "gemm_", 5) == 0)
         ctx->forced_gemm_spec = s < NVFP4MOE__SPEC_GEMM_TILED_FIRST ? s /* a twin forces its tile configuration */
                                 : s < NVFP4MOE__SPEC_GEMM_K256_FIRST ? s - NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_P16
+                                : s == NVFP4MOE__SPEC_GEMM_K256_T8   ? NVFP4MOE__SPEC_GEMM_T8
                                                                      : s - NVFP4MOE__SPEC_GEMM_K256_FIRST + NVFP4MOE__SPEC_GEMM_WS128;
     if (ctx->forced_gemm_spec < 0 || !nvfp4moe__spec_applies(ctx, ctx->forced_gemm_spec)) {
       r = nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_INVALID_ARGUMENT,
@@ -6604,16 +6613,19 @@ NVFP4MOE__PRIVATE unsigned nvfp4moe__wgmma_grid(const nvfp4moe__gemm_params* p, 
 
 /* em: rows per expert the token tiles cover (nvfp4moe__cover_m), 1..m_max; spec: the tile
    configuration (GEMM_P16 .. GEMM_LAST); tiled: the weights are TILED, so the module is
-   spec's twin (same geometry, one kernel), for a token-producer tile with K % 256 == 0 its
-   _k256 twin (every step's pieces inside K, whole rounds of two steps: loads without
-   predicates; the rows past N it reads are rows of N) */
+   spec's twin (same geometry, one kernel), for a token-producer tile or (sm_90a targets) the
+   8-token swap-AB tile with K % 256 == 0 its _k256 twin (every step's pieces inside K, whole rounds of two
+   steps: loads without predicates; the rows past N it reads are rows of N) */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx, const char* fn,
                                                           const nvfp4moe__gemm_params* p, int spec, int em, int tiled,
                                                           int widened, nvfp4moe_stream stream) {
   const int ws = spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32_VARN;
-  const int mod = !tiled                                 ? spec
-                  : ws && ctx->k256 && p->k % 256 == 0   ? spec - NVFP4MOE__SPEC_GEMM_WS128 + NVFP4MOE__SPEC_GEMM_K256_FIRST
-                                                         : spec - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST;
+  const int k256 = tiled && ctx->k256 && p->k % 256 == 0;
+  const int mod = !tiled                                    ? spec
+                  : k256 && ws                              ? spec - NVFP4MOE__SPEC_GEMM_WS128 + NVFP4MOE__SPEC_GEMM_K256_FIRST
+                  : k256 && spec == NVFP4MOE__SPEC_GEMM_T8 && nvfp4moe__spec_applies(ctx, NVFP4MOE__SPEC_GEMM_K256_T8)
+                                                            ? NVFP4MOE__SPEC_GEMM_K256_T8
+                                                            : spec - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST;
   const int kern = tiled ? 0 : nvfp4moe__gemm_kernel(ctx, p);
   int bm;
   if (ws) {

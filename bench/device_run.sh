@@ -1368,6 +1368,51 @@ X48)
   NVFP4MOE_K256=0 PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --defines "$d" --ms 1,8 --only gemm \
     --shapes qwen3_30b_gemm1,qwen3_30b_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2 --out "$OUT/ab_swapab_wkfull.json" 2>&1 | grep -E "tune=" | cut -c1-100
   ;;
+X49)
+  # thirtieth session: the whole GPU suite in one process on the current build (the _k256_tiled twins included;
+  # $TT s at most) and, alongside, racecheck on the token-producer tiles' quick every-tile tests, which run the twins
+  # in their TILED K % 256 cases ($RCT s at most; TEST_CONFIGS=_k256 matches no base configuration: 0 checks, FAIL)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  (TT=${TT:-420} OUT="$OUT" bash "$0" T16) > /tmp/x49a.txt 2>&1 &
+  (TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=${RCC:-gemm_sm90_ws} timeout ${RCT:-420} compute-sanitizer --tool racecheck \
+    --error-exitcode 9 ./build/test_gpu > "$OUT/racecheck.k256.log" 2>&1
+   echo "racecheck k256 every-tile exit $?: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/racecheck.k256.log" | head -1) $(grep -c ^PASS "$OUT/racecheck.k256.log") PASS $(grep -c ^FAIL "$OUT/racecheck.k256.log") FAIL") > /tmp/x49b.txt 2>&1 &
+  wait
+  cat /tmp/x49a.txt /tmp/x49b.txt
+  ;;
+X49b)
+  # thirtieth session, second call: X48, then racecheck alone on the token-producer tiles' quick every-tile tests
+  OUT="$OUT" bash "$0" X48
+  TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout ${RCT:-300} compute-sanitizer --tool racecheck \
+    --error-exitcode 9 ./build/test_gpu > "$OUT/racecheck.ws.log" 2>&1
+  echo "racecheck ws every-tile exit $?: $(grep -hE 'RACECHECK SUMMARY' "$OUT/racecheck.ws.log" | head -1) $(grep -c ^PASS "$OUT/racecheck.ws.log") PASS $(grep -c ^FAIL "$OUT/racecheck.ws.log") FAIL"
+  ;;
+X50)
+  # thirtieth session: the 8-token swap-AB tile's _k256_tiled twin (X48's -DNVF_WKFULL=1 as a module the host picks
+  # on TILED weights with K % 256 == 0): precompiled; its GEMM tests (every-tile for the swap-AB tiles in full,
+  # shapes, layers) with memcheck on the 8-token tile's quick every-tile tests alongside; the A/B of
+  # NVFP4MOE_K256=1 (default) against =0 at 1 and 8 tokens with the decode layer, rounds in both orders (gpt-oss,
+  # K 2880, and its layer, which runs the 16-token tile, are controls); then the full benchmark (I)
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  (TEST_ONLY=every_tile TEST_CONFIGS=gemm_swapab timeout ${TT:-200} ./build/test_gpu > "$OUT/t_every_swapab.log" 2>&1
+   summ "every-tile swap-AB (full)" "$OUT/t_every_swapab.log" $? 6) > /tmp/x50a.txt 2>&1 &
+  (for t in gemm_shapes moe_layer; do TEST_ONLY=$t timeout ${TT:-200} ./build/test_gpu > "$OUT/t_$t.log" 2>&1
+   summ "$t" "$OUT/t_$t.log" $? 4; done) > /tmp/x50b.txt 2>&1 &
+  (TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_swapab_t8 timeout ${TT:-200} compute-sanitizer --tool memcheck \
+    --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.t8.log" 2>&1
+   echo "memcheck t8 every-tile exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.t8.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.t8.log") PASS $(grep -c ^FAIL "$OUT/memcheck.t8.log") FAIL") > /tmp/x50c.txt 2>&1 &
+  wait
+  cat /tmp/x50a.txt /tmp/x50b.txt /tmp/x50c.txt
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+  e=NVFP4MOE_K256
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer_decode,gpt_oss_layer PYTHONUNBUFFERED=1 timeout ${ABT:-170} python3 tools/bench.py \
+    --envs "$e=1,$e=0,$e=0,$e=1" --ms 1,8 --only gemm,layer --out "$OUT/ab_k256_t8.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -4
+  echo "A/B done at $(( $(date +%s) - t0 )) s"
+  OUT="$OUT" bash "$0" I
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 F28)
   # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;
   # fewer large shapes), then the full benchmark (I)

@@ -90,7 +90,8 @@ template <bool WIDE, bool PRE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmPa
   const i64 sfa_g = nvf_sf_group_bytes_128x4(p.m_max, p.k), sfb_g = nvf_sf_group_bytes_128x4(p.n, p.k);
   const int r0 = bx * NVF_ROWS + warp * 16 + (lane >> 2); // weight rows r0 and r0 + 8
   const bool ok0 = r0 < p.n, ok1 = r0 + 8 < p.n;
-  // -DNVF_WKFULL=1 (a tuning-run trial, twenty-ninth session; wrong unless K % 256 == 0 and N % 16 == 0):
+  // NVF_WKFULL (the 8-token tile's _k256_tiled twin, which the host runs on TILED weights, N % 16 == 0,
+  // where K % 256 == 0; wrong elsewhere; other tiles: tuning runs only, bench/NOTES.md thirtieth session):
   // the weight loads without predicates, as the wgmma tiles' _k256 twins (gemm_wgmma_step.cuh): rows
   // past N read rows N - 16 .. N - 1 (never stored), a step past the last reads step s - nsteps (two
   // steps in flight) or s % nsteps (four: the 32- and 48-token tiles, where K may hold fewer steps)

@@ -1051,7 +1051,18 @@ static void test_weight_layouts(void) {
               strcmp(kw->defines[j], "-DNVF_WKFULL=1") == 0 && (j == 5 || !kw->defines[j + 1]) && kw->needs == b->needs,
           "K %% 256 twin of %s: %s", b->name, kw->name);
   }
-  CHECK(NVFP4MOE__SPEC_COUNT == NVFP4MOE__SPEC_GEMM_K256_FIRST + NVFP4MOE__SPEC_GEMM_WS32_VARN - NVFP4MOE__SPEC_GEMM_WS128 + 1 &&
+  { /* ... and of the TILED 8-token swap-AB tile, after them */
+    const nvfp4moe__spec* tw = &nvfp4moe__specs[NVFP4MOE__SPEC_GEMM_T8 - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST];
+    const nvfp4moe__spec* kw = &nvfp4moe__specs[NVFP4MOE__SPEC_GEMM_K256_T8];
+    int j, same = 1;
+    for (j = 0; j < 6 && tw->defines[j]; ++j) same &= kw->defines[j] && strcmp(kw->defines[j], tw->defines[j]) == 0;
+    CHECK(strcmp(kw->name, "gemm_swapab_t8_k256_tiled") == 0 && strcmp(kw->file, tw->file) == 0 && same && j < 6 &&
+              kw->defines[j] && strcmp(kw->defines[j], "-DNVF_WKFULL=1") == 0 && !kw->defines[j + 1] &&
+              kw->needs == NVFP4MOE__NEEDS_SM90A && kw->kernels[2] && strcmp(kw->kernels[2], tw->kernels[2]) == 0,
+          "K %% 256 twin of gemm_swapab_t8: %s", kw->name);
+  }
+  CHECK(NVFP4MOE__SPEC_COUNT == NVFP4MOE__SPEC_GEMM_K256_T8 + 1 &&
+        NVFP4MOE__SPEC_GEMM_K256_T8 == NVFP4MOE__SPEC_GEMM_K256_FIRST + NVFP4MOE__SPEC_GEMM_WS32_VARN - NVFP4MOE__SPEC_GEMM_WS128 + 1 &&
             NVFP4MOE__SPEC_GEMM_K256_FIRST ==
                 NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_LAST - NVFP4MOE__SPEC_GEMM_P16 + 1,
         "spec count %d", (int)NVFP4MOE__SPEC_COUNT);
@@ -1090,6 +1101,12 @@ static void test_weight_layouts(void) {
     setenv("NVFP4MOE_GEMM_CONFIG", "gemm_sm90_ws_t32_wg4_varn_k256_tiled", 1);
     CHECK(nvfp4moe_create(&d, &ct) == NVFP4MOE_SUCCESS && ct && ct->forced_gemm_spec == NVFP4MOE__SPEC_GEMM_WS32_VARN,
           "NVFP4MOE_GEMM_CONFIG=gemm_sm90_ws_t32_wg4_varn_k256_tiled forces gemm_sm90_ws_t32_wg4_varn");
+    unsetenv("NVFP4MOE_GEMM_CONFIG");
+    nvfp4moe_destroy(ct);
+    ct = 0;
+    setenv("NVFP4MOE_GEMM_CONFIG", "gemm_swapab_t8_k256_tiled", 1);
+    CHECK(nvfp4moe_create(&d, &ct) == NVFP4MOE_SUCCESS && ct && ct->forced_gemm_spec == NVFP4MOE__SPEC_GEMM_T8,
+          "NVFP4MOE_GEMM_CONFIG=gemm_swapab_t8_k256_tiled forces gemm_swapab_t8");
     unsetenv("NVFP4MOE_GEMM_CONFIG");
     nvfp4moe_destroy(ct);
     nvfp4moe_destroy(c90);

@@ -785,8 +785,11 @@ static void test_gemm_every_tile_config(void) {
                                 {22, 140, 272, 1152, 8, 1, 1, 0, 0, 0}, {22, 140, 272, 2880, 8, 0, 1, 0, 0, 1},
                                 /* TILED with K % 256 == 0: the token-producer tiles' _k256 twins (loads without
                                    predicates); N 272 ends inside a block; K 256 is one round of two steps, with
-                                   expected_m 20 below masked_m so the tiles loop over token tiles */
-                                {3, 300, 272, 1024, 4, 1, 1, 8, 0, 1}, {2, 300, 144, 256, 0, 1, 1, 0, 20, 1}};
+                                   expected_m 20 below masked_m so the tiles loop over token tiles; these two
+                                   and K 4096 with 1-3 tokens (the token workspace) run the 8-token swap-AB
+                                   tile's _k256 twin too */
+                                {3, 300, 272, 1024, 4, 1, 1, 8, 0, 1}, {2, 300, 144, 256, 0, 1, 1, 0, 20, 1},
+                                {6, 16, 272, 4096, 7, 1, 1, 0, 0, 1}};
   nvfp4moe_info info;
   const char* config;
   int i, want, wrong;
