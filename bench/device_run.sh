@@ -1413,6 +1413,24 @@ X50)
   OUT="$OUT" bash "$0" I
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X51)
+  # thirtieth session: the F16 operand trial (-DNVF_F16=1: both operands widened to F16 * 2^-14, F16 MMAs, the SF
+  # in one cvt; TILED weights encoded for it, so the GEMM tests take their TILED weights from the GPU relayout,
+  # TEST_GPU_RELAYOUT=1): both arms precompiled, the GEMM and layer tests under =1, then the A/B against =0 at
+  # 1, 8, 32 and 128 tokens with the layers, rounds in both orders
+  t0=$(date +%s)
+  PDEFS="-DNVF_F16=0 -DNVF_F16=1" precompile_defs
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  PDEFS="-DNVF_F16=1" tests_under_defs "gemm tests" f16g gemm ${TT:-200} TEST_GPU_RELAYOUT=1 &
+  PDEFS="-DNVF_F16=1" tests_under_defs "layer tests" f16l moe_layer ${TT:-200} TEST_GPU_RELAYOUT=1 &
+  PDEFS="-DNVF_F16=1" tests_under_defs "widened tokens" f16w widened ${TT:-200} TEST_GPU_RELAYOUT=1 &
+  wait
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+  d="-DNVF_F16=1,-DNVF_F16=0,-DNVF_F16=0,-DNVF_F16=1"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --defines "$d" --ms ${MS:-1,8,32,128} --only gemm,layer \
+    --out "$OUT/ab_f16.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -4
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 F28)
   # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;
   # fewer large shapes), then the full benchmark (I)

@@ -5,10 +5,30 @@
 #pragma once
 #include "common.cuh"
 
+// NVF_F16 (a tuning-run trial, thirtieth session; off by default): both operands widened to F16
+// instead, each value * 2^-14 exactly (E2M1 magnitude bits at 9..11: 0.5 is the F16 subnormal 2^-15,
+// the SF converted by one cvt with no scaling; products down to 2^-24, F16's least subnormal), F16
+// MMAs (ptx_wgmma.cuh, nvf_mma_f16_16816), the epilogues' 2^16 becoming 2^28 (NVF_DEQ_SCALE2), and
+// TILED weights encoded for it (NVF_WENC_MAG below; the GPU relayout and the GEMMs agree, the host's
+// tables do not). Same products, same F32 sums, so the same results. (Defined in common.cuh.)
+#if NVF_F16
+#define NVF_DEQ_M 0x8E008E00u // sign 15, magnitude 9..11, in each half
+#endif
+
 // 8 E2M1 codes (one word, element e in nibble e) -> 4 bf16x2 holding the pairs (p, p+4),
 // each value * 2^-126 exactly (sign to bit 15, magnitude code to bits 6..8; 0.5 becomes
 // the bf16 subnormal 2^-127).
 NVF_DEV void nvf_fp4x8_to_bf16x2(u32 q, u32* r) {
+#if NVF_F16
+  // (F16: the nibble's sign is one bit above its magnitude, F16's four: the nibble moved so its
+  // magnitude lands on 9..11 puts its sign on 12, and adding 7 x that bit moves it to 15)
+  #pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const u32 t = (p < 3 ? q << (9 - 4 * p) : q >> 3) & 0x1E001E00u;
+    r[p] = t + (t & 0x10001000u) * 7u;
+  }
+  return;
+#endif
   // p = 0, 1: one multiply makes two copies of the masked nibbles, shifted by 12 - 4p (the
   // sign lands on bit 15) and by 6 - 4p (the magnitude on bits 6..8); the copies do not
   // overlap, so the product is their OR, and one mask keeps the wanted bits.
@@ -54,7 +74,12 @@ NVF_DEV void nvf_fp4x8_to_bf16x2(u32 q, u32* r) {
 #else
 #define NVF_WT_ENC false
 #endif
+#if NVF_F16
+// (F16: element 0 in place, 1 three bits low, 2 and 3 one multiply each, as below)
+__device__ constexpr int NVF_WENC_MAG[4] = {9, 6, 3, 0}, NVF_WENC_SGN[4] = {15, 12, 14, 13};
+#else
 __device__ constexpr int NVF_WENC_MAG[4] = {6, 3, 0, 9}, NVF_WENC_SGN[4] = {15, 12, 14, 13};
+#endif
 NVF_DEV u32 nvf_wenc_word(u32 w) { // plain codes (element i in nibble i) -> encoded
   u32 o = 0;
   #pragma unroll
@@ -73,6 +98,13 @@ NVF_DEV u32 nvf_wdec_word(u32 o) { // encoded -> plain codes
 }
 // nvf_fp4x8_to_bf16x2 of an encoded word: the same four bf16x2.
 NVF_DEV void nvf_fp4x8e_to_bf16x2(u32 q, u32* r) {
+#if NVF_F16
+  r[0] = q & NVF_DEQ_M;                                // magnitudes at 9..11, signs at 15
+  r[1] = (q << 3) & NVF_DEQ_M;                         // at 6..8 and 12
+  r[2] = ((q & 0x40384038u) * 0x42u) & NVF_DEQ_M;     // at 3..5 and 14: * 64 the magnitude, * 2 the sign
+  r[3] = ((q & 0x20072007u) * 0x204u) & NVF_DEQ_M;    // at 0..2 and 13: * 512 the magnitude, * 4 the sign
+  return;
+#endif
   r[0] = q & 0x81C081C0u;                                // magnitudes at 6..8, signs at 15 (and + 16)
   r[1] = (q << 3) & 0x81C081C0u;                         // at 3..5 and 12
   r[2] = ((q & 0x40074007u) * 0x42u) & 0x81C081C0u;      // at 0..2 and 14: * 2 the sign, * 64 the magnitude
@@ -82,7 +114,30 @@ NVF_DEV void nvf_fp4x8e_to_bf16x2(u32 q, u32* r) {
 // Two ue4m3 SFs (bytes 0, 1 of sf2) -> bf16x2 of sf * 2^118 in both halves (exact;
 // sf * 2^118 < 2^127), so that (code * 2^-126) * (sf * 2^118) = value * sf * 2^-8.
 // SF 0x7F (a faulted block) -> NaN. sm_89+: one cvt for both bytes (e4m3 -> f16 is exact).
+NVF_DEV u32 nvf_sf2_to_f16x2(u32 sf2) { // (NVF_F16) the two SFs as F16, byte 0 low, exact
+#if __CUDA_ARCH__ >= 890
+  u32 h;
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"((u16)(sf2 & 0x7F7Fu)));
+  return h;
+#else
+  u32 h = 0;
+  #pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const u32 b = (sf2 >> (8 * i)) & 0xFFu;
+    u16 f;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(f) : "f"(nvf_e4m3_to_f32(b)));
+    h |= (b == 0x7Fu ? 0x7E00u : (u32)f) << (16 * i);
+  }
+  return h;
+#endif
+}
 NVF_DEV void nvf_sf2_to_bf16x2(u32 sf2, u32& s0, u32& s1) {
+#if NVF_F16
+  const u32 hf = nvf_sf2_to_f16x2(sf2);
+  s0 = __byte_perm(hf, 0u, 0x1010);
+  s1 = __byte_perm(hf, 0u, 0x3232);
+  return;
+#endif
 #if __CUDA_ARCH__ >= 890
   u32 h;
   asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"((u16)(sf2 & 0x7F7Fu))); // ue4m3: bit 7 is not a sign
@@ -102,7 +157,11 @@ NVF_DEV void nvf_sf2_to_bf16x2(u32 sf2, u32& s0, u32& s1) {
 
 NVF_DEV u32 nvf_bf16x2_mul(u32 a, u32 b) { // exact here: at most 6 significant bits, normal range
   u32 d;
+#if NVF_F16
+  asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(0x80008000u));
+#else
   asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(0x80008000u));
+#endif
   return d;
 }
 
@@ -117,6 +176,9 @@ NVF_DEV u32 nvf_bf16x2_mul(u32 a, u32 b) { // exact here: at most 6 significant 
 #define NVF_SFPACK_ON 0
 #endif
 NVF_DEV u32 nvf_sf2_to_bf16x2_packed(u32 sf2) {
+#if NVF_F16
+  return nvf_sf2_to_f16x2(sf2);
+#endif
 #if __CUDA_ARCH__ >= 890
   u32 h, p, d;
   asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"((u16)(sf2 & 0x7F7Fu))); // ue4m3: bit 7 is not a sign
@@ -132,6 +194,15 @@ NVF_DEV u32 nvf_sf2_to_bf16x2_packed(u32 sf2) {
 // a * (half H of s, in both halves), bf16x2 (exact as nvf_bf16x2_mul)
 template <int H> NVF_DEV u32 nvf_bf16x2_mul_half(u32 a, u32 s) {
   u32 d;
+#if NVF_F16
+  if (H == 0)
+    asm("{.reg .b16 l, h; .reg .b32 t; mov.b32 {l, h}, %2; mov.b32 t, {l, l}; fma.rn.f16x2 %0, %1, t, %3;}"
+        : "=r"(d) : "r"(a), "r"(s), "r"(0x80008000u));
+  else
+    asm("{.reg .b16 l, h; .reg .b32 t; mov.b32 {l, h}, %2; mov.b32 t, {h, h}; fma.rn.f16x2 %0, %1, t, %3;}"
+        : "=r"(d) : "r"(a), "r"(s), "r"(0x80008000u));
+  return d;
+#endif
   if (H == 0)
     asm("{.reg .b16 l, h; .reg .b32 t; mov.b32 {l, h}, %2; mov.b32 t, {l, l}; fma.rn.bf16x2 %0, %1, t, %3;}"
         : "=r"(d) : "r"(a), "r"(s), "r"(0x80008000u));

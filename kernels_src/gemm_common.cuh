@@ -126,7 +126,7 @@ NVF_DEV const u8* nvf_wbyte(const NvfGemmParams& p, int g, i64 r, int o) {
 NVF_DEV void nvf_store_swapab(const NvfGemmParams& p, int g, int valid, float alpha, int m, int n, float acc) {
   if (m < valid && n < p.n) {
     const float rs = p.row_scale ? p.row_scale[(i64)g * p.m_max + m] : 1.0f;
-    const float v = __fmul_rn(__fmul_rn(alpha, rs), __fmul_rn(acc, 65536.0f));
+    const float v = __fmul_rn(__fmul_rn(alpha, rs), __fmul_rn(acc, NVF_DEQ_SCALE2));
     p.d[((i64)g * p.m_max + m) * p.ldd + n] = (u16)nvf_f32_to_bf16(v);
   }
 }

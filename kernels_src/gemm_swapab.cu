@@ -238,7 +238,11 @@ template <bool WIDE, bool PRE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmPa
               #pragma unroll
               for (int nt = 0; nt < NVF_NT; ++nt) {
                 const uint2 bv = *(const uint2*)(tb + nt * 8 * NVF_TSTRIDE + i * 8);
+#if NVF_F16
+                nvf_mma_f16_16816(acc[nt], af, bv.x, bv.y);
+#else
                 nvf_mma_bf16_16816(acc[nt], af, bv.x, bv.y);
+#endif
               }
             }
 #endif

@@ -234,8 +234,8 @@ NVF_DEV void nvf_ws_epilogue_smem(const NvfGemmParams& p, int g, int valid, floa
     const float s0 = __fmul_rn(alpha, rs0), s1 = __fmul_rn(alpha, rs1);
     #pragma unroll
     for (int h = 0; h < 2; ++h)
-      v[2 * j + h] = nvf_pack_bf16x2(__fmul_rn(s0, __fmul_rn(acc[4 * j + 2 * h], 65536.0f)),
-                                     __fmul_rn(s1, __fmul_rn(acc[4 * j + 2 * h + 1], 65536.0f)));
+      v[2 * j + h] = nvf_pack_bf16x2(__fmul_rn(s0, __fmul_rn(acc[4 * j + 2 * h], NVF_DEQ_SCALE2)),
+                                     __fmul_rn(s1, __fmul_rn(acc[4 * j + 2 * h + 1], NVF_DEQ_SCALE2)));
   }
   __syncwarp(); // the last unit's reads of the area are done
   #pragma unroll

@@ -557,6 +557,24 @@ typedef struct gdata {
 
 /* Random NVFP4 operands: every code, SFs over a wide range; invalid A rows and the SF
    padding (columns past K/16, rows past the matrix) get NaN SFs (g_sf_pad). */
+/* TEST_GPU_RELAYOUT=1 (tuning runs whose define changes the TILED encoding, e.g. -DNVF_F16=1, which the
+   host reference's tables do not follow): TILED weights made by the GPU relayout of the context under
+   test instead of the host reference's. Returns 1 when it did so. */
+static int gpu_relayout_tiled(nvfp4moe_devptr dst, const unsigned char* src, size_t nsrc, int groups, int n, int k) {
+  nvfp4moe_weights_relayout_args rl;
+  nvfp4moe_devptr d;
+  if (!getenv("TEST_GPU_RELAYOUT")) return 0;
+  d = gu_alloc(nsrc);
+  gu_put(d, src, nsrc);
+  memset(&rl, 0, sizeof rl);
+  rl.groups = groups; rl.n = n; rl.k = k; rl.src = d; rl.dst = dst;
+  rl.dst_layout = NVFP4MOE_WEIGHTS_TILED;
+  CHECK(nvfp4moe_weights_relayout(g_ctx, &rl, 0) == NVFP4MOE_SUCCESS, "GPU relayout: %s", nvfp4moe_last_error());
+  gu_sync();
+  gu_free(d);
+  return 1;
+}
+
 static void gdata_make(gdata* t, const gcase* c) {
   size_t i;
   int g, r, cc, nblk = c->k / 16, kc4 = (nblk + 3) / 4;
@@ -594,7 +612,9 @@ static void gdata_make(gdata* t, const gcase* c) {
   t->dmm = gu_alloc(4 * (size_t)c->groups); t->dalpha = gu_alloc(4 * (size_t)c->groups);
   t->drs = gu_alloc(4 * (size_t)c->groups * c->m_max); t->dd = gu_alloc(2 * t->nd);
   gu_put(t->da, t->a, t->na); gu_put(t->dasf, t->asf, t->nasf); gu_put(t->dbsf, t->bsf, t->nbsf);
-  if (c->tiled) { /* the host reference rearranges the codes; the check keeps reading t->b */
+  if (c->tiled && gpu_relayout_tiled(t->db, t->b, t->nb, c->groups, c->n, c->k)) {
+    /* (TEST_GPU_RELAYOUT) */
+  } else if (c->tiled) { /* the host reference rearranges the codes; the check keeps reading t->b */
     unsigned char* bt = (unsigned char*)malloc(t->nbt);
     nvfp4moe_weights_relayout_args rl;
     memset(&rl, 0, sizeof rl);
@@ -1131,7 +1151,10 @@ static void test_moe_layer(void) {
     d13 = gu_alloc(nb13); d13sf = gu_alloc(n13sf); dgs = gu_alloc(4 * E); dus = gu_alloc(4 * E);
     d2 = gu_alloc(nb2); d2sf = gu_alloc(n2sf); ds2 = gu_alloc(4 * E); din1 = gu_alloc(4 * E);
     din2 = gu_alloc(4 * E); dx = gu_alloc(2 * nx); dout = gu_alloc(2 * nx); dmm = gu_alloc(4 * E); dws = gu_alloc(ws);
-    if (mode >= 3) { /* the GPU gets TILED copies; the reference below reads q13 and q2 */
+    if (mode >= 3 && gpu_relayout_tiled(d13, q13, (size_t)E * I * H, E, 2 * I, H) &&
+        gpu_relayout_tiled(d2, q2, (size_t)E * H * I / 2, E, H, I)) {
+      /* (TEST_GPU_RELAYOUT) */
+    } else if (mode >= 3) { /* the GPU gets TILED copies; the reference below reads q13 and q2 */
       unsigned char* t13 = (unsigned char*)malloc(nb13);
       unsigned char* t2 = (unsigned char*)malloc(nb2);
       nvfp4moe_weights_relayout_args rl;
