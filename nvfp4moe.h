@@ -73,11 +73,15 @@
    were ignored); on sm90 the TILED token-producer GEMM tiles run _k256_tiled twins where K % 256 == 0
    (NVFP4MOE_K256=0 turns them off); formats unchanged.
    0.4.2: so does the TILED 8-token swap-AB tile on sm_90a targets (gemm_swapab_t8_k256_tiled);
-   formats and API unchanged. */
+   formats and API unchanged.
+   0.5.0: the GEMMs on TILED weights widen both operands to F16 (exact, as BF16 was) and the TILED
+   codes are placed for it (see nvfp4moe_weight_layout): TILED bytes made by 0.4.x give wrong results;
+   re-run nvfp4moe_weights_relayout on the ROW_MAJOR weights. ROW_MAJOR, results and the API are
+   unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
-#define NVFP4MOE_VERSION_MINOR 4
-#define NVFP4MOE_VERSION_PATCH 2
-#define NVFP4MOE_VERSION_STRING "0.4.2"
+#define NVFP4MOE_VERSION_MINOR 5
+#define NVFP4MOE_VERSION_PATCH 0
+#define NVFP4MOE_VERSION_STRING "0.5.0"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
@@ -148,14 +152,15 @@ typedef enum nvfp4moe_sf_layout {
    [N, K/2]: nvfp4moe_weight_bytes); byte o of row n at
    (g N + n - n % 16) RB + (o / 64) 1024 + (n % 16) 64 + o % 64, and within each little-endian
    4-byte word (elements 8j .. 8j+7 of a row, element i in nibble i of the row-major word) the codes
-   re-encoded: element i's magnitude bits (E2M1 bits 0-2) at bits {6, 3, 0, 9}[i % 4] + 16 (i / 4)
-   up, its sign at {15, 12, 14, 13}[i % 4] + 16 (i / 4), so the GEMMs widen a word to BF16 in 10
-   integer operations instead of 13. That is: take the row-major word at byte o (o % 4 == 0) as
+   re-encoded: element i's magnitude bits (E2M1 bits 0-2) at bits {9, 6, 3, 0}[i % 4] + 16 (i / 4)
+   up, its sign at {15, 12, 14, 13}[i % 4] + 16 (i / 4), so the GEMMs widen a word to F16 (each
+   value times 2^-14, exact) in 9 integer operations (0.4.x placed the magnitudes at {6, 3, 0, 9}
+   for BF16: re-run nvfp4moe_weights_relayout on bytes made by it). That is: take the row-major word at byte o (o % 4 == 0) as
    a little-endian u32, move bit b of element i's magnitude to that place + b and its sign bit
    (bit 3 of the nibble) to its sign place, store the result little-endian at the TILED offset
    of o. An offline pre-shuffle as Marlin's: the sm_80/sm_90 GEMM kernels read one contiguous
-   KB per warp and step and widen it in fewer instructions (on an H200, in one run: 6-18 % less
-   time than on row-major weights at m <= 8, 3-12 % at 32 tokens; bench/NOTES.md). Made by
+   KB per warp and step and widen it in fewer instructions (on an H200, in one run of 0.5.0: 9.5-16 %
+   less time than on row-major weights at m <= 8, 8-13 % at 32 tokens; bench/NOTES.md). Made by
    nvfp4moe_weights_relayout; nvfp4moe_preferred_weight_layout says which one to use. */
 typedef enum nvfp4moe_weight_layout {
   NVFP4MOE_WEIGHTS_ROW_MAJOR = 0,
@@ -506,9 +511,9 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_dequantize(nvfp4moe_context* ctx, const nv
 NVFP4MOE_API nvfp4moe_result nvfp4moe_weights_relayout(nvfp4moe_context* ctx, const nvfp4moe_weights_relayout_args* args,
                                                        nvfp4moe_stream stream);
 /* The weight layout the context's GEMM kernels read fastest for an [N, K] weight: TILED on
-   the sm90 backend when N % 16 == 0 and K % 32 == 0 (on an H200, one run, bench/NOTES.md twenty-
-   seventh session: 6-18 % less time at m <= 8, 3-12 % at 32 tokens, -3 to +14 % at 128 and 512, the
-   expert layers 8-13 %; gpt-oss's K 2880, whose last step is padded, included), else ROW_MAJOR
+   the sm90 backend when N % 16 == 0 and K % 32 == 0 (on an H200, one run of 0.5.0, bench/NOTES.md
+   thirtieth session: 9.5-16 % less time at m <= 8, 8-13 % at 32 tokens, 3-14 % at 128 and 512, the
+   expert layers 11-15 %; gpt-oss's K 2880, whose last step is padded, included), else ROW_MAJOR
    (the sm100 kernel reads ROW_MAJOR by TMA; given TILED it runs the sm_80 kernels). A null
    ctx gives ROW_MAJOR. */
 NVFP4MOE_API nvfp4moe_weight_layout nvfp4moe_preferred_weight_layout(const nvfp4moe_context* ctx, int n, int k);
@@ -1332,10 +1337,24 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "NVF_DEV bool nvf_is_nonfinite(float x) { return (__float_as_uint(x) & 0x7F800000u) == 0x7F800000u; }\n"
   "NVF_DEV float nvf_abs(float x) { return __uint_as_float(__float_as_uint(x) & 0x7FFFFFFFu); }\n"
   "\n"
-  "// NVF_F16 (a tuning-run trial; dequant_bf16.cuh): the GEMMs' operands widened to F16 * 2^-14\n"
-  "// instead of BF16 * 2^-8, so a product carries 2^-28 instead of 2^-16; NVF_DEQ_SCALE2 removes it.\n"
+  "// NVF_F16 (dequant_bf16.cuh): the GEMMs' operands widened to F16 * 2^-14 instead of BF16 * 2^-8, so a\n"
+  "// product carries 2^-28 instead of 2^-16; NVF_DEQ_SCALE2 removes it. On in the modules for TILED weights\n"
+  "// (-DNVF_WTILED=1) and the layer's quantizers that widen tokens for them (the host's _img_f16 twins);\n"
+  "// ROW_MAJOR weights stay BF16 (their plain codes take more operations to F16). NVF_WENC_F16: TILED\n"
+  "// weights' codes are placed for the F16 widening (the relayout and every TILED reader agree); a tuning\n"
+  "// run's -DNVF_F16=0 arm puts everything back as it was (BF16, the 0.4 placement), -DNVF_F16=1 makes\n"
+  "// every module F16.\n"
   "#ifndef NVF_F16\n"
+  "#if defined(NVF_WTILED) && NVF_WTILED\n"
+  "#define NVF_F16 1\n"
+  "#else\n"
   "#define NVF_F16 0\n"
+  "#endif\n"
+  "#define NVF_WENC_F16 1\n"
+  "#elif NVF_F16\n"
+  "#define NVF_WENC_F16 1\n"
+  "#else\n"
+  "#define NVF_WENC_F16 0\n"
   "#endif\n"
   "#define NVF_DEQ_SCALE2 (NVF_F16 \? 268435456.0f : 65536.0f)\n"
   "\n"
@@ -1374,7 +1393,7 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "  u16 r;\n"
   "  asm(\"cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;\" : \"=h\"(r) : \"f\"(0.0f), \"f\"(x));\n"
   "  return r;\n"
-  "}\n"
+  "}\n",
   "#if defined(NVF_HW_E4M3)\n"
   "#define nvf_e4m3 nvf_e4m3_hw\n"
   "#else\n"
@@ -1389,7 +1408,7 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "\n"
   "// ---- E2M1 (element) ------------------------------------------------------------------\n"
   "// Magnitude code of |v| by the RNE cut points (NUMERICS.md 1); NaN gives 0.\n"
-  "NVF_DEV u32 nvf_e2m1_mag(float a) {\n",
+  "NVF_DEV u32 nvf_e2m1_mag(float a) {\n"
   "  return (u32)(a > 0.25f) + (u32)(a >= 0.75f) + (u32)(a > 1.25f) + (u32)(a >= 1.75f) +\n"
   "         (u32)(a > 2.5f) + (u32)(a >= 3.5f) + (u32)(a > 5.0f);\n"
   "}\n"
@@ -1462,7 +1481,7 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "  // 4over6: the block max maps to 4 instead of 6; pick it iff strictly better.\n"
   "  const u32 sf4 = nvf_e4m3(__fmul_rn(st, 1.5f));\n"
   "  u32 q4[2] = {0u, 0u};\n"
-  "  if (sf4 != 0u) nvf_e2m1_pack16(x, __fdiv_rn(1.0f, __fmul_rn(nvf_e4m3_to_f32(sf4), s)), q4);\n"
+  "  if (sf4 != 0u) nvf_e2m1_pack16(x, __fdiv_rn(1.0f, __fmul_rn(nvf_e4m3_to_f32(sf4), s)), q4);\n",
   "  const float e6 = nvf_block_error(x, q, nvf_e4m3_to_f32(sf6), s, fo6 == 2);\n"
   "  const float e4 = nvf_block_error(x, q4, nvf_e4m3_to_f32(sf4), s, fo6 == 2);\n"
   "  if (e4 < e6) { q[0] = q4[0]; q[1] = q4[1]; return sf4; }\n"
@@ -1473,7 +1492,7 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "// 128x4: off = (r/128)*Kc4*512 + (c/4)*512 + (r%32)*16 + ((r%128)/32)*4 + c%4\n"
   "NVF_DEV i64 nvf_sf_offset_128x4(i64 r, int c, int kc4) {\n"
   "  return (r >> 7) * (i64)kc4 * 512 + (i64)(c >> 2) * 512 + (r & 31) * 16 + ((r & 127) >> 5) * 4 + (c & 3);\n"
-  "}\n",
+  "}\n"
   "NVF_DEV i64 nvf_sf_group_bytes_128x4(int rows, int k) {\n"
   "  return (i64)((rows + 127) / 128) * 128 * 4 * ((k / 16 + 3) / 4);\n"
   "}\n"
@@ -1533,12 +1552,13 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "#pragma once\n"
   "#include \"common.cuh\"\n"
   "\n"
-  "// NVF_F16 (a tuning-run trial, thirtieth session; off by default): both operands widened to F16\n"
-  "// instead, each value * 2^-14 exactly (E2M1 magnitude bits at 9..11: 0.5 is the F16 subnormal 2^-15,\n"
-  "// the SF converted by one cvt with no scaling; products down to 2^-24, F16's least subnormal), F16\n"
+  "// NVF_F16 (common.cuh; the TILED modules' default since 0.5.0): both operands widened to F16 instead,\n"
+  "// each value * 2^-14 exactly (E2M1 magnitude bits at 9..11: 0.5 is the F16 subnormal 2^-15; the SFs\n"
+  "// of a piece converted by one cvt with no scaling; products down to 2^-24, F16's least subnormal), F16\n"
   "// MMAs (ptx_wgmma.cuh, nvf_mma_f16_16816), the epilogues' 2^16 becoming 2^28 (NVF_DEQ_SCALE2), and\n"
-  "// TILED weights encoded for it (NVF_WENC_MAG below; the GPU relayout and the GEMMs agree, the host's\n"
-  "// tables do not). Same products, same F32 sums, so the same results. (Defined in common.cuh.)\n"
+  "// TILED weights encoded for it (NVF_WENC_MAG below, mirrored by the host). Same products, same F32\n"
+  "// sums, so the same results. Same-process A/B on an H200 (bench/NOTES.md, thirtieth session, X51):\n"
+  "// -1 to -12 % at 1-128 tokens, layers -1 to -6 %: the conversions it drops run on slow pipes.\n"
   "#if NVF_F16\n"
   "#define NVF_DEQ_M 0x8E008E00u // sign 15, magnitude 9..11, in each half\n"
   "#endif\n"
@@ -1585,9 +1605,9 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "#endif\n"
   "}\n"
   "\n"
-  "// TILED weights (nvfp4moe_weights_relayout) store each word's 8 codes re-encoded, so that the four\n"
-  "// pairs above come out of 10 integer operations instead of 13 (bench/NOTES.md, twenty-seventh\n",
-  "// session): element i's magnitude bits (m, e0, e1) at bits NVF_WENC_MAG[i % 4] + 16 (i / 4) up, its\n"
+  "// TILED weights (nvfp4moe_weights_relayout) store each word's 8 codes re-encoded, so that the four\n",
+  "// pairs come out of 9 integer operations to F16 (0.5.0; to BF16 10 in the 0.4 placement instead of\n"
+  "// 13, bench/NOTES.md, twenty-seventh session; plain codes to F16 take 16): element i's magnitude bits (m, e0, e1) at bits NVF_WENC_MAG[i % 4] + 16 (i / 4) up, its\n"
   "// sign at NVF_WENC_SGN[i % 4] + 16 (i / 4). Pair 0 is then in place, pair 1 three bits low, pairs 2\n"
   "// and 3 take one multiply each as above; the four bit sets fill the word. The host mirrors the\n"
   "// tables (nvfp4moe__wenc). Tuning runs: -DNVF_WENC=0 keeps the plain codes (GPU relayout and TILED\n"
@@ -1602,11 +1622,14 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "#else\n"
   "#define NVF_WT_ENC false\n"
   "#endif\n"
-  "#if NVF_F16\n"
-  "// (F16: element 0 in place, 1 three bits low, 2 and 3 one multiply each, as below)\n"
+  "#if NVF_WENC_F16\n"
+  "// (F16: element 0 in place, 1 three bits low, 2 and 3 one multiply each: 9 operations a word)\n"
   "__device__ constexpr int NVF_WENC_MAG[4] = {9, 6, 3, 0}, NVF_WENC_SGN[4] = {15, 12, 14, 13};\n"
   "#else\n"
   "__device__ constexpr int NVF_WENC_MAG[4] = {6, 3, 0, 9}, NVF_WENC_SGN[4] = {15, 12, 14, 13};\n"
+  "#endif\n"
+  "#if NVF_WT_ENC && NVF_F16 != NVF_WENC_F16\n"
+  "#error \"the TILED codes' placement (NVF_WENC_F16) must match the widening (NVF_F16)\"\n"
   "#endif\n"
   "NVF_DEV u32 nvf_wenc_word(u32 w) { // plain codes (element i in nibble i) -> encoded\n"
   "  u32 o = 0;\n"
@@ -1653,7 +1676,7 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "  for (int i = 0; i < 2; ++i) {\n"
   "    const u32 b = (sf2 >> (8 * i)) & 0xFFu;\n"
   "    u16 f;\n"
-  "    asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(f) : \"f\"(nvf_e4m3_to_f32(b)));\n"
+  "    asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(f) : \"f\"(nvf_e4m3_to_f32(b)));\n",
   "    h |= (b == 0x7Fu \? 0x7E00u : (u32)f) << (16 * i);\n"
   "  }\n"
   "  return h;\n"
@@ -1667,7 +1690,7 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "  return;\n"
   "#endif\n"
   "#if __CUDA_ARCH__ >= 890\n"
-  "  u32 h;\n",
+  "  u32 h;\n"
   "  asm(\"cvt.rn.f16x2.e4m3x2 %0, %1;\" : \"=r\"(h) : \"h\"((u16)(sf2 & 0x7F7Fu))); // ue4m3: bit 7 is not a sign\n"
   "  const float f0 = __fmul_rn(nvf_fp16_to_f32((u16)h), nvf_f32(0x7A800000u));\n"
   "  const float f1 = __fmul_rn(nvf_fp16_to_f32((u16)(h >> 16)), nvf_f32(0x7A800000u));\n"
@@ -1742,7 +1765,7 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "\n"
   "// 16 bytes of a row (32 elements, SF columns c and c+1 in sf2) -> 16 bf16x2 in pair order:\n"
   "// out[4j + p] = elements (8j + p, 8j + p + 4).\n"
-  "// ENC: the piece's words are encoded (TILED weights of a module with NVF_WT_ENC).\n"
+  "// ENC: the piece's words are encoded (TILED weights of a module with NVF_WT_ENC).\n",
   "template <bool ENC = false> NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {\n"
   "  u32 s0, s1; // NVF_SFPACK_ON: s0 holds both SFs\n"
   "  // (w[] in each branch: each keeps the statement order whose SASS was measured)\n"
@@ -1750,7 +1773,7 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "  const u32 w[4] = {q.x, q.y, q.z, q.w};\n"
   "  s0 = nvf_sf2_to_bf16x2_packed(sf2);\n"
   "  s1 = 0u;\n"
-  "#else\n",
+  "#else\n"
   "  nvf_sf2_to_bf16x2(sf2, s0, s1);\n"
   "  const u32 w[4] = {q.x, q.y, q.z, q.w};\n"
   "#endif\n"
@@ -4766,7 +4789,9 @@ enum {
   NVFP4MOE__SPEC_SILU_QUANTIZE_WIDE,
   NVFP4MOE__SPEC_QUANTIZE_IMG,
   NVFP4MOE__SPEC_SILU_QUANTIZE_IMG,
-  NVFP4MOE__SPEC_QUANTIZE_LAST = NVFP4MOE__SPEC_SILU_QUANTIZE_IMG,
+  NVFP4MOE__SPEC_QUANTIZE_IMG_F16, /* the same two for a GEMM on TILED weights (F16 operands) */
+  NVFP4MOE__SPEC_SILU_QUANTIZE_IMG_F16,
+  NVFP4MOE__SPEC_QUANTIZE_LAST = NVFP4MOE__SPEC_SILU_QUANTIZE_IMG_F16,
   NVFP4MOE__SPEC_GEMM_P16,
   NVFP4MOE__SPEC_GEMM_P32,
   NVFP4MOE__SPEC_GEMM_P64,
@@ -4904,6 +4929,11 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
        layer's token-producer GEMM tiles (sm90 backend), instead of the GEMM's pre-pass */
     {"quantize_img", "quantize.cu", {"-DNVF_QIMG_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1, {"nvf_quantize_img", 0}},
     {"silu_quantize_img", "quantize.cu", {"-DNVF_SILU", "-DNVF_QIMG_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1,
+     {"nvf_silu_mul_quantize_img", 0}},
+    /* ... their tokens widened to F16, as the GEMM modules for TILED weights read them (common.cuh, NVF_F16) */
+    {"quantize_img_f16", "quantize.cu", {"-DNVF_QIMG_ONLY", "-DNVF_F16=1", 0}, NVFP4MOE__NEEDS_SM80, 1,
+     {"nvf_quantize_img", 0}},
+    {"silu_quantize_img_f16", "quantize.cu", {"-DNVF_SILU", "-DNVF_QIMG_ONLY", "-DNVF_F16=1", 0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_silu_mul_quantize_img", 0}},
     NVFP4MOE__GEMM_SPECS("", 0, NVFP4MOE__PORTABLE_KERNELS, NVFP4MOE__SWAPAB_KERNELS, NVFP4MOE__SWAPAB_KERNELS,
                          NVFP4MOE__WGMMA_KERNELS, NVFP4MOE__WS_KERNELS)
@@ -5594,10 +5624,12 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   if ((v = nvfp4moe__getenv("NVFP4MOE_TUNE_DEFINE")) != 0 && strncmp(v, "-D", 2) == 0 && strlen(v) < sizeof ctx->tune_define &&
       strncmp(v, "-DNVF_WTILED", 12) != 0) /* the layout define belongs to the _tiled twins only */
     strcpy(ctx->tune_define, v); /* read once: the kernels and the launches must agree */
-  if (strncmp(ctx->tune_define, "-DNVF_WENC=0", 12) == 0) /* an A/B arm: the kernels read plain codes */
+  if (strncmp(ctx->tune_define, "-DNVF_WENC=0", 12) == 0 || strcmp(ctx->tune_define, "-DNVF_F16=0") == 0)
+    /* an A/B arm: the kernels read plain codes, or the 0.4 placement (BF16 widening) */
     nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN,
-                  "NVFP4MOE_TUNE_DEFINE=-DNVF_WENC=0: the TILED kernels and relayout use plain codes, "
-                  "which the host reference and TILED bytes from other contexts do not");
+                  "NVFP4MOE_TUNE_DEFINE=%s: the TILED kernels and relayout use %s, which the host reference and "
+                  "TILED bytes from other contexts do not", ctx->tune_define,
+                  ctx->tune_define[6] == 'W' ? "plain codes" : "the 0.4 placement of the codes");
   /* Programmatic dependent launch: a kernel may be scheduled while the one ahead of it on the
      stream finishes; every kernel waits for that one (griddepcontrol.wait, common.cuh) before
      it touches global memory. By default the quantization kernels are launched so (their
@@ -6122,7 +6154,7 @@ NVFP4MOE__PRIVATE size_t nvfp4moe__weight_byte(int layout, size_t r, size_t o, i
 /* The TILED layout's code encoding within each little-endian 4-byte word (kernels_src/dequant_bf16.cuh,
    nvf_wenc_word): element i (0..7, nibble i of the plain word) keeps its magnitude bits at bit
    nvfp4moe__wenc_mag[i % 4] + 16 (i / 4) up and its sign at nvfp4moe__wenc_sgn[i % 4] + 16 (i / 4). */
-static const int nvfp4moe__wenc_mag[4] = {6, 3, 0, 9}, nvfp4moe__wenc_sgn[4] = {15, 12, 14, 13};
+static const int nvfp4moe__wenc_mag[4] = {9, 6, 3, 0}, nvfp4moe__wenc_sgn[4] = {15, 12, 14, 13};
 NVFP4MOE__PRIVATE unsigned nvfp4moe__wenc(unsigned w) { /* plain -> encoded */
   unsigned o = 0;
   int i;
@@ -6305,10 +6337,12 @@ NVFP4MOE__PRIVATE nvfp4moe__quant_params nvfp4moe__quant_params_of(const nvfp4mo
   return p;
 }
 
-/* img, img_tok: the expert layer's widened tokens (the _img kernels' two more arguments), or 0 */
+/* img, img_tok: the expert layer's widened tokens (the _img kernels' two more arguments), or 0;
+   img_layout: the weight layout of the GEMM that reads them (TILED: widened to F16) */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ctx, const char* fn,
                                                             const nvfp4moe__quant_params* p, int silu,
-                                                            nvfp4moe_devptr img, int img_tok, nvfp4moe_stream stream) {
+                                                            nvfp4moe_devptr img, int img_tok,
+                                                            nvfp4moe_weight_layout img_layout, nvfp4moe_stream stream) {
   /* A team of threads per row (a power of two, at least 4: the kernels step a thread's
      128x4 SF bytes by team / 4 column groups), each keeping nb blocks of 16 in registers
      (NVF_QNB of quantize.cu: 4, SiLU 1; other values in the tuning variants there),
@@ -6336,6 +6370,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
      unstaged; the SiLU one keeps 1 block per thread at any K: rows past it are read again) */
   if (img) {
     spec = silu ? NVFP4MOE__SPEC_SILU_QUANTIZE_IMG : NVFP4MOE__SPEC_QUANTIZE_IMG;
+    if (img_layout == NVFP4MOE_WEIGHTS_TILED)
+      spec += NVFP4MOE__SPEC_QUANTIZE_IMG_F16 - NVFP4MOE__SPEC_QUANTIZE_IMG;
     kern = 0;
   }
   need = (p->k / 16 + nb - 1) / nb;
@@ -6383,10 +6419,11 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
   return nvfp4moe__launch(ctx, fn, spec, kern, (unsigned)(ctas < cap ? ctas : cap), 256, smem, stream, args);
 }
 
-/* img (img_tok): the expert layer's widened tokens for its GEMM tile of img_tok tokens, or 0 */
+/* img (img_tok): the expert layer's widened tokens for its GEMM tile of img_tok tokens, or 0; img_layout:
+   that GEMM's weight layout */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__quantize_op(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* a,
                                                         nvfp4moe_stream stream, const char* fn, int per_token, int silu,
-                                                        nvfp4moe_devptr img, int img_tok) {
+                                                        nvfp4moe_devptr img, int img_tok, nvfp4moe_weight_layout img_layout) {
   long long stride = 0;
   nvfp4moe__quant_params p;
   nvfp4moe__scope sc;
@@ -6397,26 +6434,26 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__quantize_op(nvfp4moe_context* ctx, c
   r = nvfp4moe__enter(ctx, fn, &sc);
   if (r != NVFP4MOE_SUCCESS) return r;
   p = nvfp4moe__quant_params_of(a, stride, per_token);
-  return nvfp4moe__leave(&sc, nvfp4moe__launch_quantize(ctx, fn, &p, silu, img, img_tok, stream));
+  return nvfp4moe__leave(&sc, nvfp4moe__launch_quantize(ctx, fn, &p, silu, img, img_tok, img_layout, stream));
 }
 
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_per_token(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* args,
                                                            nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_token", 1, 0, 0, 0);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_token", 1, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR);
 }
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_per_tensor(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* args,
                                                             nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_tensor", 0, 0, 0, 0);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_tensor", 0, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR);
 }
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_silu_mul_quantize_per_token(nvfp4moe_context* ctx,
                                                                     const nvfp4moe_quantize_args* args,
                                                                     nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_token", 1, 1, 0, 0);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_token", 1, 1, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR);
 }
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_silu_mul_quantize_per_tensor(nvfp4moe_context* ctx,
                                                                      const nvfp4moe_quantize_args* args,
                                                                      nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_tensor", 0, 1, 0, 0);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_tensor", 0, 1, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR);
 }
 
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_weights(nvfp4moe_context* ctx, const nvfp4moe_weight_quantize_args* a,
@@ -6460,7 +6497,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_weights(nvfp4moe_context* ctx, 
     p.q = a->out_e2m1; p.sf = a->out_sf; p.scale_in = a->out_scale;
     p.groups = a->experts; p.rows = a->n; p.k = a->k;
     p.fo6 = nvfp4moe__fo6(a->flags); p.fp16 = fp16; p.pad_rows = 1;
-    r = nvfp4moe__launch_quantize(ctx, fn, &p, 0, 0, 0, stream);
+    r = nvfp4moe__launch_quantize(ctx, fn, &p, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, stream);
   }
   return nvfp4moe__leave(&sc, r);
 }
@@ -7073,7 +7110,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__self_test_quantize(nvfp4moe_context* ctx, int mo
   if (nvfp4moe__cu.cuMemAlloc(&dev, 65536) != 0) { snprintf(why, nwhy, "no memory for the self-test"); return 0; }
   p = nvfp4moe__quant_params_of(&a, K, 1);
   p.x = dev; p.q = dev + 16384; p.sf = dev + 32768; p.scale_out = dev + 49152;
-  if (nvfp4moe__cu.cuMemcpyHtoD(dev, x, sizeof x) != 0 || nvfp4moe__launch_quantize(ctx, "self-test", &p, 0, 0, 0, 0) != NVFP4MOE_SUCCESS ||
+  if (nvfp4moe__cu.cuMemcpyHtoD(dev, x, sizeof x) != 0 || nvfp4moe__launch_quantize(ctx, "self-test", &p, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0) != NVFP4MOE_SUCCESS ||
       nvfp4moe__cu.cuStreamSynchronize(0) != 0 || nvfp4moe__cu.cuMemcpyDtoH(q[1], dev + 16384, sizeof q[1]) != 0 ||
       nvfp4moe__cu.cuMemcpyDtoH(sf[1], dev + 32768, nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4)) != 0 ||
       nvfp4moe__cu.cuMemcpyDtoH(s[1], dev + 49152, sizeof s[1]) != 0) {
@@ -7248,7 +7285,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   q.scale = per_token ? base + ws.xs : w->input_scale1;
   if (ctx)
     r = nvfp4moe__quantize_op(ctx, &q, stream, per_token ? "nvfp4moe_quantize_per_token" : "nvfp4moe_quantize_per_tensor",
-                              per_token, 0, img1 ? base + ws.tok : 0, img1);
+                              per_token, 0, img1 ? base + ws.tok : 0, img1, w->layout);
   else r = per_token ? nvfp4moe_ref_quantize_per_token(&q) : nvfp4moe_ref_quantize_per_tensor(&q);
   if (r != NVFP4MOE_SUCCESS) return r;
 
@@ -7271,7 +7308,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   if (ctx)
     r = nvfp4moe__quantize_op(ctx, &q, stream,
                               per_token ? "nvfp4moe_silu_mul_quantize_per_token" : "nvfp4moe_silu_mul_quantize_per_tensor",
-                              per_token, 1, img2 ? base + ws.tok : 0, img2);
+                              per_token, 1, img2 ? base + ws.tok : 0, img2, w->layout);
   else r = per_token ? nvfp4moe_ref_silu_mul_quantize_per_token(&q) : nvfp4moe_ref_silu_mul_quantize_per_tensor(&q);
   if (r != NVFP4MOE_SUCCESS) return r;
 

@@ -1431,6 +1431,24 @@ X51)
     --out "$OUT/ab_f16.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -4
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X52)
+  # thirtieth session, last call: F16 operands as the default of the TILED modules (0.5.0): precompiled, the whole
+  # GPU suite in its quick form, the full benchmark (I), then (what time is left) the A/B of the default against
+  # -DNVF_F16=0 (everything as 0.4.2) at 1 and 32 tokens with the layers, rounds in both orders
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  TEST_QUICK=1 timeout ${TT:-200} ./build/test_gpu > "$OUT/test_gpu_quick.log" 2>&1
+  summ "quick GPU suite" "$OUT/test_gpu_quick.log" $? 19
+  grep -E '^PASS|^FAIL|^SKIP' "$OUT/test_gpu_quick.log" | cut -c1-100
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+  OUT="$OUT" bash "$0" I
+  echo "benchmark done at $(( $(date +%s) - t0 )) s"
+  d="-DNVF_Y=1,-DNVF_F16=0,-DNVF_F16=0,-DNVF_Y=2"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-100} python3 tools/bench.py --defines "$d" --ms ${MS:-1,32} --only gemm,layer \
+    --out "$OUT/ab_f16_default.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -4
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 F28)
   # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;
   # fewer large shapes), then the full benchmark (I)

@@ -23,10 +23,24 @@ NVF_DEV float nvf_f32(u32 bits) { return __uint_as_float(bits); }
 NVF_DEV bool nvf_is_nonfinite(float x) { return (__float_as_uint(x) & 0x7F800000u) == 0x7F800000u; }
 NVF_DEV float nvf_abs(float x) { return __uint_as_float(__float_as_uint(x) & 0x7FFFFFFFu); }
 
-// NVF_F16 (a tuning-run trial; dequant_bf16.cuh): the GEMMs' operands widened to F16 * 2^-14
-// instead of BF16 * 2^-8, so a product carries 2^-28 instead of 2^-16; NVF_DEQ_SCALE2 removes it.
+// NVF_F16 (dequant_bf16.cuh): the GEMMs' operands widened to F16 * 2^-14 instead of BF16 * 2^-8, so a
+// product carries 2^-28 instead of 2^-16; NVF_DEQ_SCALE2 removes it. On in the modules for TILED weights
+// (-DNVF_WTILED=1) and the layer's quantizers that widen tokens for them (the host's _img_f16 twins);
+// ROW_MAJOR weights stay BF16 (their plain codes take more operations to F16). NVF_WENC_F16: TILED
+// weights' codes are placed for the F16 widening (the relayout and every TILED reader agree); a tuning
+// run's -DNVF_F16=0 arm puts everything back as it was (BF16, the 0.4 placement), -DNVF_F16=1 makes
+// every module F16.
 #ifndef NVF_F16
+#if defined(NVF_WTILED) && NVF_WTILED
+#define NVF_F16 1
+#else
 #define NVF_F16 0
+#endif
+#define NVF_WENC_F16 1
+#elif NVF_F16
+#define NVF_WENC_F16 1
+#else
+#define NVF_WENC_F16 0
 #endif
 #define NVF_DEQ_SCALE2 (NVF_F16 ? 268435456.0f : 65536.0f)
 

@@ -5,12 +5,13 @@
 #pragma once
 #include "common.cuh"
 
-// NVF_F16 (a tuning-run trial, thirtieth session; off by default): both operands widened to F16
-// instead, each value * 2^-14 exactly (E2M1 magnitude bits at 9..11: 0.5 is the F16 subnormal 2^-15,
-// the SF converted by one cvt with no scaling; products down to 2^-24, F16's least subnormal), F16
+// NVF_F16 (common.cuh; the TILED modules' default since 0.5.0): both operands widened to F16 instead,
+// each value * 2^-14 exactly (E2M1 magnitude bits at 9..11: 0.5 is the F16 subnormal 2^-15; the SFs
+// of a piece converted by one cvt with no scaling; products down to 2^-24, F16's least subnormal), F16
 // MMAs (ptx_wgmma.cuh, nvf_mma_f16_16816), the epilogues' 2^16 becoming 2^28 (NVF_DEQ_SCALE2), and
-// TILED weights encoded for it (NVF_WENC_MAG below; the GPU relayout and the GEMMs agree, the host's
-// tables do not). Same products, same F32 sums, so the same results. (Defined in common.cuh.)
+// TILED weights encoded for it (NVF_WENC_MAG below, mirrored by the host). Same products, same F32
+// sums, so the same results. Same-process A/B on an H200 (bench/NOTES.md, thirtieth session, X51):
+// -1 to -12 % at 1-128 tokens, layers -1 to -6 %: the conversions it drops run on slow pipes.
 #if NVF_F16
 #define NVF_DEQ_M 0x8E008E00u // sign 15, magnitude 9..11, in each half
 #endif
@@ -58,8 +59,8 @@ NVF_DEV void nvf_fp4x8_to_bf16x2(u32 q, u32* r) {
 }
 
 // TILED weights (nvfp4moe_weights_relayout) store each word's 8 codes re-encoded, so that the four
-// pairs above come out of 10 integer operations instead of 13 (bench/NOTES.md, twenty-seventh
-// session): element i's magnitude bits (m, e0, e1) at bits NVF_WENC_MAG[i % 4] + 16 (i / 4) up, its
+// pairs come out of 9 integer operations to F16 (0.5.0; to BF16 10 in the 0.4 placement instead of
+// 13, bench/NOTES.md, twenty-seventh session; plain codes to F16 take 16): element i's magnitude bits (m, e0, e1) at bits NVF_WENC_MAG[i % 4] + 16 (i / 4) up, its
 // sign at NVF_WENC_SGN[i % 4] + 16 (i / 4). Pair 0 is then in place, pair 1 three bits low, pairs 2
 // and 3 take one multiply each as above; the four bit sets fill the word. The host mirrors the
 // tables (nvfp4moe__wenc). Tuning runs: -DNVF_WENC=0 keeps the plain codes (GPU relayout and TILED
@@ -74,11 +75,14 @@ NVF_DEV void nvf_fp4x8_to_bf16x2(u32 q, u32* r) {
 #else
 #define NVF_WT_ENC false
 #endif
-#if NVF_F16
-// (F16: element 0 in place, 1 three bits low, 2 and 3 one multiply each, as below)
+#if NVF_WENC_F16
+// (F16: element 0 in place, 1 three bits low, 2 and 3 one multiply each: 9 operations a word)
 __device__ constexpr int NVF_WENC_MAG[4] = {9, 6, 3, 0}, NVF_WENC_SGN[4] = {15, 12, 14, 13};
 #else
 __device__ constexpr int NVF_WENC_MAG[4] = {6, 3, 0, 9}, NVF_WENC_SGN[4] = {15, 12, 14, 13};
+#endif
+#if NVF_WT_ENC && NVF_F16 != NVF_WENC_F16
+#error "the TILED codes' placement (NVF_WENC_F16) must match the widening (NVF_F16)"
 #endif
 NVF_DEV u32 nvf_wenc_word(u32 w) { // plain codes (element i in nibble i) -> encoded
   u32 o = 0;

@@ -930,7 +930,7 @@ static void test_weight_layouts(void) {
     for (g = 0; g < G; ++g)
       for (n = 0; n < N; ++n)
         for (k = 0; k < steps * 128; k += 8) { /* the 4-byte word of elements k .. k + 7 of row n */
-          static const int mag[4] = {6, 3, 0, 9}, sgn[4] = {15, 12, 14, 13}; /* the codes' encoding */
+          static const int mag[4] = {9, 6, 3, 0}, sgn[4] = {15, 12, 14, 13}; /* the codes' encoding */
           size_t tile = (size_t)g * (N / 16) + (size_t)(n / 16), step = (size_t)(k / 128);
           size_t at = (tile * steps + step) * 1024 + (size_t)(n % 16) * 64 + (size_t)(k % 128) / 2;
           unsigned word = (unsigned)t[at] | (unsigned)t[at + 1] << 8 | (unsigned)t[at + 2] << 16 | (unsigned)t[at + 3] << 24;

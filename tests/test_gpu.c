@@ -1258,7 +1258,8 @@ static void test_moe_layer(void) {
    the GEMM's token pre-pass (nvf_ws_widen_tokens) for every row below masked_m, and nothing for
    the rows past it. Per case: quantize x with an image (the private nvfp4moe__quantize_op) into a
    buffer of 0xEE bytes; run a GEMM on the same tokens with a workspace of 0xEE bytes, whose
-   pre-pass writes its images there; compare, unit by unit, from the layout derived here. */
+   pre-pass writes its images there; compare, unit by unit, from the layout derived here. Odd
+   cases give the GEMM TILED weights, whose modules and the _img_f16 quantizers widen to F16. */
 static void test_layer_quantizer_widened_tokens(void) {
   /* K, SiLU, per-token, expected_m (picks the tile), masked_m pattern */
   static const int cases[][5] = {{1056, 0, 1, 16, 4}, {1056, 1, 1, 30, 4}, {384, 0, 0, 40, 4},
@@ -1270,7 +1271,8 @@ static void test_layer_quantizer_widened_tokens(void) {
     const int K = cases[ci][0], silu = cases[ci][1], per_token = cases[ci][2];
     const int xk = silu ? 2 * K : K, nsteps = (K + 127) / 128;
     size_t nx = (size_t)G * M * xk, nq = (size_t)G * M * K / 2, nsf = (size_t)G * nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4);
-    size_t nb = (size_t)G * N * K / 2, nbsf = (size_t)G * nvfp4moe_sf_bytes(N, K, NVFP4MOE_SF_LAYOUT_128X4), wsz, i;
+    const nvfp4moe_weight_layout lay = ci % 2 ? NVFP4MOE_WEIGHTS_TILED : NVFP4MOE_WEIGHTS_ROW_MAJOR;
+    size_t nb = (size_t)G * nvfp4moe_weight_bytes(N, K, lay), nbsf = (size_t)G * nvfp4moe_sf_bytes(N, K, NVFP4MOE_SF_LAYOUT_128X4), wsz, i;
     unsigned short* x = (unsigned short*)malloc(nx * 2);
     unsigned char *bq = (unsigned char*)malloc(nb), *bsf = (unsigned char*)malloc(nbsf), *img, *pre;
     int* mm = make_masked_m(G, M, cases[ci][4]);
@@ -1289,7 +1291,7 @@ static void test_layer_quantizer_widened_tokens(void) {
     if (!per_token) gu_put(dscale, scale, sizeof scale);
     memset(&g, 0, sizeof g);
     g.groups = G; g.m_max = M; g.n = N; g.k = K; g.a = dq; g.a_sf = dsf; g.b = db; g.b_sf = dbsf; g.masked_m = dmm;
-    g.d = dd; g.expected_m = cases[ci][3];
+    g.d = dd; g.expected_m = cases[ci][3]; g.b_layout = lay;
     tok = nvfp4moe__layer_img_tok(g_ctx, &g);
     if (tok == 0) { /* not the sm90 backend: the layer widens nothing in its quantizers */
       tu_skip("no token-producer GEMM tile on this GPU's backend");
@@ -1303,7 +1305,7 @@ static void test_layer_quantizer_widened_tokens(void) {
       memset(&q, 0, sizeof q);
       q.dtype = NVFP4MOE_DTYPE_BF16; q.groups = G; q.rows = M; q.k = K; q.x = dx; q.masked_m = dmm; q.out_e2m1 = dq;
       q.out_sf = dsf; q.scale = dscale;
-      CHECK(nvfp4moe__quantize_op(g_ctx, &q, 0, "test", per_token, silu, dimg, tok) == NVFP4MOE_SUCCESS, "quantize: %s",
+      CHECK(nvfp4moe__quantize_op(g_ctx, &q, 0, "test", per_token, silu, dimg, tok, lay) == NVFP4MOE_SUCCESS, "quantize: %s",
             nvfp4moe_last_error());
       if (per_token) g.row_scale = dscale; else g.alpha = dscale;
       g.workspace = dws; g.workspace_size = wsz;
@@ -1329,8 +1331,8 @@ static void test_layer_quantizer_widened_tokens(void) {
       CHECK(bad == 0, "case %d (K %d, %s, tile %d): %d of %d 16-byte units differ from the pre-pass", ci, K,
             silu ? "SiLU" : "plain", tok, bad, units);
       CHECK(touched == 0, "case %d: %d bytes of rows past masked_m written", ci, touched);
-      printf("# widened tokens case %d (K %d, %s, %s, tile %d): %d units equal to the pre-pass\n", ci, K,
-             silu ? "SiLU" : "plain", per_token ? "per-token" : "per-expert", tok, units - bad);
+      printf("# widened tokens case %d (K %d, %s, %s, tile %d, %s): %d units equal to the pre-pass\n", ci, K,
+             silu ? "SiLU" : "plain", per_token ? "per-token" : "per-expert", tok, lay ? "TILED, F16" : "row-major", units - bad);
       free(img); free(pre); gu_free(dimg); gu_free(dws);
     }
     gu_free(dx); gu_free(dq); gu_free(dsf); gu_free(dscale); gu_free(dmm); gu_free(db); gu_free(dbsf); gu_free(dd);
