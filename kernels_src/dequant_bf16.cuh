@@ -14,6 +14,9 @@
 // -1 to -12 % at 1-128 tokens, layers -1 to -6 %: the conversions it drops run on slow pipes.
 #if NVF_F16
 #define NVF_DEQ_M 0x8E008E00u // sign 15, magnitude 9..11, in each half
+#define NVF_FMA_X2 "fma.rn.f16x2" // (the products, exact: a * b + -0)
+#else
+#define NVF_FMA_X2 "fma.rn.bf16x2"
 #endif
 
 // 8 E2M1 codes (one word, element e in nibble e) -> 4 bf16x2 holding the pairs (p, p+4),
@@ -161,11 +164,7 @@ NVF_DEV void nvf_sf2_to_bf16x2(u32 sf2, u32& s0, u32& s1) {
 
 NVF_DEV u32 nvf_bf16x2_mul(u32 a, u32 b) { // exact here: at most 6 significant bits, normal range
   u32 d;
-#if NVF_F16
-  asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(0x80008000u));
-#else
-  asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(0x80008000u));
-#endif
+  asm(NVF_FMA_X2 " %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(0x80008000u));
   return d;
 }
 
@@ -198,20 +197,11 @@ NVF_DEV u32 nvf_sf2_to_bf16x2_packed(u32 sf2) {
 // a * (half H of s, in both halves), bf16x2 (exact as nvf_bf16x2_mul)
 template <int H> NVF_DEV u32 nvf_bf16x2_mul_half(u32 a, u32 s) {
   u32 d;
-#if NVF_F16
   if (H == 0)
-    asm("{.reg .b16 l, h; .reg .b32 t; mov.b32 {l, h}, %2; mov.b32 t, {l, l}; fma.rn.f16x2 %0, %1, t, %3;}"
+    asm("{.reg .b16 l, h; .reg .b32 t; mov.b32 {l, h}, %2; mov.b32 t, {l, l}; " NVF_FMA_X2 " %0, %1, t, %3;}"
         : "=r"(d) : "r"(a), "r"(s), "r"(0x80008000u));
   else
-    asm("{.reg .b16 l, h; .reg .b32 t; mov.b32 {l, h}, %2; mov.b32 t, {h, h}; fma.rn.f16x2 %0, %1, t, %3;}"
-        : "=r"(d) : "r"(a), "r"(s), "r"(0x80008000u));
-  return d;
-#endif
-  if (H == 0)
-    asm("{.reg .b16 l, h; .reg .b32 t; mov.b32 {l, h}, %2; mov.b32 t, {l, l}; fma.rn.bf16x2 %0, %1, t, %3;}"
-        : "=r"(d) : "r"(a), "r"(s), "r"(0x80008000u));
-  else
-    asm("{.reg .b16 l, h; .reg .b32 t; mov.b32 {l, h}, %2; mov.b32 t, {h, h}; fma.rn.bf16x2 %0, %1, t, %3;}"
+    asm("{.reg .b16 l, h; .reg .b32 t; mov.b32 {l, h}, %2; mov.b32 t, {h, h}; " NVF_FMA_X2 " %0, %1, t, %3;}"
         : "=r"(d) : "r"(a), "r"(s), "r"(0x80008000u));
   return d;
 }
