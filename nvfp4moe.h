@@ -171,9 +171,10 @@ typedef enum nvfp4moe_weight_layout {
    sm90 on 9.0 (sm_90a target), portable elsewhere from 8.0 up. */
 typedef enum nvfp4moe_backend {
   NVFP4MOE_BACKEND_AUTO = 0,
-  NVFP4MOE_BACKEND_PORTABLE = 1, /* mma.sync BF16 after exact dequantization, sm_80+ */
-  NVFP4MOE_BACKEND_SM90 = 2,     /* Hopper: wgmma BF16 after exact dequantization (sm_90a),
-                                    the portable swap-AB kernel for the fewest tokens */
+  NVFP4MOE_BACKEND_PORTABLE = 1, /* mma.sync after exact dequantization (BF16; the swap-AB tiles on
+                                    TILED weights F16), sm_80+ */
+  NVFP4MOE_BACKEND_SM90 = 2,     /* Hopper: wgmma after exact dequantization (sm_90a; BF16, F16 on
+                                    TILED weights), the portable swap-AB kernel for the fewest tokens */
   NVFP4MOE_BACKEND_SM100 = 3     /* tcgen05 kind::mxf4nvf4 block-scaled MMA */
 } nvfp4moe_backend;
 
@@ -529,7 +530,7 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context* c
                                                               const nvfp4moe_gemm_args* args,
                                                               nvfp4moe_stream stream);
 /* Bytes of the optional GEMM workspace for these args (shapes, expected_m and b_layout; the
-   pointers are not read): about 2 x m_max x K bytes a group (the tokens widened to bf16) where
+   pointers are not read): about 2 x m_max x K bytes a group (the tokens widened to bf16, f16 for TILED weights) where
    the context's heuristic picks an sm90 token-producer tile, or its 8-token swap-AB tile on
    TILED weights with K >= 4096 (expected_m <= 4: 3-6 % faster on an H200's DeepSeek-V3 GEMM1),
    else 0 (the other swap-AB tiles, sm100 with ROW_MAJOR weights, sm_80 tiles, offline context,
@@ -1339,13 +1340,14 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "\n"
   "// NVF_F16 (dequant_bf16.cuh): the GEMMs' operands widened to F16 * 2^-14 instead of BF16 * 2^-8, so a\n"
   "// product carries 2^-28 instead of 2^-16; NVF_DEQ_SCALE2 removes it. On in the modules for TILED weights\n"
-  "// (-DNVF_WTILED=1) and the layer's quantizers that widen tokens for them (the host's _img_f16 twins);\n"
+  "// (-DNVF_WTILED=1) and the layer's quantizers that widen tokens for them (the host's _img_f16 twins,\n"
+  "// -DNVF_QIMG_TILED=1: a layout define like NVF_WTILED, so that a tuning define of NVF_F16 governs both);\n"
   "// ROW_MAJOR weights stay BF16 (their plain codes take more operations to F16). NVF_WENC_F16: TILED\n"
   "// weights' codes are placed for the F16 widening (the relayout and every TILED reader agree); a tuning\n"
   "// run's -DNVF_F16=0 arm puts everything back as it was (BF16, the 0.4 placement), -DNVF_F16=1 makes\n"
   "// every module F16.\n"
   "#ifndef NVF_F16\n"
-  "#if defined(NVF_WTILED) && NVF_WTILED\n"
+  "#if (defined(NVF_WTILED) && NVF_WTILED) || (defined(NVF_QIMG_TILED) && NVF_QIMG_TILED)\n"
   "#define NVF_F16 1\n"
   "#else\n"
   "#define NVF_F16 0\n"
@@ -1387,13 +1389,13 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "  u32 v = __float_as_uint(x) - (120u << 23);                   // rebias 127 -> 7\n"
   "  return (v + 0x7FFFFu + ((v >> 20) & 1u)) >> 20;              // RNE to 3 mantissa bits\n"
   "}\n"
-  "// cvt.rn.satfinite.e4m3x2.f32 (sm_89+) gives the same byte for every such input (the high\n"
+  "// cvt.rn.satfinite.e4m3x2.f32 (sm_89+) gives the same byte for every such input (the high\n",
   "// byte of its pair is e4m3(0) = 0, so no mask).\n"
   "NVF_DEV u32 nvf_e4m3_hw(float x) {\n"
   "  u16 r;\n"
   "  asm(\"cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;\" : \"=h\"(r) : \"f\"(0.0f), \"f\"(x));\n"
   "  return r;\n"
-  "}\n",
+  "}\n"
   "#if defined(NVF_HW_E4M3)\n"
   "#define nvf_e4m3 nvf_e4m3_hw\n"
   "#else\n"
@@ -1477,11 +1479,11 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "  const float st = __fmul_rn(amax, t);\n"
   "  const u32 sf6 = nvf_e4m3(st);\n"
   "  if (sf6 != 0u) nvf_e2m1_pack16(x, __fdiv_rn(1.0f, __fmul_rn(nvf_e4m3_to_f32(sf6), s)), q);\n"
-  "  if (!fo6) return sf6;\n"
+  "  if (!fo6) return sf6;\n",
   "  // 4over6: the block max maps to 4 instead of 6; pick it iff strictly better.\n"
   "  const u32 sf4 = nvf_e4m3(__fmul_rn(st, 1.5f));\n"
   "  u32 q4[2] = {0u, 0u};\n"
-  "  if (sf4 != 0u) nvf_e2m1_pack16(x, __fdiv_rn(1.0f, __fmul_rn(nvf_e4m3_to_f32(sf4), s)), q4);\n",
+  "  if (sf4 != 0u) nvf_e2m1_pack16(x, __fdiv_rn(1.0f, __fmul_rn(nvf_e4m3_to_f32(sf4), s)), q4);\n"
   "  const float e6 = nvf_block_error(x, q, nvf_e4m3_to_f32(sf6), s, fo6 == 2);\n"
   "  const float e4 = nvf_block_error(x, q4, nvf_e4m3_to_f32(sf4), s, fo6 == 2);\n"
   "  if (e4 < e6) { q[0] = q4[0]; q[1] = q4[1]; return sf4; }\n"
@@ -1557,8 +1559,8 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "// of a piece converted by one cvt with no scaling; products down to 2^-24, F16's least subnormal), F16\n"
   "// MMAs (ptx_wgmma.cuh, nvf_mma_f16_16816), the epilogues' 2^16 becoming 2^28 (NVF_DEQ_SCALE2), and\n"
   "// TILED weights encoded for it (NVF_WENC_MAG below, mirrored by the host). Same products, same F32\n"
-  "// sums, so the same results. Same-process A/B on an H200 (bench/NOTES.md, thirtieth session, X51):\n"
-  "// -1 to -12 % at 1-128 tokens, layers -1 to -6 %: the conversions it drops run on slow pipes.\n"
+  "// sums, so the same results. Same-process A/Bs on an H200 (bench/NOTES.md, thirtieth session): X52\n"
+  "// -1 to -4.4 % at 1 and 32 tokens (DeepSeek-V3 GEMM1 at 1 token +3.5 %), X51 layers -1 to -6 %.\n"
   "#if NVF_F16\n"
   "#define NVF_DEQ_M 0x8E008E00u // sign 15, magnitude 9..11, in each half\n"
   "#define NVF_FMA_X2 \"fma.rn.f16x2\" // (the products, exact: a * b + -0)\n"
@@ -1665,10 +1667,8 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "  r[3] = (((q >> 3) & 0x05C005C0u) * 0x21u) & 0x81C081C0u; // at 9..11 and 13: then 6..8 and 10, * 32 the sign\n"
   "}\n"
   "\n"
-  "// Two ue4m3 SFs (bytes 0, 1 of sf2) -> bf16x2 of sf * 2^118 in both halves (exact;\n"
-  "// sf * 2^118 < 2^127), so that (code * 2^-126) * (sf * 2^118) = value * sf * 2^-8.\n"
-  "// SF 0x7F (a faulted block) -> NaN. sm_89+: one cvt for both bytes (e4m3 -> f16 is exact).\n"
-  "NVF_DEV u32 nvf_sf2_to_f16x2(u32 sf2) { // (NVF_F16) the two SFs as F16, byte 0 low, exact\n"
+  "// (NVF_F16) two ue4m3 SFs (bytes 0, 1 of sf2) as F16, byte 0 low, exact, unscaled; SF 0x7F -> NaN\n"
+  "NVF_DEV u32 nvf_sf2_to_f16x2(u32 sf2) {\n"
   "#if __CUDA_ARCH__ >= 890\n"
   "  u32 h;\n"
   "  asm(\"cvt.rn.f16x2.e4m3x2 %0, %1;\" : \"=r\"(h) : \"h\"((u16)(sf2 & 0x7F7Fu)));\n"
@@ -1676,7 +1676,7 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "#else\n"
   "  u32 h = 0;\n"
   "  #pragma unroll\n"
-  "  for (int i = 0; i < 2; ++i) {\n",
+  "  for (int i = 0; i < 2; ++i) {\n"
   "    const u32 b = (sf2 >> (8 * i)) & 0xFFu;\n"
   "    u16 f;\n"
   "    asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(f) : \"f\"(nvf_e4m3_to_f32(b)));\n"
@@ -1684,7 +1684,11 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "  }\n"
   "  return h;\n"
   "#endif\n"
-  "}\n"
+  "}\n",
+  "// Two ue4m3 SFs (bytes 0, 1 of sf2) -> bf16x2 of sf * 2^118 in both halves (exact;\n"
+  "// sf * 2^118 < 2^127), so that (code * 2^-126) * (sf * 2^118) = value * sf * 2^-8.\n"
+  "// SF 0x7F (a faulted block) -> NaN. sm_89+: one cvt for both bytes (e4m3 -> f16 is exact).\n"
+  "// NVF_F16: f16x2 of sf, byte 0 in both halves (s0), byte 1 (s1).\n"
   "NVF_DEV void nvf_sf2_to_bf16x2(u32 sf2, u32& s0, u32& s1) {\n"
   "#if NVF_F16\n"
   "  const u32 hf = nvf_sf2_to_f16x2(sf2);\n"
@@ -1759,12 +1763,12 @@ static const char* const nvfp4moe__src_dequant_bf16_cuh[] = {
   "template <bool ENC = false> NVF_DEV void nvf_dequant_piece(uint4 q, u32 sf2, u32* out) {\n"
   "  u32 s0, s1; // NVF_SFPACK_ON: s0 holds both SFs\n"
   "  // (w[] in each branch: each keeps the statement order whose SASS was measured)\n"
-  "#if NVF_SFPACK_ON\n"
+  "#if NVF_SFPACK_ON\n",
   "  const u32 w[4] = {q.x, q.y, q.z, q.w};\n"
   "  s0 = nvf_sf2_to_bf16x2_packed(sf2);\n"
   "  s1 = 0u;\n"
   "#else\n"
-  "  nvf_sf2_to_bf16x2(sf2, s0, s1);\n",
+  "  nvf_sf2_to_bf16x2(sf2, s0, s1);\n"
   "  const u32 w[4] = {q.x, q.y, q.z, q.w};\n"
   "#endif\n"
   "  #pragma unroll\n"
@@ -3633,7 +3637,7 @@ static const char* const nvfp4moe__src_ptx_mma_cuh[] = {
   "               : \"=r\"(r0), \"=r\"(r1), \"=r\"(r2), \"=r\"(r3) : \"r\"(addr));\n"
   "}\n"
   "\n"
-  "// D += A(16x16, row) * B(16x8, col), f16 inputs (the swap-AB tiles under the NVF_F16 trial).\n"
+  "// D += A(16x16, row) * B(16x8, col), f16 inputs (the swap-AB tiles on TILED weights: NVF_F16, common.cuh).\n"
   "NVF_DEV void nvf_mma_f16_16816(float* d, const u32* a, u32 b0, u32 b1) {\n"
   "  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 \"\n"
   "               \"{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\"\n"
@@ -3761,7 +3765,7 @@ static const char* const nvfp4moe__src_ptx_wgmma_cuh[] = {
   "// lbo = byte distance between core matrices adjacent in K, sbo = between core matrices\n"
   "// adjacent in M/N (8-row groups). Bits: 0-13 address >> 4, 16-29 lbo >> 4, 32-45 sbo >> 4,\n"
   "// 62-63 layout 0.\n"
-  "// the operand types: bf16, or f16 under the NVF_F16 trial (common.cuh)\n"
+  "// the operand types: bf16, or f16 where NVF_F16 (TILED weights; common.cuh)\n"
   "#if NVF_F16\n"
   "#define NVF_WG_AB \"f16.f16\"\n"
   "#else\n"
@@ -4132,7 +4136,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "#endif\n"
   "\n",
   "// ---- widened tokens for the expert layer's GEMMs (the _img kernels) ----\n"
-  "// A token-producer GEMM tile (gemm_wgmma_ws.cu) reads its tokens widened to BF16 from slot\n"
+  "// A token-producer GEMM tile (gemm_wgmma_ws.cu) reads its tokens widened to BF16 (F16 on TILED\n"
+  "// weights: the host's _img_f16 twins, -DNVF_QIMG_TILED=1) from slot\n"
   "// images in global memory that its pre-pass, nvf_ws_widen_tokens, writes from the NVFP4 tokens.\n"
   "// In the expert layer the quantizer has the codes and SFs in hand, so it writes the images\n"
   "// itself and the GEMM skips its pre-pass (one launch and its reads less). Same bytes as the\n"
@@ -4180,8 +4185,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  u32 q[2] = {0u, 0u}, sfb;\n"
   "  // Fast path: a finite non-zero block amax in a fast row, and every |x * out| of the block\n"
   "  // below 7 (one product: the block max's), which also excludes SF 0 (out = inf) and needs\n"
-  "  // no cap on the codes. Anything else (a block whose max product reaches 7, as with some\n"
-  "  // subnormal SFs or saturated given scales; a tiny or huge s; 4over6) takes the general path\n",
+  "  // no cap on the codes. Anything else (a block whose max product reaches 7, as with some\n",
+  "  // subnormal SFs or saturated given scales; a tiny or huge s; 4over6) takes the general path\n"
   "  // below, which recomputes the block from the start (the same bytes).\n"
   "  if (rq.fast) { // (a zero, infinite or NaN amax fails the product test below)\n"
   "    sfb = nvf_e4m3(__fmul_rn(__uint_as_float(am), rq.t));\n"
@@ -4263,8 +4268,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  return prefix[G];\n"
   "}\n"
   "\n"
-  "// Work item -> (group, row): the dense list of valid rows, or every (padded) row.\n"
-  "NVF_DEV void nvf_item_row(const NvfQuantParams& p, i64 item, bool dense, const int* prefix, int rows_pad, int& g,\n",
+  "// Work item -> (group, row): the dense list of valid rows, or every (padded) row.\n",
+  "NVF_DEV void nvf_item_row(const NvfQuantParams& p, i64 item, bool dense, const int* prefix, int rows_pad, int& g,\n"
   "                          int& r) {\n"
   "  if (dense) { // the group holding valid row number `item`\n"
   "    int lo = 0, hi = p.groups;\n"
@@ -4335,8 +4340,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "template <> struct NvfIndex<true> { typedef int T; };\n"
   "\n"
   "// IMG (the _img kernels: unstaged): each row's blocks also widened into img for a GEMM tile of\n"
-  "// img_tok tokens (nvf_img_row).\n"
-  "template <bool SILU, bool F16, bool STAGED, int NB, bool IMG = false>\n",
+  "// img_tok tokens (nvf_img_row).\n",
+  "template <bool SILU, bool F16, bool STAGED, int NB, bool IMG = false>\n"
   "NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32], u8* img = nullptr,\n"
   "                               int img_tok = 0) {\n"
   "  constexpr bool KF16 = SILU \? false : F16; // dtype of the words kept: SiLU's y is bf16\n"
@@ -4398,8 +4403,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      nvf_item_row(p, item, dense, prefix, rows_pad, g, r);\n"
   "    }\n"
   "    u8* sfg = p.sf + (i64)g * sf_gbytes;\n"
-  "    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {\n"
-  "      if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on\n",
+  "    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {\n",
+  "      if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on\n"
   "        if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes,\n"
   "                                   slots + slot * rowbytes, slot_bar + 8u * slot);\n"
   "        phase ^= slot == nslot - 1;\n"
@@ -4465,9 +4470,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    rq.s120 = __fmul_rn(s, nvf_f32(0x7B800000u));                                  // s * 2^120\n"
   "\n"
   "    // Pass 2: quantize and store; the register blocks unrolled (no copies of their words),\n"
-  "    // blocks past them read again. This thread's block i is b = tl + team * i: its codes at\n"
+  "    // blocks past them read again. This thread's block i is b = tl + team * i: its codes at\n",
   "    // qt + i * team * 8, its SF byte at st + i * sstep (128x4: the host's teams are multiples\n"
-  "    // of 4, so b % 4 = tl % 4 and b / 4 = tl / 4 + i * team / 4).\n",
+  "    // of 4, so b % 4 = tl % 4 and b / 4 = tl / 4 + i * team / 4).\n"
   "    u8* qt = p.q + ((i64)g * p.rows + r) * (p.k / 2) + tq;\n"
   "#if defined(NVF_QPROBE) && NVF_QPROBE == 6\n"
   "    const int rsf = rows_pad % 128 == 0 \? (r & 127) * (rows_pad >> 7) + (r >> 7) : r; // row whose SF slots to use\n"
@@ -4527,9 +4532,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  }\n"
   "#define NVF_QUANT_IMG_KERNEL(name, silu, nb, minb)                                         \\\n"
   "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p, u8* img, int img_tok) { \\\n"
-  "    nvf_pdl_enter();                                                                      \\\n"
+  "    nvf_pdl_enter();                                                                      \\\n",
   "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
-  "    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \\\n",
+  "    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \\\n"
   "    nvf_quantize_rows<silu, false, false, nb, true>(p, prefix, red, img, img_tok);        \\\n"
   "  }\n"
   "// (The SiLU build with -DNVF_QSILU2 is the \"wide\" SiLU specialisation of the host: rows\n"
@@ -4593,12 +4598,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "}\n"
   "\n"
   "// out[i] = a[i] * b[i] (b null: a[i]); the expert layer's GEMM alphas.\n"
-  "extern \"C\" __global__ void nvf_scale_product(const float* a, const float* b, float* out, int n) {\n"
+  "extern \"C\" __global__ void nvf_scale_product(const float* a, const float* b, float* out, int n) {\n",
   "  nvf_pdl_enter();\n"
   "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
   "  if (i < n) out[i] = b \? __fmul_rn(a[i], b[i]) : a[i];\n"
   "}\n"
-  "\n",
+  "\n"
   "// ---- scale-factor layout conversion (every destination byte written, padding 0) -------\n"
   "extern \"C\" __global__ void nvf_sf_convert(const u8* src, u8* dst, int groups, int rows, int k,\n"
   "                                          int to_128x4) {\n"
@@ -4662,9 +4667,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  const i64 total = (i64)p.groups * p.rows * nblk;\n"
   "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (i64)gridDim.x * blockDim.x) {\n"
   "    const int b = (int)(i % nblk);\n"
-  "    const i64 gr = i / nblk;\n"
+  "    const i64 gr = i / nblk;\n",
   "    const int g = (int)(gr / p.rows), r = (int)(gr % p.rows);\n"
-  "    if (r >= nvf_valid_rows(p.masked_m, g, p.rows)) continue;\n",
+  "    if (r >= nvf_valid_rows(p.masked_m, g, p.rows)) continue;\n"
   "    const float s = p.scale_per_row \? p.scale[gr] : p.scale[g];\n"
   "    const u8 sfb = p.sf[(i64)g * sf_gbytes + (p.sf_linear \? (i64)r * nblk + b : nvf_sf_offset_128x4(r, b, kc4))];\n"
   "    const float sff = nvf_e4m3_to_f32(sfb);\n"
@@ -4920,11 +4925,13 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"quantize_img", "quantize.cu", {"-DNVF_QIMG_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1, {"nvf_quantize_img", 0}},
     {"silu_quantize_img", "quantize.cu", {"-DNVF_SILU", "-DNVF_QIMG_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_silu_mul_quantize_img", 0}},
-    /* ... their tokens widened to F16, as the GEMM modules for TILED weights read them (common.cuh, NVF_F16) */
-    {"quantize_img_f16", "quantize.cu", {"-DNVF_QIMG_ONLY", "-DNVF_F16=1", 0}, NVFP4MOE__NEEDS_SM80, 1,
+    /* ... for GEMMs on TILED weights: their tokens widened to F16, as those GEMM modules read them
+       (common.cuh, NVF_F16; the layout define, not -DNVF_F16=1, so that a tuning define of NVF_F16
+       sets both sides: the options are sorted and NVRTC keeps a macro's last -D) */
+    {"quantize_img_f16", "quantize.cu", {"-DNVF_QIMG_ONLY", "-DNVF_QIMG_TILED=1", 0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_quantize_img", 0}},
-    {"silu_quantize_img_f16", "quantize.cu", {"-DNVF_SILU", "-DNVF_QIMG_ONLY", "-DNVF_F16=1", 0}, NVFP4MOE__NEEDS_SM80, 1,
-     {"nvf_silu_mul_quantize_img", 0}},
+    {"silu_quantize_img_f16", "quantize.cu", {"-DNVF_SILU", "-DNVF_QIMG_ONLY", "-DNVF_QIMG_TILED=1", 0}, NVFP4MOE__NEEDS_SM80,
+     1, {"nvf_silu_mul_quantize_img", 0}},
     NVFP4MOE__GEMM_SPECS("", 0, NVFP4MOE__PORTABLE_KERNELS, NVFP4MOE__SWAPAB_KERNELS, NVFP4MOE__SWAPAB_KERNELS,
                          NVFP4MOE__WGMMA_KERNELS, NVFP4MOE__WS_KERNELS)
     {"gemm_sm100_n128", "gemm_sm100.cu", {"-DNVF_BN=128", 0}, NVFP4MOE__NEEDS_SM100, 0,

@@ -25,13 +25,14 @@ NVF_DEV float nvf_abs(float x) { return __uint_as_float(__float_as_uint(x) & 0x7
 
 // NVF_F16 (dequant_bf16.cuh): the GEMMs' operands widened to F16 * 2^-14 instead of BF16 * 2^-8, so a
 // product carries 2^-28 instead of 2^-16; NVF_DEQ_SCALE2 removes it. On in the modules for TILED weights
-// (-DNVF_WTILED=1) and the layer's quantizers that widen tokens for them (the host's _img_f16 twins);
+// (-DNVF_WTILED=1) and the layer's quantizers that widen tokens for them (the host's _img_f16 twins,
+// -DNVF_QIMG_TILED=1: a layout define like NVF_WTILED, so that a tuning define of NVF_F16 governs both);
 // ROW_MAJOR weights stay BF16 (their plain codes take more operations to F16). NVF_WENC_F16: TILED
 // weights' codes are placed for the F16 widening (the relayout and every TILED reader agree); a tuning
 // run's -DNVF_F16=0 arm puts everything back as it was (BF16, the 0.4 placement), -DNVF_F16=1 makes
 // every module F16.
 #ifndef NVF_F16
-#if defined(NVF_WTILED) && NVF_WTILED
+#if (defined(NVF_WTILED) && NVF_WTILED) || (defined(NVF_QIMG_TILED) && NVF_QIMG_TILED)
 #define NVF_F16 1
 #else
 #define NVF_F16 0

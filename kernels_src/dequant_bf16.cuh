@@ -10,8 +10,8 @@
 // of a piece converted by one cvt with no scaling; products down to 2^-24, F16's least subnormal), F16
 // MMAs (ptx_wgmma.cuh, nvf_mma_f16_16816), the epilogues' 2^16 becoming 2^28 (NVF_DEQ_SCALE2), and
 // TILED weights encoded for it (NVF_WENC_MAG below, mirrored by the host). Same products, same F32
-// sums, so the same results. Same-process A/B on an H200 (bench/NOTES.md, thirtieth session, X51):
-// -1 to -12 % at 1-128 tokens, layers -1 to -6 %: the conversions it drops run on slow pipes.
+// sums, so the same results. Same-process A/Bs on an H200 (bench/NOTES.md, thirtieth session): X52
+// -1 to -4.4 % at 1 and 32 tokens (DeepSeek-V3 GEMM1 at 1 token +3.5 %), X51 layers -1 to -6 %.
 #if NVF_F16
 #define NVF_DEQ_M 0x8E008E00u // sign 15, magnitude 9..11, in each half
 #define NVF_FMA_X2 "fma.rn.f16x2" // (the products, exact: a * b + -0)
@@ -118,10 +118,8 @@ NVF_DEV void nvf_fp4x8e_to_bf16x2(u32 q, u32* r) {
   r[3] = (((q >> 3) & 0x05C005C0u) * 0x21u) & 0x81C081C0u; // at 9..11 and 13: then 6..8 and 10, * 32 the sign
 }
 
-// Two ue4m3 SFs (bytes 0, 1 of sf2) -> bf16x2 of sf * 2^118 in both halves (exact;
-// sf * 2^118 < 2^127), so that (code * 2^-126) * (sf * 2^118) = value * sf * 2^-8.
-// SF 0x7F (a faulted block) -> NaN. sm_89+: one cvt for both bytes (e4m3 -> f16 is exact).
-NVF_DEV u32 nvf_sf2_to_f16x2(u32 sf2) { // (NVF_F16) the two SFs as F16, byte 0 low, exact
+// (NVF_F16) two ue4m3 SFs (bytes 0, 1 of sf2) as F16, byte 0 low, exact, unscaled; SF 0x7F -> NaN
+NVF_DEV u32 nvf_sf2_to_f16x2(u32 sf2) {
 #if __CUDA_ARCH__ >= 890
   u32 h;
   asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"((u16)(sf2 & 0x7F7Fu)));
@@ -138,6 +136,10 @@ NVF_DEV u32 nvf_sf2_to_f16x2(u32 sf2) { // (NVF_F16) the two SFs as F16, byte 0 
   return h;
 #endif
 }
+// Two ue4m3 SFs (bytes 0, 1 of sf2) -> bf16x2 of sf * 2^118 in both halves (exact;
+// sf * 2^118 < 2^127), so that (code * 2^-126) * (sf * 2^118) = value * sf * 2^-8.
+// SF 0x7F (a faulted block) -> NaN. sm_89+: one cvt for both bytes (e4m3 -> f16 is exact).
+// NVF_F16: f16x2 of sf, byte 0 in both halves (s0), byte 1 (s1).
 NVF_DEV void nvf_sf2_to_bf16x2(u32 sf2, u32& s0, u32& s1) {
 #if NVF_F16
   const u32 hf = nvf_sf2_to_f16x2(sf2);

@@ -9,7 +9,7 @@ NVF_DEV void nvf_ldmatrix_x4(u32 addr, u32& r0, u32& r1, u32& r2, u32& r3) {
                : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr));
 }
 
-// D += A(16x16, row) * B(16x8, col), f16 inputs (the swap-AB tiles under the NVF_F16 trial).
+// D += A(16x16, row) * B(16x8, col), f16 inputs (the swap-AB tiles on TILED weights: NVF_F16, common.cuh).
 NVF_DEV void nvf_mma_f16_16816(float* d, const u32* a, u32 b0, u32 b1) {
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
                "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"

@@ -19,7 +19,7 @@ NVF_DEV void nvf_fence_proxy_async() { asm volatile("fence.proxy.async.shared::c
 // lbo = byte distance between core matrices adjacent in K, sbo = between core matrices
 // adjacent in M/N (8-row groups). Bits: 0-13 address >> 4, 16-29 lbo >> 4, 32-45 sbo >> 4,
 // 62-63 layout 0.
-// the operand types: bf16, or f16 under the NVF_F16 trial (common.cuh)
+// the operand types: bf16, or f16 where NVF_F16 (TILED weights; common.cuh)
 #if NVF_F16
 #define NVF_WG_AB "f16.f16"
 #else

@@ -275,7 +275,8 @@ NVF_DEV void nvf_store_sf_cs(u8* sfp, u32 b) { asm volatile("st.global.cs.b8 [%0
 #endif
 
 // ---- widened tokens for the expert layer's GEMMs (the _img kernels) ----
-// A token-producer GEMM tile (gemm_wgmma_ws.cu) reads its tokens widened to BF16 from slot
+// A token-producer GEMM tile (gemm_wgmma_ws.cu) reads its tokens widened to BF16 (F16 on TILED
+// weights: the host's _img_f16 twins, -DNVF_QIMG_TILED=1) from slot
 // images in global memory that its pre-pass, nvf_ws_widen_tokens, writes from the NVFP4 tokens.
 // In the expert layer the quantizer has the codes and SFs in hand, so it writes the images
 // itself and the GEMM skips its pre-pass (one launch and its reads less). Same bytes as the

@@ -1051,8 +1051,8 @@ static void test_weight_layouts(void) {
               strcmp(kw->defines[j], "-DNVF_WKFULL=1") == 0 && (j == 5 || !kw->defines[j + 1]) && kw->needs == b->needs,
           "K %% 256 twin of %s: %s", b->name, kw->name);
   }
-  { /* the layer's quantizers for GEMMs on TILED weights: the _img ones with -DNVF_F16=1 (their tokens widened to
-       F16, as the TILED GEMM modules read them) */
+  { /* the layer's quantizers for GEMMs on TILED weights: the _img ones with -DNVF_QIMG_TILED=1 (their tokens
+       widened to F16, as the TILED GEMM modules read them; a tuning define of NVF_F16 sets both) */
     int i2;
     for (i2 = 0; i2 < 2; ++i2) {
       const nvfp4moe__spec* b = &nvfp4moe__specs[NVFP4MOE__SPEC_QUANTIZE_IMG + i2];
@@ -1061,7 +1061,7 @@ static void test_weight_layouts(void) {
       int j, same = 1;
       snprintf(name, sizeof name, "%s_f16", b->name);
       for (j = 0; j < 6 && b->defines[j]; ++j) same &= f->defines[j] && strcmp(f->defines[j], b->defines[j]) == 0;
-      CHECK(strcmp(f->name, name) == 0 && same && j < 6 && f->defines[j] && strcmp(f->defines[j], "-DNVF_F16=1") == 0 &&
+      CHECK(strcmp(f->name, name) == 0 && same && j < 6 && f->defines[j] && strcmp(f->defines[j], "-DNVF_QIMG_TILED=1") == 0 &&
                 !f->defines[j + 1] && strcmp(f->kernels[0], b->kernels[0]) == 0 && !f->kernels[1] && f->fmad_off == b->fmad_off,
             "F16 twin of %s: %s", b->name, f->name);
     }

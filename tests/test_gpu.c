@@ -557,7 +557,7 @@ typedef struct gdata {
 
 /* Random NVFP4 operands: every code, SFs over a wide range; invalid A rows and the SF
    padding (columns past K/16, rows past the matrix) get NaN SFs (g_sf_pad). */
-/* TEST_GPU_RELAYOUT=1 (tuning runs whose define changes the TILED encoding, e.g. -DNVF_F16=1, which the
+/* TEST_GPU_RELAYOUT=1 (tuning runs whose define changes the TILED encoding, -DNVF_F16=0 or -DNVF_WENC=0, which the
    host reference's tables do not follow): TILED weights made by the GPU relayout of the context under
    test instead of the host reference's. Returns 1 when it did so. */
 static int gpu_relayout_tiled(nvfp4moe_devptr dst, const unsigned char* src, size_t nsrc, int groups, int n, int k) {
@@ -621,8 +621,8 @@ static void gdata_make(gdata* t, const gcase* c) {
     rl.groups = c->groups; rl.n = c->n; rl.k = c->k; rl.src = NVFP4MOE_HOSTPTR(t->b); rl.dst = NVFP4MOE_HOSTPTR(bt);
     rl.dst_layout = NVFP4MOE_WEIGHTS_TILED;
     CHECK(nvfp4moe_ref_weights_relayout(&rl) == NVFP4MOE_SUCCESS, "ref relayout: %s", nvfp4moe_last_error());
-    { /* the padding of a last partial 128-K step poisoned (0x77777777 words, which decode to codes 5, 14,
-         15, 11 = 3, -4, -6, -1.5): a kernel that read it would add them in */
+    { /* the padding of a last partial 128-K step poisoned (0x77777777 words, which decode to codes 3, 13,
+         14, 15 = 1.5, -3, -4, -6): a kernel that read it would add them in */
       const size_t rb = nvfp4moe_weight_bytes(16, c->k, NVFP4MOE_WEIGHTS_TILED) / 16;
       size_t row, o;
       for (row = 0; row < (size_t)c->groups * c->n; ++row)
@@ -1258,8 +1258,8 @@ static void test_moe_layer(void) {
    the GEMM's token pre-pass (nvf_ws_widen_tokens) for every row below masked_m, and nothing for
    the rows past it. Per case: quantize x with an image (the private nvfp4moe__quantize_op) into a
    buffer of 0xEE bytes; run a GEMM on the same tokens with a workspace of 0xEE bytes, whose
-   pre-pass writes its images there; compare, unit by unit, from the layout derived here. Odd
-   cases give the GEMM TILED weights, whose modules and the _img_f16 quantizers widen to F16. */
+   pre-pass writes its images there; compare, unit by unit, from the layout derived here. Cases
+   2, 3 and 5 give the GEMM TILED weights, whose modules and the _img_f16 quantizers widen to F16. */
 static void test_layer_quantizer_widened_tokens(void) {
   /* K, SiLU, per-token, expected_m (picks the tile), masked_m pattern */
   static const int cases[][5] = {{1056, 0, 1, 16, 4}, {1056, 1, 1, 30, 4}, {384, 0, 0, 40, 4},
@@ -1271,7 +1271,8 @@ static void test_layer_quantizer_widened_tokens(void) {
     const int K = cases[ci][0], silu = cases[ci][1], per_token = cases[ci][2];
     const int xk = silu ? 2 * K : K, nsteps = (K + 127) / 128;
     size_t nx = (size_t)G * M * xk, nq = (size_t)G * M * K / 2, nsf = (size_t)G * nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4);
-    const nvfp4moe_weight_layout lay = ci % 2 ? NVFP4MOE_WEIGHTS_TILED : NVFP4MOE_WEIGHTS_ROW_MAJOR;
+    /* (TILED: a plain and two SiLU cases, K 256 on a _k256 twin; row-major: two plain, one SiLU) */
+    const nvfp4moe_weight_layout lay = ci == 2 || ci == 3 || ci == 5 ? NVFP4MOE_WEIGHTS_TILED : NVFP4MOE_WEIGHTS_ROW_MAJOR;
     size_t nb = (size_t)G * nvfp4moe_weight_bytes(N, K, lay), nbsf = (size_t)G * nvfp4moe_sf_bytes(N, K, NVFP4MOE_SF_LAYOUT_128X4), wsz, i;
     unsigned short* x = (unsigned short*)malloc(nx * 2);
     unsigned char *bq = (unsigned char*)malloc(nb), *bsf = (unsigned char*)malloc(nbsf), *img, *pre;
@@ -1332,7 +1333,7 @@ static void test_layer_quantizer_widened_tokens(void) {
             silu ? "SiLU" : "plain", tok, bad, units);
       CHECK(touched == 0, "case %d: %d bytes of rows past masked_m written", ci, touched);
       printf("# widened tokens case %d (K %d, %s, %s, tile %d, %s): %d units equal to the pre-pass\n", ci, K,
-             silu ? "SiLU" : "plain", per_token ? "per-token" : "per-expert", tok, lay ? "TILED, F16" : "row-major", units - bad);
+             silu ? "SiLU" : "plain", per_token ? "per-token" : "per-expert", tok, lay ? "TILED" : "row-major", units - bad);
       free(img); free(pre); gu_free(dimg); gu_free(dws);
     }
     gu_free(dx); gu_free(dq); gu_free(dsf); gu_free(dscale); gu_free(dmm); gu_free(db); gu_free(dbsf); gu_free(dd);
