@@ -2101,6 +2101,8 @@ static const char* const nvfp4moe__src_gemm_portable_cu[] = {
   "        for (int ni = 0; ni < NVF_NI; ++ni) {\n"
   "          const int n = t.n_tile * NVF_BN + wn * NVF_WN + ni * 8 + (lane & 3) * 2;\n"
   "          if (n >= p.n) continue;\n"
+  "          // (2^16: this kernel widens to BF16 in shared memory in every module, its _tiled twin too,\n"
+  "          // where NVF_F16 is set for the other kernels: not NVF_DEQ_SCALE2)\n"
   "          const float v0 = __fmul_rn(sc, __fmul_rn(acc[mi][ni][2 * h], 65536.0f));\n"
   "          const float v1 = __fmul_rn(sc, __fmul_rn(acc[mi][ni][2 * h + 1], 65536.0f));\n"
   "          *(u32*)(drow + n) = nvf_pack_bf16x2(v0, v1);\n"

@@ -181,6 +181,8 @@ nvf_gemm_portable(const NvfGemmParams p) {
         for (int ni = 0; ni < NVF_NI; ++ni) {
           const int n = t.n_tile * NVF_BN + wn * NVF_WN + ni * 8 + (lane & 3) * 2;
           if (n >= p.n) continue;
+          // (2^16: this kernel widens to BF16 in shared memory in every module, its _tiled twin too,
+          // where NVF_F16 is set for the other kernels: not NVF_DEQ_SCALE2)
           const float v0 = __fmul_rn(sc, __fmul_rn(acc[mi][ni][2 * h], 65536.0f));
           const float v1 = __fmul_rn(sc, __fmul_rn(acc[mi][ni][2 * h + 1], 65536.0f));
           *(u32*)(drow + n) = nvf_pack_bf16x2(v0, v1);
