@@ -1107,23 +1107,21 @@ static void test_weight_layouts(void) {
     d.flags = NVFP4MOE_FLAG_OFFLINE | NVFP4MOE_FLAG_NO_DISK_CACHE;
     d.target = "sm_90a";
     d.logger.func = tu_logger;
-    setenv("NVFP4MOE_GEMM_CONFIG", "gemm_swapab_t16_tiled", 1);
-    CHECK(nvfp4moe_create(&d, &ct) == NVFP4MOE_SUCCESS && ct && ct->forced_gemm_spec == NVFP4MOE__SPEC_GEMM_T16,
-          "NVFP4MOE_GEMM_CONFIG=gemm_swapab_t16_tiled forces gemm_swapab_t16");
-    unsetenv("NVFP4MOE_GEMM_CONFIG");
-    nvfp4moe_destroy(ct);
-    ct = 0;
-    setenv("NVFP4MOE_GEMM_CONFIG", "gemm_sm90_ws_t32_wg4_varn_k256_tiled", 1);
-    CHECK(nvfp4moe_create(&d, &ct) == NVFP4MOE_SUCCESS && ct && ct->forced_gemm_spec == NVFP4MOE__SPEC_GEMM_WS32_VARN,
-          "NVFP4MOE_GEMM_CONFIG=gemm_sm90_ws_t32_wg4_varn_k256_tiled forces gemm_sm90_ws_t32_wg4_varn");
-    unsetenv("NVFP4MOE_GEMM_CONFIG");
-    nvfp4moe_destroy(ct);
-    ct = 0;
-    setenv("NVFP4MOE_GEMM_CONFIG", "gemm_swapab_t8_k256_tiled", 1);
-    CHECK(nvfp4moe_create(&d, &ct) == NVFP4MOE_SUCCESS && ct && ct->forced_gemm_spec == NVFP4MOE__SPEC_GEMM_T8,
-          "NVFP4MOE_GEMM_CONFIG=gemm_swapab_t8_k256_tiled forces gemm_swapab_t8");
-    unsetenv("NVFP4MOE_GEMM_CONFIG");
-    nvfp4moe_destroy(ct);
+    { /* a twin's name forces its tile configuration */
+      static const struct { const char* name; int spec; } forced[] = {
+          {"gemm_swapab_t16_tiled", NVFP4MOE__SPEC_GEMM_T16},
+          {"gemm_sm90_ws_t32_wg4_varn_k256_tiled", NVFP4MOE__SPEC_GEMM_WS32_VARN},
+          {"gemm_swapab_t8_k256_tiled", NVFP4MOE__SPEC_GEMM_T8}};
+      size_t fi;
+      for (fi = 0; fi < sizeof forced / sizeof forced[0]; ++fi) {
+        ct = 0;
+        setenv("NVFP4MOE_GEMM_CONFIG", forced[fi].name, 1);
+        CHECK(nvfp4moe_create(&d, &ct) == NVFP4MOE_SUCCESS && ct && ct->forced_gemm_spec == forced[fi].spec,
+              "NVFP4MOE_GEMM_CONFIG=%s forces %s", forced[fi].name, nvfp4moe__specs[forced[fi].spec].name);
+        unsetenv("NVFP4MOE_GEMM_CONFIG");
+        nvfp4moe_destroy(ct);
+      }
+    }
     nvfp4moe_destroy(c90);
     nvfp4moe_destroy(c80);
   }
