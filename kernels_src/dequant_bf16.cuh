@@ -31,8 +31,7 @@ NVF_DEV void nvf_fp4x8_to_bf16x2(u32 q, u32* r) {
     const u32 t = (p < 3 ? q << (9 - 4 * p) : q >> 3) & 0x1E001E00u;
     r[p] = t + (t & 0x10001000u) * 7u;
   }
-  return;
-#endif
+#else
   // p = 0, 1: one multiply makes two copies of the masked nibbles, shifted by 12 - 4p (the
   // sign lands on bit 15) and by 6 - 4p (the magnitude on bits 6..8); the copies do not
   // overlap, so the product is their OR, and one mask keeps the wanted bits.
@@ -58,6 +57,7 @@ NVF_DEV void nvf_fp4x8_to_bf16x2(u32 q, u32* r) {
   const u32 q4 = q << 4;
   r[2] = (q4 & 0x80008000u) | ((q4 & 0x70007000u) >> 6);
   r[3] = (q & 0x80008000u) | ((q & 0x70007000u) >> 6);
+#endif
 #endif
 }
 
@@ -110,19 +110,20 @@ NVF_DEV void nvf_fp4x8e_to_bf16x2(u32 q, u32* r) {
   r[1] = (q << 3) & NVF_DEQ_M;                         // at 6..8 and 12
   r[2] = ((q & 0x40384038u) * 0x42u) & NVF_DEQ_M;     // at 3..5 and 14: * 64 the magnitude, * 2 the sign
   r[3] = ((q & 0x20072007u) * 0x204u) & NVF_DEQ_M;    // at 0..2 and 13: * 512 the magnitude, * 4 the sign
-  return;
-#endif
+#else
   r[0] = q & 0x81C081C0u;                                // magnitudes at 6..8, signs at 15 (and + 16)
   r[1] = (q << 3) & 0x81C081C0u;                         // at 3..5 and 12
   r[2] = ((q & 0x40074007u) * 0x42u) & 0x81C081C0u;      // at 0..2 and 14: * 2 the sign, * 64 the magnitude
   r[3] = (((q >> 3) & 0x05C005C0u) * 0x21u) & 0x81C081C0u; // at 9..11 and 13: then 6..8 and 10, * 32 the sign
+#endif
 }
 
-// (NVF_F16) two ue4m3 SFs (bytes 0, 1 of sf2) as F16, byte 0 low, exact, unscaled; SF 0x7F -> NaN
+// Two ue4m3 SFs (bytes 0, 1 of sf2) as F16, byte 0 low, exact, unscaled; SF 0x7F -> NaN (the F16
+// operands' SFs; the BF16 ones start from it on sm_89+)
 NVF_DEV u32 nvf_sf2_to_f16x2(u32 sf2) {
 #if __CUDA_ARCH__ >= 890
   u32 h;
-  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"((u16)(sf2 & 0x7F7Fu)));
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"((u16)(sf2 & 0x7F7Fu))); // ue4m3: bit 7 is not a sign
   return h;
 #else
   u32 h = 0;
@@ -145,11 +146,8 @@ NVF_DEV void nvf_sf2_to_bf16x2(u32 sf2, u32& s0, u32& s1) {
   const u32 hf = nvf_sf2_to_f16x2(sf2);
   s0 = __byte_perm(hf, 0u, 0x1010);
   s1 = __byte_perm(hf, 0u, 0x3232);
-  return;
-#endif
-#if __CUDA_ARCH__ >= 890
-  u32 h;
-  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"((u16)(sf2 & 0x7F7Fu))); // ue4m3: bit 7 is not a sign
+#elif __CUDA_ARCH__ >= 890
+  const u32 h = nvf_sf2_to_f16x2(sf2);
   const float f0 = __fmul_rn(nvf_fp16_to_f32((u16)h), nvf_f32(0x7A800000u));
   const float f1 = __fmul_rn(nvf_fp16_to_f32((u16)(h >> 16)), nvf_f32(0x7A800000u));
   s0 = nvf_pack_bf16x2(f0, f0);
@@ -183,10 +181,9 @@ NVF_DEV u32 nvf_bf16x2_mul(u32 a, u32 b) { // exact here: at most 6 significant 
 NVF_DEV u32 nvf_sf2_to_bf16x2_packed(u32 sf2) {
 #if NVF_F16
   return nvf_sf2_to_f16x2(sf2);
-#endif
-#if __CUDA_ARCH__ >= 890
-  u32 h, p, d;
-  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"((u16)(sf2 & 0x7F7Fu))); // ue4m3: bit 7 is not a sign
+#elif __CUDA_ARCH__ >= 890
+  const u32 h = nvf_sf2_to_f16x2(sf2);
+  u32 p, d;
   p = nvf_pack_bf16x2(nvf_fp16_to_f32((u16)h), nvf_fp16_to_f32((u16)(h >> 16)));
   d = nvf_bf16x2_mul(p, 0x7A807A80u); // x 2^118, exact (sf 2^118 < 2^127)
   return d;

@@ -69,6 +69,16 @@ template <bool WIDE, bool STRONG = false> NVF_DEV uint4 nvf_ldg_weights(const u8
 #ifndef NVF_WKFULL
 #define NVF_WKFULL 0
 #endif
+// The step the loads read for step s under NVF_WKFULL (never widened where it differs), with DEPTH
+// steps in flight. AHEAD: s may pass the last step by up to DEPTH (a loop loading ahead; with two
+// steps in flight and nsteps >= 2, s < 2 nsteps: s - nsteps); else s < nsteps with two steps in
+// flight (a prologue, the resident loop). Deeper pipelines (probes, tuning depths, the swap-AB
+// 32/48-token tiles) wrap by s % nsteps.
+template <bool AHEAD, int DEPTH> NVF_DEV int nvf_step_in(int s, int nsteps) {
+  if (!NVF_WKFULL) return s;
+  if (DEPTH != 2) return s % nsteps;
+  return AHEAD && s >= nsteps ? s - nsteps : s;
+}
 #if defined(NVF_WTILED) && NVF_WTILED
 #define NVF_WSTEP_BYTES 1024 // bytes between the 128-K steps of a row
 #define NVF_WROWB(p) ((((i64)(p).k + 127) >> 7) << 6) // RB above

@@ -94,7 +94,8 @@ template <bool WIDE, bool PRE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmPa
   // where K % 256 == 0; wrong elsewhere; other tiles: tuning runs only, bench/NOTES.md thirtieth session):
   // the weight loads without predicates, as the wgmma tiles' _k256 twins (gemm_wgmma_step.cuh): rows
   // past N read rows N - 16 .. N - 1 (never stored), a step past the last reads step s - nsteps (two
-  // steps in flight) or s % nsteps (four: the 32- and 48-token tiles, where K may hold fewer steps)
+  // steps in flight) or s % nsteps (four: the 32- and 48-token tiles, where K may hold fewer steps;
+  // nvf_step_in, gemm_common.cuh)
 #if NVF_WKFULL
   const int rl = ok0 ? r0 : p.n - 16 + (r0 & 15);
 #else
@@ -149,7 +150,7 @@ template <bool WIDE, bool PRE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmPa
     for (int d = 0; d < NVF_DEPTH; ++d) {
       const int kel = d * NVF_STEP + 32 * t; // first K element of this thread's piece
       const bool in = NVF_WKFULL || (d < nsteps && kel < p.k);
-      const int dl = NVF_WKFULL && NVF_DEPTH > 2 ? d % nsteps : d; // (the step it may read)
+      const int dl = nvf_step_in<false, NVF_DEPTH>(d, nsteps); // (the step it may read)
       wq[d][0] = (in && (NVF_WKFULL || ok0)) ? nvf_ldg_weights<WIDE>(w0 + dl * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
       wq[d][1] = (in && (NVF_WKFULL || ok1)) ? nvf_ldg_weights<WIDE>(w1 + dl * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
       ws[d][0] = (in && (NVF_WKFULL || ok0)) ? *(const u16*)(sf0 + dl * 1024) : 0u;
@@ -215,8 +216,7 @@ template <bool WIDE, bool PRE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmPa
 #endif
             {
 #if NVF_WKFULL
-              const int sn = NVF_DEPTH > 2 ? (s + NVF_DEPTH) % nsteps
-                             : s + NVF_DEPTH < nsteps ? s + NVF_DEPTH : s + NVF_DEPTH - nsteps;
+              const int sn = nvf_step_in<true, NVF_DEPTH>(s + NVF_DEPTH, nsteps);
               wq[d][0] = nvf_ldg_weights<WIDE>(w0 + (i64)sn * NVF_WSTEP_BYTES);
               wq[d][1] = nvf_ldg_weights<WIDE>(w1 + (i64)sn * NVF_WSTEP_BYTES);
               ws[d][0] = *(const u16*)(sf0 + (i64)sn * 1024);

@@ -44,15 +44,8 @@ NVF_DEV NvfWgRows nvf_wg_rows(const NvfGemmParams& p, int g, int r0, int t, int 
   w.ok1 = r0 + 8 < p.n;
   return w;
 }
-// The step the loads read for step s under NVF_WKFULL (never widened where it differs). AHEAD: s may
-// pass the last step by up to NVF_DEPTH (a one-CTA-a-unit loop loading ahead; with two steps in flight
-// and nsteps >= 2, s < 2 nsteps: s - nsteps); else s < nsteps with two steps in flight (the prologue,
-// the resident loop). Deeper pipelines (probes, tuning depths) wrap by s % nsteps.
-template <bool AHEAD> NVF_DEV int nvf_wg_step_in(int s, int nsteps) {
-  if (!NVF_WKFULL) return s;
-  if (NVF_DEPTH != 2) return s % nsteps;
-  return AHEAD && s >= nsteps ? s - nsteps : s;
-}
+// nvf_step_in (gemm_common.cuh) at this tile's depth
+template <bool AHEAD> NVF_DEV int nvf_wg_step_in(int s, int nsteps) { return nvf_step_in<AHEAD, NVF_DEPTH>(s, nsteps); }
 
 // Step s's two pieces and SF pairs; zeros past K, past the steps and for rows past N.
 template <bool WIDE> NVF_DEV void nvf_wg_load(const NvfWgRows& w, int s, int nsteps, int k, uint4* q, u32* sf) {

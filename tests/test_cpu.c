@@ -902,6 +902,20 @@ static void test_gemm_workspace_size(void) {
 /* TILED weights: the reference relayout (bytes moved, codes re-encoded) against the layout written out element by element
    (16-row tiles of 1 KB per 128-K step), its inverse, the reference GEMM reading either layout
    (same bits), the argument checks, and the twin specialisations (same tiles, one define more). */
+/* Whether spec t is spec b's twin: b's name with ins before a trailing "_tiled" (else at the end), b's
+   file and defines, then extra as its last define. */
+static int is_twin(const nvfp4moe__spec* b, const nvfp4moe__spec* t, const char* ins, const char* extra) {
+  char name[64];
+  size_t n = strlen(b->name);
+  int j;
+  if (n >= 6 && strcmp(b->name + n - 6, "_tiled") == 0) snprintf(name, sizeof name, "%.*s%s_tiled", (int)(n - 6), b->name, ins);
+  else snprintf(name, sizeof name, "%s%s", b->name, ins);
+  if (strcmp(t->name, name) != 0 || strcmp(t->file, b->file) != 0) return 0;
+  for (j = 0; j < 6 && b->defines[j]; ++j)
+    if (!t->defines[j] || strcmp(t->defines[j], b->defines[j]) != 0) return 0;
+  return j < 6 && t->defines[j] && strcmp(t->defines[j], extra) == 0 && (j == 5 || !t->defines[j + 1]);
+}
+
 static void test_weight_layouts(void) {
   enum { G = 2, N = 48, K = 384, KMAX = 2880 };
   /* (t holds the largest TILED matrix: KMAX rounded up to whole 128-K steps) */
@@ -1029,52 +1043,31 @@ static void test_weight_layouts(void) {
   for (s = NVFP4MOE__SPEC_GEMM_P16; s <= NVFP4MOE__SPEC_GEMM_LAST; ++s) {
     const nvfp4moe__spec* b = &nvfp4moe__specs[s];
     const nvfp4moe__spec* tw = &nvfp4moe__specs[s - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST];
-    char name[64];
-    int j, same = 1;
-    snprintf(name, sizeof name, "%s_tiled", b->name);
-    for (j = 0; j < 5 && b->defines[j]; ++j) same &= tw->defines[j] && strcmp(tw->defines[j], b->defines[j]) == 0;
-    CHECK(strcmp(tw->name, name) == 0 && strcmp(tw->file, b->file) == 0 && same && j < 4 && tw->defines[j] &&
-              strcmp(tw->defines[j], "-DNVF_WTILED=1") == 0 && !tw->defines[j + 1] && tw->needs == b->needs,
-          "twin of %s: %s", b->name, tw->name);
+    CHECK(is_twin(b, tw, "_tiled", "-DNVF_WTILED=1") && tw->needs == b->needs, "twin of %s: %s", b->name, tw->name);
   }
   /* the K % 256 twins of the TILED token-producer tiles: the TILED twin's name with "_k256" before
      "_tiled", its file and defines, and -DNVF_WKFULL=1 */
   for (s = NVFP4MOE__SPEC_GEMM_WS128; s <= NVFP4MOE__SPEC_GEMM_WS32_VARN; ++s) {
-    const nvfp4moe__spec* b = &nvfp4moe__specs[s];
     const nvfp4moe__spec* tw = &nvfp4moe__specs[s - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST];
     const nvfp4moe__spec* kw = &nvfp4moe__specs[s - NVFP4MOE__SPEC_GEMM_WS128 + NVFP4MOE__SPEC_GEMM_K256_FIRST];
-    char name[64];
-    int j, same = 1;
-    snprintf(name, sizeof name, "%s_k256_tiled", b->name);
-    for (j = 0; j < 6 && tw->defines[j]; ++j) same &= kw->defines[j] && strcmp(kw->defines[j], tw->defines[j]) == 0;
-    CHECK(strcmp(kw->name, name) == 0 && strcmp(kw->file, b->file) == 0 && same && j < 6 && kw->defines[j] &&
-              strcmp(kw->defines[j], "-DNVF_WKFULL=1") == 0 && (j == 5 || !kw->defines[j + 1]) && kw->needs == b->needs,
-          "K %% 256 twin of %s: %s", b->name, kw->name);
-  }
-  { /* the layer's quantizers for GEMMs on TILED weights: the _img ones with -DNVF_QIMG_TILED=1 (their tokens
-       widened to F16, as the TILED GEMM modules read them; a tuning define of NVF_F16 sets both) */
-    int i2;
-    for (i2 = 0; i2 < 2; ++i2) {
-      const nvfp4moe__spec* b = &nvfp4moe__specs[NVFP4MOE__SPEC_QUANTIZE_IMG + i2];
-      const nvfp4moe__spec* f = &nvfp4moe__specs[NVFP4MOE__SPEC_QUANTIZE_IMG_F16 + i2];
-      char name[64];
-      int j, same = 1;
-      snprintf(name, sizeof name, "%s_f16", b->name);
-      for (j = 0; j < 6 && b->defines[j]; ++j) same &= f->defines[j] && strcmp(f->defines[j], b->defines[j]) == 0;
-      CHECK(strcmp(f->name, name) == 0 && same && j < 6 && f->defines[j] && strcmp(f->defines[j], "-DNVF_QIMG_TILED=1") == 0 &&
-                !f->defines[j + 1] && strcmp(f->kernels[0], b->kernels[0]) == 0 && !f->kernels[1] && f->fmad_off == b->fmad_off,
-            "F16 twin of %s: %s", b->name, f->name);
-    }
+    CHECK(is_twin(tw, kw, "_k256", "-DNVF_WKFULL=1") && kw->needs == tw->needs, "K %% 256 twin of %s: %s", tw->name,
+          kw->name);
   }
   { /* ... and of the TILED 8-token swap-AB tile, after them */
     const nvfp4moe__spec* tw = &nvfp4moe__specs[NVFP4MOE__SPEC_GEMM_T8 - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST];
     const nvfp4moe__spec* kw = &nvfp4moe__specs[NVFP4MOE__SPEC_GEMM_K256_T8];
-    int j, same = 1;
-    for (j = 0; j < 6 && tw->defines[j]; ++j) same &= kw->defines[j] && strcmp(kw->defines[j], tw->defines[j]) == 0;
-    CHECK(strcmp(kw->name, "gemm_swapab_t8_k256_tiled") == 0 && strcmp(kw->file, tw->file) == 0 && same && j < 6 &&
-              kw->defines[j] && strcmp(kw->defines[j], "-DNVF_WKFULL=1") == 0 && !kw->defines[j + 1] &&
-              kw->needs == NVFP4MOE__NEEDS_SM90A && kw->kernels[2] && strcmp(kw->kernels[2], tw->kernels[2]) == 0,
+    CHECK(is_twin(tw, kw, "_k256", "-DNVF_WKFULL=1") && kw->needs == NVFP4MOE__NEEDS_SM90A && kw->kernels[2] &&
+              strcmp(kw->kernels[2], tw->kernels[2]) == 0,
           "K %% 256 twin of gemm_swapab_t8: %s", kw->name);
+  }
+  /* the layer's quantizers for GEMMs on TILED weights: the _img ones with -DNVF_QIMG_TILED=1 (their tokens
+     widened to F16, as the TILED GEMM modules read them; a tuning define of NVF_F16 sets both) */
+  for (s = 0; s < 2; ++s) {
+    const nvfp4moe__spec* b = &nvfp4moe__specs[NVFP4MOE__SPEC_QUANTIZE_IMG + s];
+    const nvfp4moe__spec* f = &nvfp4moe__specs[NVFP4MOE__SPEC_QUANTIZE_IMG_F16 + s];
+    CHECK(is_twin(b, f, "_f16", "-DNVF_QIMG_TILED=1") && strcmp(f->kernels[0], b->kernels[0]) == 0 && !f->kernels[1] &&
+              f->fmad_off == b->fmad_off,
+          "F16 twin of %s: %s", b->name, f->name);
   }
   CHECK(NVFP4MOE__SPEC_COUNT == NVFP4MOE__SPEC_GEMM_K256_T8 + 1 &&
         NVFP4MOE__SPEC_GEMM_K256_T8 == NVFP4MOE__SPEC_GEMM_K256_FIRST + NVFP4MOE__SPEC_GEMM_WS32_VARN - NVFP4MOE__SPEC_GEMM_WS128 + 1 &&
