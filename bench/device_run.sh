@@ -1449,6 +1449,112 @@ X52)
     --out "$OUT/ab_f16_default.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -4
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X53)
+  # thirty-first session: 0.5.0's (F16 TILED) tests in full: the whole GPU suite in one process ($TT s at most) and,
+  # alongside, racecheck on the token-producer tiles' quick every-tile tests, and memcheck on the quick widened-token
+  # and layer tests (the F16 layer quantizers, the widened test's TILED cases), then on the token-producer tiles'
+  # quick every-tile tests
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  (TT=${TT:-440} OUT="$OUT" bash "$0" T16) > /tmp/x53a.txt 2>&1 &
+  (TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout ${RCT:-440} compute-sanitizer --tool racecheck \
+    --error-exitcode 9 ./build/test_gpu > "$OUT/racecheck.ws.log" 2>&1
+   echo "racecheck ws every-tile exit $?: $(grep -hE 'RACECHECK SUMMARY' "$OUT/racecheck.ws.log" | head -1) $(grep -c ^PASS "$OUT/racecheck.ws.log") PASS $(grep -c ^FAIL "$OUT/racecheck.ws.log") FAIL") > /tmp/x53b.txt 2>&1 &
+  (for t in widened moe_layer; do
+     TEST_QUICK=1 TEST_ONLY=$t timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.$t.log" 2>&1
+     echo "memcheck $t exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.$t.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.$t.log") PASS $(grep -c ^FAIL "$OUT/memcheck.$t.log") FAIL"
+   done
+   ws_memcheck $(( ${MCT:-500} - ($(date +%s) - t0) ))) > /tmp/x53c.txt 2>&1 &
+  wait
+  cat /tmp/x53a.txt /tmp/x53b.txt /tmp/x53c.txt
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
+X54)
+  # thirty-first session: F16 (0.5.0 default) against -DNVF_F16=0 (0.4.2) again: the layers (X52's layer A/B was
+  # wrong for two layers), the GEMMs without a workspace at 1, 8 and 32 tokens (the token producers widen plain codes,
+  # 16 operations a word under F16), rounds in both orders; then each kernel's time alone (ncu, serialized, no PDL
+  # overlap) on DeepSeek-V3 GEMM1 at 1 token with its workspace under each arm: the token pre-pass and the GEMM
+  t0=$(date +%s)
+  PDEFS="-DNVF_F16=0 -DNVF_Y=1" precompile_defs
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  d="-DNVF_Y=1,-DNVF_F16=0,-DNVF_F16=0,-DNVF_Y=2"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --defines "$d" --only layer \
+    --out "$OUT/ab_f16_layers.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -4
+  echo "layer A/B done at $(( $(date +%s) - t0 )) s"
+  NVFP4MOE_BENCH_NO_WS=1 PYTHONUNBUFFERED=1 timeout ${ABT2:-150} python3 tools/bench.py --defines "$d" --ms 1,8,32 \
+    --only gemm --out "$OUT/ab_f16_nows.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -4
+  echo "no-workspace A/B done at $(( $(date +%s) - t0 )) s"
+  for def in -DNVF_Y=1 -DNVF_F16=0 -DNVF_Y=1 -DNVF_F16=0; do
+    NVFP4MOE_TUNE_DEFINE=$def PROFILE_GEMM_M=1 timeout 90 ncu --clock-control none -k "regex:nvf_(gemm|sw_)" --launch-skip 2 \
+      --launch-count 6 --metrics gpu__time_duration.sum ./build/profile_kernels > "/tmp/ncu_d1$def.txt" 2>&1
+    echo "ncu $def exit $?"; grep -E "^  nvf_|gpu__time_duration" "/tmp/ncu_d1$def.txt" | sed 's/(NvfGemmParams.*//' | paste - - | tr -s ' ' | cut -c1-100
+    cp "/tmp/ncu_d1$def.txt" "$OUT/"
+  done
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
+X55)
+  # thirty-first session: DeepSeek-V3 GEMM1 at 1 token, 2-3.5 % slower under F16 (X51, X52): the A/B with and
+  # without programmatic dependent launch (NVFP4MOE_PDL=0; the pre-pass and the GEMM then do not overlap), at 1 and
+  # 8 tokens with DeepSeek-V3 GEMM2 as a control, rounds in both orders; then each kernel alone under ncu
+  # (serialized): the token pre-pass and the GEMM under each arm, 3 launches each
+  t0=$(date +%s)
+  PDEFS="-DNVF_F16=0 -DNVF_Y=1" precompile_defs
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  e=NVFP4MOE_TUNE_DEFINE
+  A="$e=-DNVF_Y=1,$e=-DNVF_F16=0,$e=-DNVF_Y=1;NVFP4MOE_PDL=0,$e=-DNVF_F16=0;NVFP4MOE_PDL=0"
+  B="$e=-DNVF_F16=0;NVFP4MOE_PDL=0,$e=-DNVF_Y=1;NVFP4MOE_PDL=0,$e=-DNVF_F16=0,$e=-DNVF_Y=1"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$A,$B" --ms 1,8 --only gemm \
+    --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2 --out "$OUT/ab_f16_pdl.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -4
+  echo "A/B done at $(( $(date +%s) - t0 )) s"
+  for arm in Y_1 F16_0 Y_1 F16_0; do
+    NVFP4MOE_TUNE_DEFINE=-DNVF_${arm/_/=} PROFILE_GEMM_M=1 timeout 90 ncu --clock-control none -k "regex:nvf_(gemm|sw_)" \
+      --launch-skip 2 --launch-count 6 --metrics gpu__time_duration.sum ./build/profile_kernels > "$OUT/ncu_d1_$arm.txt" 2>&1
+    echo "ncu $arm exit $?: $(awk '/^  nvf_/{n=$1} /gpu__time_duration/{printf "%s %s %s; ", n, $(NF-1), $NF}' "$OUT/ncu_d1_$arm.txt")"
+    mv "$OUT/ncu_d1_$arm.txt" "$OUT/ncu_d1_${arm}_$(date +%s%N).txt"
+  done
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
+X56)
+  # thirty-first session: X55's ncu times the F16 GEMM 2 % faster alone than -DNVF_F16=0 on DeepSeek-V3 GEMM1 at 1
+  # token, while the graph-timed A/B has it 3 % slower. Clocks and power under each arm: the GEMM back to back
+  # ($REPS launches, tools/profile_kernels, PDL on) with nvidia-smi sampling every 50 ms, arms in both orders, at 1
+  # and 8 tokens
+  t0=$(date +%s)
+  PDEFS="-DNVF_F16=0 -DNVF_Y=1" precompile_defs
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  for m in 1 8; do
+    for arm in Y_1 F16_0 F16_0 Y_1; do
+      nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv,noheader,nounits \
+        -lms 50 > /tmp/smi.txt 2>&1 &
+      sp=$!
+      r=$(NVFP4MOE_TUNE_DEFINE=-DNVF_${arm/_/=} PROFILE_GEMM_M=$m PROFILE_GEMM_REPS=${REPS:-20000} timeout 60 \
+        ./build/profile_kernels | grep back)
+      kill $sp; wait $sp 2>/dev/null
+      echo "m $m $arm: $r | $(awk -F', ' 'NR > 4 && $2 > 300 {c += $1; p += $2; n++; t += $3} END {if (n) printf "%d samples: SM %.0f MHz, %.0f W, %.0f C", n, c / n, p / n, t / n}' /tmp/smi.txt)"
+    done
+  done
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
+X57)
+  # thirty-first session: the TILED wgmma tiles' second weight row at the load's immediate offset (one address
+  # register a step for both rows, NVF_LDG_ROW8; the swap-AB tiles' machine code is unchanged): both arms
+  # precompiled, the whole quick GPU suite on the new default, then the A/B against -DNVF_WIMM=0 (the form before)
+  # at 8 (a control: the swap-AB tiles), 32 and 128 tokens with the layers, rounds in both orders
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a > /tmp/pc_default.log 2>&1 &
+  PDEFS="-DNVF_WIMM=0 -DNVF_Y=1" precompile_defs
+  wait; tail -1 /tmp/pc_default.log
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  TEST_QUICK=1 timeout ${TT:-240} ./build/test_gpu > "$OUT/test_gpu_quick.log" 2>&1
+  summ "quick GPU suite" "$OUT/test_gpu_quick.log" $? 19
+  grep -E '^PASS|^FAIL|^SKIP' "$OUT/test_gpu_quick.log" | cut -c1-100
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+  d="-DNVF_Y=1,-DNVF_WIMM=0,-DNVF_WIMM=0,-DNVF_Y=2"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --defines "$d" --ms ${MS:-8,32,128} --only gemm,layer \
+    --out "$OUT/ab_wimm.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -4
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 F28)
   # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;
   # fewer large shapes), then the full benchmark (I)

@@ -29,30 +29,32 @@ struct NvfGemmParams {
 // tile's step-0 loads into step 1 (both steps' loads then in flight one step instead of two); a
 // strong load stays in the step that issues it (bench/NOTES.md, twenty-eighth session, X38). The
 // data is read-only, so relaxed is enough. Tuning runs: NVF_WLDG=0 makes every load .nc.
-template <bool WIDE, bool STRONG = false> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {
+// OFF: bytes past p, as the load's immediate offset ([p+OFF]): a step's two rows (TILED: 512 bytes
+// apart) then share one address register, one IMAD.WIDE a step fewer (NVF_WIMM below).
+template <bool WIDE, bool STRONG = false, int OFF = 0> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {
 #if !defined(NVF_WL2) || NVF_WL2 != 0
   if (WIDE) {
     uint4 v;
 #if !defined(NVF_WLDG) || NVF_WLDG
     if (STRONG)
-      asm volatile("ld.relaxed.gpu.global.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+      asm volatile("ld.relaxed.gpu.global.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4+%5];"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "n"(OFF));
     else
 #endif
-      asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+      asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4+%5];"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "n"(OFF));
     return v;
   }
 #endif
 #if !defined(NVF_WLDG) || NVF_WLDG
   if (STRONG) {
     uint4 v;
-    asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4+%5];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "n"(OFF));
     return v;
   }
 #endif
-  return __ldg((const uint4*)p);
+  return __ldg((const uint4*)(p + OFF));
 }
 
 // Weight layouts (nvfp4moe_weight_layout). Row-major: row n of group g at (g N + n) K/2, as
@@ -98,6 +100,14 @@ NVF_DEV const u8* nvf_wpiece(const NvfGemmParams& p, int g, int r0, int t) {
 #define NVF_WROW8(p) (8 * 64)
 #else
 #define NVF_WROW8(p) ((i64)8 * ((p).k / 2))
+#endif
+// Row r + 8's 16 bytes of a step at a (row r's piece of that step): on TILED weights at the load's
+// immediate offset from a, so both loads share a's address (ptxas otherwise keeps a base and an
+// IMAD.WIDE a step for each row). Tuning runs: -DNVF_WIMM=0, a second base as before 0.5.1.
+#if defined(NVF_WTILED) && NVF_WTILED && (!defined(NVF_WIMM) || NVF_WIMM)
+#define NVF_LDG_ROW8(WIDE, STRONG, a, w1) nvf_ldg_weights<WIDE, STRONG, 8 * 64>(a)
+#else
+#define NVF_LDG_ROW8(WIDE, STRONG, a, w1) nvf_ldg_weights<WIDE, STRONG>(w1)
 #endif
 // Byte o (0 <= o < K/2, 16-byte aligned) of row r of group g, any access pattern.
 NVF_DEV const u8* nvf_wbyte(const NvfGemmParams& p, int g, i64 r, int o) {

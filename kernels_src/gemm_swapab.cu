@@ -152,7 +152,7 @@ template <bool WIDE, bool PRE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmPa
       const bool in = NVF_WKFULL || (d < nsteps && kel < p.k);
       const int dl = nvf_step_in<false, NVF_DEPTH>(d, nsteps); // (the step it may read)
       wq[d][0] = (in && (NVF_WKFULL || ok0)) ? nvf_ldg_weights<WIDE>(w0 + dl * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
-      wq[d][1] = (in && (NVF_WKFULL || ok1)) ? nvf_ldg_weights<WIDE>(w1 + dl * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
+      wq[d][1] = (in && (NVF_WKFULL || ok1)) ? NVF_LDG_ROW8(WIDE, false, w0 + dl * NVF_WSTEP_BYTES, w1 + dl * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
       ws[d][0] = (in && (NVF_WKFULL || ok0)) ? *(const u16*)(sf0 + dl * 1024) : 0u;
       ws[d][1] = (in && (NVF_WKFULL || ok1)) ? *(const u16*)(sf1 + dl * 1024) : 0u;
     }
@@ -218,14 +218,14 @@ template <bool WIDE, bool PRE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmPa
 #if NVF_WKFULL
               const int sn = nvf_step_in<true, NVF_DEPTH>(s + NVF_DEPTH, nsteps);
               wq[d][0] = nvf_ldg_weights<WIDE>(w0 + (i64)sn * NVF_WSTEP_BYTES);
-              wq[d][1] = nvf_ldg_weights<WIDE>(w1 + (i64)sn * NVF_WSTEP_BYTES);
+              wq[d][1] = NVF_LDG_ROW8(WIDE, false, w0 + (i64)sn * NVF_WSTEP_BYTES, w1 + (i64)sn * NVF_WSTEP_BYTES);
               ws[d][0] = *(const u16*)(sf0 + (i64)sn * 1024);
               ws[d][1] = *(const u16*)(sf1 + (i64)sn * 1024);
 #else
               const int sn = s + NVF_DEPTH, kel = sn * NVF_STEP + 32 * t;
               const bool in = sn < nsteps && kel < p.k;
               wq[d][0] = (in && ok0) ? nvf_ldg_weights<WIDE>(w0 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
-              wq[d][1] = (in && ok1) ? nvf_ldg_weights<WIDE>(w1 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
+              wq[d][1] = (in && ok1) ? NVF_LDG_ROW8(WIDE, false, w0 + (i64)sn * NVF_WSTEP_BYTES, w1 + (i64)sn * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
               ws[d][0] = (in && ok0) ? *(const u16*)(sf0 + (i64)sn * 1024) : 0u;
               ws[d][1] = (in && ok1) ? *(const u16*)(sf1 + (i64)sn * 1024) : 0u;
 #endif

@@ -1,5 +1,7 @@
 /* profile_kernels -- launches the hot kernels on benchmark shapes, a few times each, for a
-   profiler (ncu) to look at; checks nothing and times nothing (tools/bench.py does).
+   profiler (ncu) to look at; checks nothing, and times nothing unless $PROFILE_GEMM_REPS is set
+   (then the GEMM back to back that many times, the mean printed: for watching clocks and power
+   alongside, not for performance claims, which come from tools/bench.py).
      ncu --clock-control none --section SpeedOfLight --section WarpStateStats ./build/profile_kernels */
 #define NVFP4MOE_IMPLEMENTATION
 #include "../nvfp4moe.h"
@@ -81,6 +83,21 @@ int main(void) {
     if (h) gu_put(d + (size_t)G * M * N * 2, h, trace_bytes);
     for (it = 0; it < 4; ++it) nvfp4moe_grouped_gemm_nt_masked(ctx, &ga, 0);
     gu_sync();
+    if (env_int("PROFILE_GEMM_REPS", 0, 0, 1 << 24) > 0) { /* (the default stream; events around the loop) */
+      const int reps = env_int("PROFILE_GEMM_REPS", 0, 0, 1 << 24);
+      gu_event e0, e1;
+      float ms = 0.f;
+      gu_check(gu.event_create(&e0, 0), "cuEventCreate");
+      gu_check(gu.event_create(&e1, 0), "cuEventCreate");
+      gu_check(gu.event_record(e0, 0), "cuEventRecord");
+      for (it = 0; it < reps; ++it) nvfp4moe_grouped_gemm_nt_masked(ctx, &ga, 0);
+      gu_check(gu.event_record(e1, 0), "cuEventRecord");
+      gu_check(gu.event_sync(e1), "cuEventSynchronize");
+      gu_check(gu.event_elapsed(&ms, e0, e1), "cuEventElapsedTime");
+      printf("gemm G %d M %d N %d K %d: %d back to back, %.2f us each\n", G, M, N, K, reps, 1000.0 * ms / reps);
+      gu.event_destroy(e0);
+      gu.event_destroy(e1);
+    }
     if (h) {
       FILE* f = fopen(getenv("PROFILE_TRACE"), "wb");
       nvfp4moe_info info;
