@@ -105,8 +105,10 @@ NVF_DEV const u8* nvf_wpiece(const NvfGemmParams& p, int g, int r0, int t) {
 // immediate offset from a, so both loads share a's address (ptxas otherwise keeps a base and an
 // IMAD.WIDE a step for each row). Tuning runs: -DNVF_WIMM=0, a second base as before 0.5.1.
 #if defined(NVF_WTILED) && NVF_WTILED && (!defined(NVF_WIMM) || NVF_WIMM)
-#define NVF_LDG_ROW8(WIDE, STRONG, a, w1) nvf_ldg_weights<WIDE, STRONG, 8 * 64>(a)
+#define NVF_WIMM_ON 1
+#define NVF_LDG_ROW8(WIDE, STRONG, a, w1) nvf_ldg_weights<WIDE, STRONG, 8 * 64>(a) // (NVF_WROW8 on TILED)
 #else
+#define NVF_WIMM_ON 0
 #define NVF_LDG_ROW8(WIDE, STRONG, a, w1) nvf_ldg_weights<WIDE, STRONG>(w1)
 #endif
 // Byte o (0 <= o < K/2, 16-byte aligned) of row r of group g, any access pattern.

@@ -103,6 +103,7 @@ template <bool WIDE, bool PRE> NVF_DEV void nvf_gemm_swapab_body(const NvfGemmPa
 #endif
   const u8* w0 = nvf_wpiece(p, g, rl, t);
   const u8* w1 = w0 + NVF_WROW8(p);
+  (void)w1; // (unused on TILED weights: NVF_LDG_ROW8 loads row r + 8 at w0's address + 512)
   const u8* bsf = p.b_sf + g * sfb_g;
   // the two SF bytes of this thread's piece of step s: columns 8s + 2t, 8s + 2t + 1, i.e. the
   // step-0 offset plus 1024 s in the 128x4 layout

@@ -49,19 +49,25 @@ template <bool AHEAD> NVF_DEV int nvf_wg_step_in(int s, int nsteps) { return nvf
 
 // Step s's two pieces and SF pairs; zeros past K, past the steps and for rows past N.
 template <bool WIDE> NVF_DEV void nvf_wg_load(const NvfWgRows& w, int s, int nsteps, int k, uint4* q, u32* sf) {
+#if NVF_WIMM_ON // (TILED: both rows' loads from one address, NVF_LDG_ROW8)
   const u8* const a0 = w.w0 + (i64)s * NVF_WSTEP_BYTES;
+#define NVF_WG_A0 a0
+#else // (row-major: each load's address inside its branch, as before 0.5.1; computed ahead it lengthened the loops)
+#define NVF_WG_A0 (w.w0 + (i64)s * NVF_WSTEP_BYTES)
+#endif
 #if NVF_WKFULL
-  q[0] = nvf_ldg_weights<WIDE, NVF_WSTRONG>(a0);
-  q[1] = NVF_LDG_ROW8(WIDE, NVF_WSTRONG, a0, w.w1 + (i64)s * NVF_WSTEP_BYTES);
+  q[0] = nvf_ldg_weights<WIDE, NVF_WSTRONG>(NVF_WG_A0);
+  q[1] = NVF_LDG_ROW8(WIDE, NVF_WSTRONG, NVF_WG_A0, w.w1 + (i64)s * NVF_WSTEP_BYTES);
   sf[0] = *(const u16*)(w.sf + (i64)s * 1024);
   sf[1] = *(const u16*)(w.sf + (i64)s * 1024 + 128);
 #else
   const bool in = s < nsteps && s * 128 + 32 * w.t < k;
-  q[0] = (in && w.ok0) ? nvf_ldg_weights<WIDE, NVF_WSTRONG>(a0) : make_uint4(0, 0, 0, 0);
-  q[1] = (in && w.ok1) ? NVF_LDG_ROW8(WIDE, NVF_WSTRONG, a0, w.w1 + (i64)s * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
+  q[0] = (in && w.ok0) ? nvf_ldg_weights<WIDE, NVF_WSTRONG>(NVF_WG_A0) : make_uint4(0, 0, 0, 0);
+  q[1] = (in && w.ok1) ? NVF_LDG_ROW8(WIDE, NVF_WSTRONG, NVF_WG_A0, w.w1 + (i64)s * NVF_WSTEP_BYTES) : make_uint4(0, 0, 0, 0);
   sf[0] = (in && w.ok0) ? *(const u16*)(w.sf + (i64)s * 1024) : 0u;
   sf[1] = (in && w.ok1) ? *(const u16*)(w.sf + (i64)s * 1024 + 128) : 0u;
 #endif
+#undef NVF_WG_A0
 }
 
 // The step's 8 MMAs, N = TN tokens (the tile's NVF_TOK, or fewer where a tile holds fewer: the
