@@ -83,8 +83,8 @@ int main(void) {
     if (h) gu_put(d + (size_t)G * M * N * 2, h, trace_bytes);
     for (it = 0; it < 4; ++it) nvfp4moe_grouped_gemm_nt_masked(ctx, &ga, 0);
     gu_sync();
-    if (env_int("PROFILE_GEMM_REPS", 0, 0, 1 << 24) > 0) { /* (the default stream; events around the loop) */
-      const int reps = env_int("PROFILE_GEMM_REPS", 0, 0, 1 << 24);
+    const int reps = env_int("PROFILE_GEMM_REPS", 0, 0, 1 << 24);
+    if (reps > 0) { /* (the default stream; events around the loop) */
       gu_event e0, e1;
       float ms = 0.f;
       gu_check(gu.event_create(&e0, 0), "cuEventCreate");
