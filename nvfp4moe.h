@@ -79,11 +79,13 @@
    re-run nvfp4moe_weights_relayout on the ROW_MAJOR weights. ROW_MAJOR, results and the API are
    unchanged.
    0.5.1: the sm90 wgmma tiles on TILED weights load a step's second weight row at an immediate
-   offset from the first (one address register fewer a step); formats, results and API unchanged. */
+   offset from the first (one address register fewer a step); formats, results and API unchanged.
+   0.5.2: the fused SiLU-and-mul + quantize kernels compute the SiLU inline (no call per element);
+   formats, results and API unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
-#define NVFP4MOE_VERSION_PATCH 1
-#define NVFP4MOE_VERSION_STRING "0.5.1"
+#define NVFP4MOE_VERSION_PATCH 2
+#define NVFP4MOE_VERSION_STRING "0.5.2"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
@@ -1505,9 +1507,15 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "// Cody-Waite reduction plus a degree-6 Taylor polynomial, every operation rounded\n"
   "// explicitly (no FMA), so the CPU reference gives the same bits. Max error ~2 ulp.\n"
   "NVF_DEV float nvf_exp(float x) {\n"
+  "#if defined(NVF_SILU_CALL) && NVF_SILU_CALL // 0.5.1's form (see nvf_silu_mul)\n"
   "  if (x != x) return x;\n"
   "  if (x > 88.7228394f) return __uint_as_float(0x7F800000u);\n"
   "  if (x < -103.972084f) return 0.0f;\n"
+  "#else\n"
+  "  // the host's three tests (NaN, overflow, underflow) folded into one branch on the common path\n"
+  "  if (!(x >= -103.972084f && x <= 88.7228394f))\n"
+  "    return x > 0.0f \? __uint_as_float(0x7F800000u) : x < 0.0f \? 0.0f : x;\n"
+  "#endif\n"
   "  const float n = rintf(__fmul_rn(x, 1.44269502f));\n"
   "  float r = __fsub_rn(x, __fmul_rn(n, 0.693145751953125f));\n"
   "  r = __fsub_rn(r, __fmul_rn(n, 1.42860677e-06f));\n"
@@ -1522,8 +1530,16 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "  p = __fmul_rn(p, __uint_as_float((u32)(h + 127) << 23));\n"
   "  return __fmul_rn(p, __uint_as_float((u32)(ni - h + 127) << 23));\n"
   "}\n"
-  "// y = bf16_rne(silu(g) * u), silu(g) = g / (1 + exp(-g)) in f32 (NUMERICS.md 5).\n"
-  "__device__ __noinline__ float nvf_silu_mul(float g, float u) {\n"
+  "// y = bf16_rne(silu(g) * u), silu(g) = g / (1 + exp(-g)) in f32 (NUMERICS.md 5). Inlined:\n"
+  "// the SiLU kernels issue about 16 of these per thread back to back, and a call costs each one\n"
+  "// its own branch, return and argument moves. -DNVF_SILU_CALL=1 (a tuning define) builds 0.5.1's\n"
+  "// form: the call, and nvf_exp's three tests.\n"
+  "#if defined(NVF_SILU_CALL) && NVF_SILU_CALL\n"
+  "__device__ __noinline__\n"
+  "#else\n"
+  "NVF_DEV\n"
+  "#endif\n"
+  "float nvf_silu_mul(float g, float u) {\n"
   "  float sg = __fdiv_rn(g, __fadd_rn(1.0f, nvf_exp(-g)));\n"
   "  return nvf_bf16_to_f32(nvf_f32_to_bf16(__fmul_rn(sg, u)));\n"
   "}\n"
@@ -1535,7 +1551,7 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "// after it be scheduled (which waits the same way). Both are no-ops in a kernel launched\n"
   "// without the attribute.\n"
   "NVF_DEV void nvf_pdl_enter() {\n"
-  "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+  "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n",
   "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
   "  asm volatile(\"griddepcontrol.launch_dependents;\" ::: \"memory\");\n"
   "#endif\n"

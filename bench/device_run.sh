@@ -338,7 +338,7 @@ K)
   ;&
 I)
   PYTHONUNBUFFERED=1 timeout 500 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -36 | cut -c1-150
-  cp bench/results/h200.json "$OUT/"
+  cp "$(ls -t bench/results/*.json | head -1)" "$OUT/"
   ;;
 J)
   # the quick GPU suite, then A/Bs against the previous code in the same process each:
@@ -394,7 +394,7 @@ U)
   TEST_QUICK=1 TEST_ONLY=silu timeout 60 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.silu.log" 2>&1
   echo "memcheck silu exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.silu.log" | head -1)"
   PYTHONUNBUFFERED=1 timeout 280 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -36 | cut -c1-150
-  cp bench/results/h200.json "$OUT/"
+  cp "$(ls -t bench/results/*.json | head -1)" "$OUT/"
   PYTHONUNBUFFERED=1 timeout 120 python3 tools/bench.py --defines -DNVF_QSILU2=1,-DNVF_Y=1 --only quant,layer \
     --out "$OUT/silu_ab.json" 2>&1 | grep -E "tune" | cut -c1-150
   ;;
@@ -406,7 +406,7 @@ V2)
   TEST_QUICK=1 TEST_ONLY=quantiz timeout 100 compute-sanitizer --tool racecheck --error-exitcode 9 ./build/test_gpu > "$OUT/racecheck.q.log" 2>&1
   echo "racecheck quantize exit $?: $(grep -hE "RACECHECK SUMMARY" "$OUT/racecheck.q.log" | head -1)"
   PYTHONUNBUFFERED=1 timeout 150 python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -36 | cut -c1-150
-  cp bench/results/h200.json "$OUT/"
+  cp "$(ls -t bench/results/*.json | head -1)" "$OUT/"
   PYTHONUNBUFFERED=1 timeout 60 python3 tools/bench.py --defines -DNVF_QSTAGE=0,-DNVF_Y=1 --only quant \
     --out "$OUT/quant_ab.json" 2>&1 | grep -E "tune" | cut -c1-150
   ;;
@@ -472,7 +472,7 @@ L8)
   ;&
 B8)
   PYTHONUNBUFFERED=1 timeout ${BT:-500} python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -44 | cut -c1-170
-  cp bench/results/h200.json "$OUT/"
+  cp "$(ls -t bench/results/*.json | head -1)" "$OUT/"
   ;;
 P8)
   # eighth session: Nsight Compute on the GEMM at $PMS tokens for the shape $PN x $PK (default
@@ -538,7 +538,7 @@ N9)
 F9)
   # ninth session, final: the full benchmark (as B8), then an A/B of the run-time switches $ENVS on the layers
   PYTHONUNBUFFERED=1 timeout ${BT:-430} python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -44 | cut -c1-170
-  cp bench/results/h200.json "$OUT/"
+  cp "$(ls -t bench/results/*.json | head -1)" "$OUT/"
   [ -n "${ENVS:-}" ] && PYTHONUNBUFFERED=1 timeout ${ABT:-120} python3 tools/bench.py --envs "$ENVS" --only layer \
     --out "$OUT/ab_envs_layers.json" 2>&1 | grep -E "tune=" | cut -c1-170
   ;;
@@ -774,7 +774,7 @@ B16)
   TEST_QUICK=1 TEST_ONLY=gemm_every_tile_config timeout ${TLT:-200} ./build/test_gpu > "$OUT/tiles.log" 2>&1
   summ "every tile configuration" "$OUT/tiles.log" $? 12
   PYTHONUNBUFFERED=1 timeout ${BT:-450} python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -40 | cut -c1-150
-  cp bench/results/h200.json "$OUT/" 2>/dev/null || cp bench/results/*.json "$OUT/"
+  cp "$(ls -t bench/results/*.json | head -1)" "$OUT/" 2>/dev/null || cp bench/results/*.json "$OUT/"
   ;;
 P17)
   v=""; for c in gemm_sm90_ws_t128_wg3 gemm_sm90_ws_t256_wg2; do for d in 0 1 2 3; do v="$v,$c@-DNVF_WSPROBE=$d"; done; done
@@ -1064,7 +1064,7 @@ B25)
   TEST_QUICK=1 TEST_ONLY=layer timeout ${LT:-100} ./build/test_gpu > "$OUT/layer_tests.log" 2>&1
   summ "quick layer tests" "$OUT/layer_tests.log" $? 8
   PYTHONUNBUFFERED=1 timeout ${BT:-400} python3 tools/bench.py 2>&1 | tee "$OUT/bench.log" | tail -40 | cut -c1-150
-  cp bench/results/h200.json "$OUT/" 2>/dev/null
+  cp "$(ls -t bench/results/*.json | head -1)" "$OUT/" 2>/dev/null
   # then the 48-token tile forced, one CTA a unit against the resident grid: full tiles at 48 tokens and the layers
   c="NVFP4MOE_GEMM_CONFIG=gemm_sm90_ws_t48_wg4;NVFP4MOE_TUNE_DEFINE=-DNVF_PERSIST"
   PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --envs "$c=0,$c=1,$c=0,$c=1" --ms 48 --only gemm,layer \
@@ -1553,6 +1553,70 @@ X57)
   d="-DNVF_Y=1,-DNVF_WIMM=0,-DNVF_WIMM=0,-DNVF_Y=2"
   PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --defines "$d" --ms ${MS:-8,32,128} --only gemm,layer \
     --out "$OUT/ab_wimm.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -4
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
+X58)
+  # thirty-second session: the SiLU kernels' nvf_silu_mul inlined and nvf_exp's three range tests folded into one
+  # branch (bit-preserving; -DNVF_SILU_CALL=1 builds 0.5.1's form, hash-checked). Precompiled under each arm, the
+  # SiLU quantizer tests in full, the widened-token, layer and software-conversion tests (quick), memcheck on the
+  # SiLU tests (quick); the A/B on the quantizer rows and the layers against 0.5.1's form and the timing probe
+  # -DNVF_EXPFMA=1 (fused polynomial: not the host's bits), rounds in both orders; then the DeepSeek-V3 GEMMs with
+  # Poisson(33) masked_m (as in the layer) for the layer's breakdown
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a > /tmp/pc_default.log 2>&1 &
+  PDEFS="-DNVF_SILU_CALL=1 -DNVF_EXPFMA=1 -DNVF_Y=1" precompile_defs
+  wait; tail -1 /tmp/pc_default.log
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  (timeout 200 env TEST_ONLY=silu ./build/test_gpu > "$OUT/test_silu_full.log" 2>&1; echo $? > /tmp/rc_silu) &
+  (for t in widened moe_layer software; do TEST_QUICK=1 TEST_ONLY=$t timeout 150 ./build/test_gpu; done \
+     > "$OUT/test_quick_parts.log" 2>&1; echo $? > /tmp/rc_parts) &
+  (TEST_QUICK=1 TEST_ONLY=silu timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu \
+     > "$OUT/memcheck.silu.log" 2>&1
+   echo "memcheck silu exit $?: $(grep -hE 'ERROR SUMMARY' "$OUT/memcheck.silu.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.silu.log") PASS $(grep -c ^FAIL "$OUT/memcheck.silu.log") FAIL" > /tmp/mc_silu.txt) &
+  wait
+  summ "SiLU tests in full" "$OUT/test_silu_full.log" "$(cat /tmp/rc_silu)"
+  summ "widened, layer, software (quick)" "$OUT/test_quick_parts.log" "$(cat /tmp/rc_parts)"
+  grep -E '^PASS|^FAIL|^SKIP' "$OUT/test_silu_full.log" "$OUT/test_quick_parts.log" | cut -c1-120
+  cat /tmp/mc_silu.txt
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+  d="-DNVF_Y=1,-DNVF_SILU_CALL=1,-DNVF_EXPFMA=1,-DNVF_EXPFMA=1,-DNVF_SILU_CALL=1,-DNVF_Y=2"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-220} python3 tools/bench.py --defines "$d" --only quant,layer \
+    --out "$OUT/ab_silu_inline.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -6
+  echo "A/B done at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${PT:-90} python3 tools/bench.py --defines "-DNVF_Y=1" --poisson --ms 33 --only gemm \
+    --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2 --out "$OUT/poisson33_dsv3.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
+X59)
+  # thirty-second session: 0.5.2 (the SiLU inlined): the whole GPU suite in one process ($TT s at most) and, alongside,
+  # racecheck and memcheck on the quick SiLU tests (their team reductions in shared memory) and memcheck on the quick
+  # layer test
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  (TT=${TT:-420} OUT="$OUT" bash "$0" T16) > /tmp/x59a.txt 2>&1 &
+  (for tool in racecheck memcheck; do
+     TEST_QUICK=1 TEST_ONLY=silu timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 ./build/test_gpu \
+       > "$OUT/$tool.silu.log" 2>&1
+     echo "$tool silu exit $?: $(grep -hE 'SUMMARY' "$OUT/$tool.silu.log" | head -1) $(grep -c ^PASS "$OUT/$tool.silu.log") PASS $(grep -c ^FAIL "$OUT/$tool.silu.log") FAIL"
+   done
+   TEST_QUICK=1 TEST_ONLY=moe_layer timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu \
+     > "$OUT/memcheck.moe_layer.log" 2>&1
+   echo "memcheck moe_layer exit $?: $(grep -hE 'SUMMARY' "$OUT/memcheck.moe_layer.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.moe_layer.log") PASS $(grep -c ^FAIL "$OUT/memcheck.moe_layer.log") FAIL") > /tmp/x59b.txt 2>&1 &
+  wait
+  cat /tmp/x59a.txt /tmp/x59b.txt
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
+X59B)
+  # thirty-second session: the full benchmark (I; the file is named by the card), then each kernel of the expert
+  # layers alone under Nsight Compute (serialized: no PDL overlap), the DeepSeek-V3 layer's kernels from the
+  # main job's eager launches (examples/moe_layer.c), for the layer's breakdown
+  t0=$(date +%s)
+  OUT="$OUT" bash "$0" I
+  echo "benchmark done at $(( $(date +%s) - t0 )) s"
+  timeout ${NT:-150} ncu --clock-control none -k regex:nvf_ --metrics gpu__time_duration.sum --csv \
+    --launch-count ${NL:-600} ./build/moe_layer > "$OUT/ncu_layer_kernels.csv" 2> "$OUT/ncu_layer.err"
+  echo "ncu exit $?: $(grep -c gpu__time_duration "$OUT/ncu_layer_kernels.csv") kernels"
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
 F28)

@@ -188,9 +188,15 @@ NVF_DEV i64 nvf_sf_group_bytes_128x4(int rows, int k) {
 // Cody-Waite reduction plus a degree-6 Taylor polynomial, every operation rounded
 // explicitly (no FMA), so the CPU reference gives the same bits. Max error ~2 ulp.
 NVF_DEV float nvf_exp(float x) {
+#if defined(NVF_SILU_CALL) && NVF_SILU_CALL // 0.5.1's form (see nvf_silu_mul)
   if (x != x) return x;
   if (x > 88.7228394f) return __uint_as_float(0x7F800000u);
   if (x < -103.972084f) return 0.0f;
+#else
+  // the host's three tests (NaN, overflow, underflow) folded into one branch on the common path
+  if (!(x >= -103.972084f && x <= 88.7228394f))
+    return x > 0.0f ? __uint_as_float(0x7F800000u) : x < 0.0f ? 0.0f : x;
+#endif
   const float n = rintf(__fmul_rn(x, 1.44269502f));
   float r = __fsub_rn(x, __fmul_rn(n, 0.693145751953125f));
   r = __fsub_rn(r, __fmul_rn(n, 1.42860677e-06f));
@@ -205,8 +211,16 @@ NVF_DEV float nvf_exp(float x) {
   p = __fmul_rn(p, __uint_as_float((u32)(h + 127) << 23));
   return __fmul_rn(p, __uint_as_float((u32)(ni - h + 127) << 23));
 }
-// y = bf16_rne(silu(g) * u), silu(g) = g / (1 + exp(-g)) in f32 (NUMERICS.md 5).
-__device__ __noinline__ float nvf_silu_mul(float g, float u) {
+// y = bf16_rne(silu(g) * u), silu(g) = g / (1 + exp(-g)) in f32 (NUMERICS.md 5). Inlined:
+// the SiLU kernels issue about 16 of these per thread back to back, and a call costs each one
+// its own branch, return and argument moves. -DNVF_SILU_CALL=1 (a tuning define) builds 0.5.1's
+// form: the call, and nvf_exp's three tests.
+#if defined(NVF_SILU_CALL) && NVF_SILU_CALL
+__device__ __noinline__
+#else
+NVF_DEV
+#endif
+float nvf_silu_mul(float g, float u) {
   float sg = __fdiv_rn(g, __fadd_rn(1.0f, nvf_exp(-g)));
   return nvf_bf16_to_f32(nvf_f32_to_bf16(__fmul_rn(sg, u)));
 }

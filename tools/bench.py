@@ -11,7 +11,7 @@ Ceilings measured in the same run: device-to-device copy bandwidth (bytes read +
 and the dense BF16 matrix rate (torch.matmul 8192^3). floor_us = max(bytes / bandwidth,
 FLOPs / BF16 rate); frac_of_floor = floor_us / time_us.
 
-Writes bench/results/<gpu>.json (a JSON array of records) and prints a table.
+Writes bench/results/<card>.json (h200.json, h100.json, ...) (a JSON array of records) and prints a table.
     python3 tools/bench.py [--quick] [--out PATH] [--only quant,gemm,layer]
     python3 tools/bench.py --tune 0,1,2,3 --only gemm --out PATH   (swap-AB variants, m <= 32,
                                                        NVFP4MOE_TUNE_DEFINE=-DNVF_TUNE=<v>)
@@ -34,6 +34,7 @@ import datetime
 import json
 import math
 import os
+import re
 import sys
 import time
 
@@ -401,7 +402,9 @@ def main():
         quant_cases(position="end")
 
     # ---- write ----
-    path = out_path or os.path.join(ROOT, "bench", "results", gpu.split()[-1].lower() + ".json")
+    # the card's model (H200, H100, B200, ...) names the file: "NVIDIA H100 80GB HBM3" -> h100.json
+    card = re.search(r"\b([A-Z]\d{2,3}[A-Za-z]*)\b", gpu.replace("NVIDIA", ""))
+    path = out_path or os.path.join(ROOT, "bench", "results", (card.group(1) if card else gpu.split()[-1]).lower() + ".json")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         json.dump(records, f, indent=1)
