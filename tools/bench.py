@@ -403,11 +403,14 @@ def main():
 
     # ---- write ----
     # the card's model (H200, H100, B200, ...) names the file: "NVIDIA H100 80GB HBM3" -> h100.json
-    card = re.search(r"\b([A-Z]\d{2,3}[A-Za-z]*)\b", gpu.replace("NVIDIA", ""))
-    path = out_path or os.path.join(ROOT, "bench", "results", (card.group(1) if card else gpu.split()[-1]).lower() + ".json")
+    # (GH200 -> gh200; a name with no such model, e.g. "RTX 6000 Ada Generation" -> rtx_6000_ada_generation)
+    card = re.search(r"\b([A-Z]{1,2}\d{2,3}[A-Za-z]*)\b", gpu.replace("NVIDIA", ""))
+    name = card.group(1).lower() if card else re.sub(r"[^a-z0-9]+", "_", gpu.replace("NVIDIA", "").lower()).strip("_")
+    path = out_path or os.path.join(ROOT, "bench", "results", name + ".json")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         json.dump(records, f, indent=1)
+    print(f"wrote {path}")
     print(f"{'op':<44} {'shape':<16} {'m':>5} {'us':>9} {'floor':>9} {'frac':>6} {'bmm':>8} {'grp16':>8} {'grp8':>8}")
     for r in records:
         print(f"{r['op']:<44} {str(r.get('shape', '')):<16} {str(r.get('m', '')):>5} {r['time_us']:>9.1f} "
