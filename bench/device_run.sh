@@ -1641,6 +1641,26 @@ X59C)
   fi
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X60)
+  # thirty-third session: probe 4 (no epilogue stores) on the 64- and 128-token tiles, whose epilogue is still
+  # the scattered 2-byte stores (no shared memory left for NVF_EPI_SMEM): the ceiling of a better epilogue at
+  # 64, 128 and 512 tokens, rounds in both orders; then each kernel of the DeepSeek-V3 layer alone under
+  # Nsight Compute (serialized, caches not flushed), the layer's first forward calls in tools/bench.py
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a > /tmp/pc_default.log 2>&1 &
+  PDEFS="-DNVF_WSPROBE=4 -DNVF_Y=1" precompile_defs
+  wait; tail -1 /tmp/pc_default.log
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --defines "-DNVF_Y=1,-DNVF_WSPROBE=4,-DNVF_WSPROBE=4,-DNVF_Y=1" \
+    --ms 64,128,512 --only gemm --out "$OUT/probe4_t64_t128.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -4
+  echo "A/B done at $(( $(date +%s) - t0 )) s"
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer timeout ${NT:-150} ncu --clock-control none --cache-control none -k regex:nvf_ \
+    --metrics gpu__time_duration.sum --csv --launch-count ${NL:-24} python3 tools/bench.py --only layer \
+    > "$OUT/ncu_dsv3_layer.csv" 2> "$OUT/ncu_dsv3_layer.err"
+  echo "ncu exit $?: $(grep -c gpu__time_duration "$OUT/ncu_dsv3_layer.csv") kernels"
+  grep gpu__time_duration "$OUT/ncu_dsv3_layer.csv" | awk -F'","' '{print $5, $(NF)}' | sed 's/(NvfGemmParams.*)//;s/(NvfQuantParams.*)//' | cut -c1-90 | head -24
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 F28)
   # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;
   # fewer large shapes), then the full benchmark (I)
