@@ -1661,6 +1661,38 @@ X60)
   grep gpu__time_duration "$OUT/ncu_dsv3_layer.csv" | awk -F'","' '{print $5, $(NF)}' | sed 's/(NvfGemmParams.*)//;s/(NvfQuantParams.*)//' | cut -c1-90 | head -24
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X61)
+  # thirty-third session: the register-transpose epilogue (NVF_EPI_REG, default on the 64- and 128-token tiles):
+  # the token-producer tiles' every-tile GEMM tests in full, the quick GEMM and layer tests, memcheck on the
+  # token-producer tiles' quick every-tile tests; the same quick every-tile tests with the 32- and 48-token tiles
+  # on it too (-DNVF_EPI_SMEM=0); then A/Bs, rounds in both orders: against the scattered stores
+  # (-DNVF_EPI_REG=0) at 64, 128 and 512 tokens, and against the shared-memory staging at 16 and 32 tokens with
+  # the layers
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a > /tmp/pc_default.log 2>&1 &
+  PDEFS="-DNVF_EPI_REG=0 -DNVF_EPI_SMEM=0 -DNVF_Y=1" precompile_defs
+  wait; tail -1 /tmp/pc_default.log
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  (TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout 240 ./build/test_gpu > "$OUT/test_every_tile_ws.log" 2>&1; echo $? > /tmp/rc_et) &
+  (rc=0; for t in gemm_shapes group_isolation tiled_same_bits graph_replay moe_layer widened; do
+     TEST_QUICK=1 TEST_ONLY=$t timeout 150 ./build/test_gpu || rc=$?; done > "$OUT/test_quick_parts.log" 2>&1; echo $rc > /tmp/rc_parts) &
+  ws_memcheck 240 > /tmp/mc_ws.txt 2>&1 &
+  (NVFP4MOE_TUNE_DEFINE=-DNVF_EPI_SMEM=0 TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout 240 ./build/test_gpu \
+     > "$OUT/test_every_tile_ws_nosmem.log" 2>&1; echo $? > /tmp/rc_et2) &
+  wait
+  summ "every-tile, token-producer tiles, in full" "$OUT/test_every_tile_ws.log" "$(cat /tmp/rc_et)"
+  summ "quick GEMM and layer parts" "$OUT/test_quick_parts.log" "$(cat /tmp/rc_parts)"
+  summ "every-tile (quick), token-producer tiles, -DNVF_EPI_SMEM=0" "$OUT/test_every_tile_ws_nosmem.log" "$(cat /tmp/rc_et2)"
+  grep -hE '^PASS|^FAIL|^SKIP' "$OUT"/test_every_tile_ws*.log "$OUT/test_quick_parts.log" | cut -c1-120
+  cat /tmp/mc_ws.txt
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --defines "-DNVF_Y=1,-DNVF_EPI_REG=0,-DNVF_EPI_REG=0,-DNVF_Y=1" \
+    --ms 64,128,512 --only gemm --out "$OUT/ab_epi_reg.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
+  echo "A/B 1 done at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --defines "-DNVF_Y=1,-DNVF_EPI_SMEM=0,-DNVF_EPI_SMEM=0,-DNVF_Y=1" \
+    --ms 16,32 --only gemm,layer --out "$OUT/ab_epi_reg_t32.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 F28)
   # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;
   # fewer large shapes), then the full benchmark (I)

@@ -72,6 +72,13 @@ static_assert(NVF_PREGS * 128 + NVF_CREGS * 128 * NVF_CWG <= NVF_LAUNCH_REGS * N
 #define NVF_EPI_SMEM (NVF_TOK <= 48)
 #endif
 #define NVF_EPI_WARP_BYTES (NVF_TOK * 32)
+// NVF_EPI_REG (default where NVF_EPI_SMEM is off: the 64- and 128-token tiles): the same whole 16-byte
+// stores without shared memory, the transpose done in registers (movmatrix, then a 4 x 4 exchange within
+// each lane quad). The scattered stores cost 10-27 % of these tiles' time at 64-512 tokens (probe 4 on an
+// H100, bench/NOTES.md, thirty-third session). -DNVF_EPI_REG=0: the scattered stores.
+#ifndef NVF_EPI_REG
+#define NVF_EPI_REG 1
+#endif
 static_assert(NVF_WS_SMEM + (NVF_EPI_SMEM ? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0) <= 227 * 1024, "shared memory");
 static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer pass, whole slots per round");
 
@@ -254,6 +261,46 @@ NVF_DEV void nvf_ws_epilogue_smem(const NvfGemmParams& p, int g, int valid, floa
                    : "r"(nvf_ws_epi_row(stg, tok, h)) : "memory");
       *(uint4*)(p.d + ((i64)g * p.m_max + m) * p.ldd + rw0 + 8 * h) = x;
     }
+  }
+}
+
+// An 8 x 8 b16 matrix in the mma fragment layout (lane l: row l / 4, columns 2 (l % 4) ..) transposed.
+NVF_DEV u32 nvf_movmatrix_trans(u32 x) {
+  u32 y;
+  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(y) : "r"(x));
+  return y;
+}
+
+// The same results as nvf_ws_epilogue_smem, with no staging area: the four matrices 4q .. 4q + 3 (tokens
+// 16q .., rows 8h ..: matrix 2j + h as there) are transposed by movmatrix, after which lane (l / 4, t) holds
+// word t (rows 8h + 2t, + 1) of token 8j + l / 4 of each; two butterfly exchanges within the lane quad (xor
+// 2: the off-diagonal 2 x 2 blocks, xor 1: within them) then give lane t all four words of matrix 4q + t,
+// one 16-byte piece of D (token 16q + 8 (t / 2) + l / 4, rows 8 (t % 2) ..), written whole.
+NVF_DEV void nvf_ws_epilogue_reg(const NvfGemmParams& p, int g, int valid, float alpha, int tok0, int rw0, int lane,
+                                 const float* acc) {
+  const int t = lane & 3;
+  const bool hi = (t & 2) != 0, lo = (t & 1) != 0;
+  #pragma unroll
+  for (int q = 0; q < NVF_TOK / 16; ++q) {
+    u32 a[4];
+    #pragma unroll
+    for (int jj = 0; jj < 2; ++jj) {
+      const int j = 2 * q + jj, m = tok0 + 8 * j + 2 * t;
+      const float rs0 = p.row_scale && m < valid ? p.row_scale[(i64)g * p.m_max + m] : 1.0f;
+      const float rs1 = p.row_scale && m + 1 < valid ? p.row_scale[(i64)g * p.m_max + m + 1] : 1.0f;
+      const float s0 = __fmul_rn(alpha, rs0), s1 = __fmul_rn(alpha, rs1);
+      #pragma unroll
+      for (int h = 0; h < 2; ++h)
+        a[2 * jj + h] = nvf_movmatrix_trans(nvf_pack_bf16x2(__fmul_rn(s0, __fmul_rn(acc[4 * j + 2 * h], NVF_DEQ_SCALE2)),
+                                                            __fmul_rn(s1, __fmul_rn(acc[4 * j + 2 * h + 1], NVF_DEQ_SCALE2))));
+    }
+    u32 r0 = __shfl_xor_sync(0xffffffffu, hi ? a[0] : a[2], 2), r1 = __shfl_xor_sync(0xffffffffu, hi ? a[1] : a[3], 2);
+    if (hi) { a[0] = r0; a[1] = r1; } else { a[2] = r0; a[3] = r1; }
+    r0 = __shfl_xor_sync(0xffffffffu, lo ? a[0] : a[1], 1);
+    r1 = __shfl_xor_sync(0xffffffffu, lo ? a[2] : a[3], 1);
+    if (lo) { a[0] = r0; a[2] = r1; } else { a[1] = r0; a[3] = r1; }
+    const int m = tok0 + 16 * q + 8 * (t >> 1) + (lane >> 2), n = rw0 + 8 * (t & 1);
+    if (m < valid && n < p.n) *(uint4*)(p.d + ((i64)g * p.m_max + m) * p.ldd + n) = make_uint4(a[0], a[1], a[2], a[3]);
   }
 }
 
@@ -498,6 +545,8 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     if (NVF_WSPROBE != 4 || acc[0] == -1.2345e-38f) { // (probe 4: no epilogue stores)
       if (NVF_EPI_SMEM) // D[g, m, n] for m < valid, n < N
         nvf_ws_epilogue_smem(p, g, valid, alpha, tok0, r0 - (lane >> 2), epi0 + (4 * wg + warp) * NVF_EPI_WARP_BYTES, lane, acc);
+      else if (NVF_EPI_REG)
+        nvf_ws_epilogue_reg(p, g, valid, alpha, tok0, r0 - (lane >> 2), lane, acc);
       else
         nvf_wg_epilogue(p, g, valid, alpha, tok0, r0, t, acc);
     }
