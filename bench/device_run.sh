@@ -1693,6 +1693,21 @@ X61)
     --ms 16,32 --only gemm,layer --out "$OUT/ab_epi_reg_t32.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X62)
+  # thirty-third session: with the register-transpose epilogue, the resident grid (-DNVF_PERSIST=1) for the 64- and
+  # 128-token tiles again (it tied at 128 tokens with the scattered stores, twenty-fifth session): the A/B at 64,
+  # 128 and 512 tokens, rounds in both orders, then the token-producer tiles' quick every-tile tests under it
+  t0=$(date +%s)
+  PDEFS="-DNVF_PERSIST=1 -DNVF_Y=1" precompile_defs
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --defines "-DNVF_Y=1,-DNVF_PERSIST=1,-DNVF_PERSIST=1,-DNVF_Y=1" \
+    --ms 64,128,512 --only gemm --out "$OUT/ab_persist_t128.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
+  echo "A/B done at $(( $(date +%s) - t0 )) s"
+  NVFP4MOE_TUNE_DEFINE=-DNVF_PERSIST=1 TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout 200 ./build/test_gpu \
+     > "$OUT/test_every_tile_ws_persist.log" 2>&1
+  summ "every-tile (quick), token-producer tiles, -DNVF_PERSIST=1" "$OUT/test_every_tile_ws_persist.log" $?
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 F28)
   # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;
   # fewer large shapes), then the full benchmark (I)
