@@ -3247,20 +3247,31 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  return c;\n"
   "}\n"
   "\n"
-  "// NVF_PERSIST (1 for the 32-token tiles, else 0; the host's nvfp4moe__ws_persist mirrors it): a resident\n"
-  "// grid (the host launches at most one CTA per SM and sets p.tiles_m). Each CTA takes the work units\n"
-  "// u = blockIdx.x, + gridDim.x, .. (unit: group, row block, token tile; the token tile fastest, as the\n"
-  "// one-CTA-a-unit grid's order) that hold tokens, and its consumers load the next unit's first weight\n"
-  "// steps under the current unit's last ones, so the weight stream does not drain and refill at each unit.\n"
-  "// On an H200 (bench/NOTES.md, twenty-fifth session, X27, B25): 32 tokens -1.4 to -7.2 %, the Qwen3 layer\n"
-  "// -5.7 %; the 48-token tile also gains on full tiles and on the Qwen3 and gpt-oss layers, but the\n"
-  "// DeepSeek-V3 layer (its experts outgrow the tile) loses 14-18 %, unexplained (not the next kernel's early\n"
-  "// launch, and not in the GEMMs at Poisson(33) alone: twenty-sixth session), and the 128-token tile\n"
-  "// ties; so only the 32-token tiles are resident. Tuning runs: -DNVF_PERSIST=0/1 (the host parses it too).\n"
+  "// NVF_PERSIST (1 for the 32-token tiles and, on TILED weights, the 64- and 128-token ones; the host's\n"
+  "// nvfp4moe__ws_persist mirrors it): built for a resident grid. The host sets p.tiles_m and launches at\n"
+  "// most one CTA per SM, or where that loses one CTA a unit (the same code then runs as the non-resident\n"
+  "// grid does). Each CTA takes the work units u = blockIdx.x, + gridDim.x, .. (unit: group, row block,\n"
+  "// token tile; the token tile fastest, as the one-CTA-a-unit grid's order) that hold tokens, and its\n"
+  "// consumers load the next unit's first weight steps under the current unit's last ones, so the weight\n"
+  "// stream does not drain and refill at each unit. On an H200 (bench/NOTES.md, twenty-fifth session, X27,\n"
+  "// B25): 32 tokens -1.4 to -7.2 %, the Qwen3 layer -5.7 %; the 48-token tile also gains on full tiles\n"
+  "// and on the Qwen3 and gpt-oss layers, but the DeepSeek-V3 layer (its experts outgrow the tile) loses\n"
+  "// 14-18 %, unexplained (not the next kernel's early launch, and not in the GEMMs at Poisson(33) alone:\n"
+  "// twenty-sixth session), so it is not built resident. On an H100 with the register epilogue\n"
+  "// (thirty-third session, X62): 64 tokens at m = 64 +0.1 to -13.9 %, so resident always; 128 tokens\n"
+  "// only where K is short (Qwen3 GEMM2, K 768: -10.5 % at m = 128, -4.8 % at 512; K >= 2048 +1 to\n"
+  "// +7 %), so the host runs it resident only where K <= 1024. ROW_MAJOR weights keep 0.5.2's rule: their\n"
+  "// 64-token tile built resident spills (48 bytes of stack on sm_90a) and was not measured. Tuning runs:\n"
+  "// -DNVF_PERSIST=0/1 (every tile built and launched so), -DNVF_PERSIST_T32 (0.5.2's rule: only the\n"
+  "// 32-token tiles); the host parses both.\n"
   "#ifndef NVF_PERSIST\n"
+  "#if defined(NVF_PERSIST_T32) || !(defined(NVF_WTILED) && NVF_WTILED)\n"
   "#define NVF_PERSIST (NVF_TOK == 32)\n"
+  "#else\n"
+  "#define NVF_PERSIST (NVF_TOK != 48)\n"
   "#endif\n"
-  "\n"
+  "#endif\n"
+  "\n",
   "// The 32-token tiles' weights by strong loads (nvf_ldg_weights: ptxas keeps them in their step);\n"
   "// the other tiles already issue them there.\n"
   "#define NVF_WSTRONG (NVF_TOK == 32)\n"
@@ -3271,7 +3282,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// Unit u's token step s into its raw stage with cp.async, one commit group per slot (zero-filled\n"
   "// past K, past the steps and for a token past masked_m, whose copies name the 16-byte aligned\n"
   "// `dummy` and read nothing): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64\n"
-  "// UNITS + 4 (h UNITS + u), so a warp's copies and reads are conflict-free. Register loads would\n",
+  "// UNITS + 4 (h UNITS + u), so a warp's copies and reads are conflict-free. Register loads would\n"
   "// not do: ptxas puts every load of a register pipeline on one scoreboard, so the first use of\n"
   "// step s + 1 would also wait for step s + 2 (bench/NOTES.md, fourteenth session).\n"
   "NVF_DEV void nvf_tp_issue(const u8* src, const u8* sf, const u8* dummy, int s, int nsteps, int k, u32 stage, int u) {\n"
@@ -3324,7 +3335,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {\n"
   "  if (NVF_VARN && sub == 3) nvf_ws_mmas_n<NVF_TOK - 3 * NVF_NSTEP>(acc, a, buf);\n"
   "  else if (NVF_VARN && sub == 2) nvf_ws_mmas_n<NVF_TOK - 2 * NVF_NSTEP>(acc, a, buf);\n"
-  "  else if (NVF_VARN && sub == 1) nvf_ws_mmas_n<NVF_TOK - NVF_NSTEP>(acc, a, buf);\n"
+  "  else if (NVF_VARN && sub == 1) nvf_ws_mmas_n<NVF_TOK - NVF_NSTEP>(acc, a, buf);\n",
   "  else nvf_ws_mmas_n<NVF_TOK>(acc, a, buf);\n"
   "}\n"
   "\n"
@@ -3339,7 +3350,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    if ((u % tiles) * NVF_TOK < nvf_valid_rows(p.masked_m, u / (tiles * nblocks), p.m_max)) return u;\n"
   "  return -1;\n"
   "}\n"
-  "\n",
+  "\n"
   "// The warp's results D[g, tok0 + token, rw0 + row] (rows rw0 .. rw0 + 15: its rows r0 and r0 + 8 of the\n"
   "// m64nNk16 layout) through its staging area stg (NVF_EPI_WARP_BYTES): each value as nvf_store_swapab\n"
   "// computes it, packed in token pairs, stored by stmatrix .trans as one 16-byte row per (token, 8 rows)\n"
@@ -3386,7 +3397,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "\n"
   "// An 8 x 8 b16 matrix in the mma fragment layout (lane l: row l / 4, columns 2 (l % 4) ..) transposed.\n"
   "NVF_DEV u32 nvf_movmatrix_trans(u32 x) {\n"
-  "  u32 y;\n"
+  "  u32 y;\n",
   "  asm volatile(\"movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\" : \"=r\"(y) : \"r\"(x));\n"
   "  return y;\n"
   "}\n"
@@ -3395,7 +3406,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// 16q .., rows 8h ..: matrix 2j + h as there) are transposed by movmatrix, after which lane (l / 4, t) holds\n"
   "// word t (rows 8h + 2t, + 1) of token 8j + l / 4 of each; two butterfly exchanges within the lane quad (xor\n"
   "// 2: the off-diagonal 2 x 2 blocks, xor 1: within them) then give lane t all four words of matrix 4q + t,\n"
-  "// one 16-byte piece of D (token 16q + 8 (t / 2) + l / 4, rows 8 (t % 2) ..), written whole.\n",
+  "// one 16-byte piece of D (token 16q + 8 (t / 2) + l / 4, rows 8 (t % 2) ..), written whole.\n"
   "NVF_DEV void nvf_ws_epilogue_reg(const NvfGemmParams& p, int g, int valid, float alpha, int tok0, int rw0, int lane,\n"
   "                                 const float* acc) {\n"
   "  const int t = lane & 3;\n"
@@ -3443,7 +3454,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const u32 sbase = nvf_smem_u32(smem), full0 = nvf_smem_u32(bars), empty0 = full0 + 8u * NVF_SLOTS;\n"
   "  if (threadIdx.x == 0) {\n"
   "    #pragma unroll\n"
-  "    for (int b = 0; b < NVF_SLOTS; ++b) {\n"
+  "    for (int b = 0; b < NVF_SLOTS; ++b) {\n",
   "      nvf_mbar_init(full0 + 8u * b, p.tok_ws \? 1 : 128); // one bulk copy, or every producer thread\n"
   "      nvf_mbar_init(empty0 + 8u * b, 4 * NVF_CWG);\n"
   "    }\n"
@@ -3458,7 +3469,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS;\n"
   "    int slot = 0;\n"
   "    u32 phase = 1; // as below\n"
-  "#if NVF_PERSIST\n",
+  "#if NVF_PERSIST\n"
   "    for (int u = u0; u >= 0; u = nvf_ws_unit(p, u + gridDim.x, tiles, nblocks)) {\n"
   "      const int tt = u % tiles, g = u / (tiles * nblocks), valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "#endif\n"
@@ -3504,7 +3515,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      for (int f = 0; f < nslots; ++f) {\n"
   "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,\n"
   "                     stage0 + (st == 0 \? NVF_TSTAGES - 1 : st - 1) * NVF_STAGE_BYTES, pt); // the stage read last fill\n"
-  "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
+  "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n",
   "        asm volatile(\"cp.async.wait_group %0;\" ::\"n\"(NVF_TSTAGES - 1) : \"memory\"); // fill f has landed\n"
   "        if (live && !NVF_WSP_T)\n"
   "          nvf_tp_widen(smem + NVF_SLOTS * NVF_SLOT_BYTES + st * NVF_STAGE_BYTES, sbase + slot * NVF_SLOT_BYTES + dst0,\n"
@@ -3522,7 +3533,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    return;\n"
   "  }\n"
   "\n"
-  "  // ---- consumers: gemm_wgmma.cu's step, B from the ring ----\n",
+  "  // ---- consumers: gemm_wgmma.cu's step, B from the ring ----\n"
   "  asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %0;\" ::\"n\"(NVF_CREGS));\n"
   "  const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7, t = lane & 3;\n"
   "  int slot = 0;\n"
@@ -3572,7 +3583,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      #pragma unroll\n"
   "      for (int i = 0; i < 32; ++i) a[i] = 0x3C003C00u + (u32)(lane & 3) + 8u * (u32)i; // probe: any values\n"
   "    int prev = -1; // slot of the step in flight\n"
-  "#if NVF_PERSIST\n"
+  "#if NVF_PERSIST\n",
   "    // Each step refills its slot d of wq[] with step s + DEPTH - ldoff of wr (ldn steps; 0: none, zeros).\n"
   "    // The rounds of DEPTH steps keep d = step % DEPTH, so the last round, past this tile's steps by a\n"
   "    // whole round, loads the next tile's first steps: this unit's next token tile, or the next unit's.\n"
@@ -3585,7 +3596,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        if (last && un < 0) ldn = 0;\n"
   "      }\n"
   "      #pragma unroll\n"
-  "      for (int d = 0; d < NVF_DEPTH; ++d) {\n",
+  "      for (int d = 0; d < NVF_DEPTH; ++d) {\n"
   "        const int s = s0 + d;\n"
   "        u32 c1 = 0, c2 = 0; // (probe 6)\n"
   "        if (s < nsteps) {\n"
@@ -3637,7 +3648,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      #pragma unroll\n"
   "      for (int d = 0; d < NVF_DEPTH; ++d) {\n"
   "        const int s = s0 + d;\n"
-  "        if (s < nsteps) {\n"
+  "        if (s < nsteps) {\n",
   "          if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done\n"
   "          const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)\n"
   "          if (first && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
@@ -3646,7 +3657,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);\n"
   "            nvf_wg_load<WIDE>(wr, nvf_wg_step_in<true>(s + NVF_DEPTH, nsteps), nsteps, p.k, wq[d], ws[d]);\n"
   "          }\n"
-  "          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;\n",
+  "          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;\n"
   "          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n"
   "          nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n"
   "          if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot\n"
@@ -3698,7 +3709,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    uint4 q[4];\n"
   "    u32 sfw[2] = {0u, 0u};\n"
   "    #pragma unroll\n"
-  "    for (int t = 0; t < 4; ++t) q[t] = make_uint4(0, 0, 0, 0);\n"
+  "    for (int t = 0; t < 4; ++t) q[t] = make_uint4(0, 0, 0, 0);\n",
   "    if (m < valid && s < nsteps) { // else zeros (a padding row's SF bytes may be NaN)\n"
   "      const u8* src = p.a + ((i64)g * p.m_max + m) * (p.k / 2) + (i64)s * 64;\n"
   "      const u8* sf = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k) + nvf_sf_offset_128x4(m, 0, kc4) + (i64)s * 1024;\n"
@@ -6814,12 +6825,21 @@ NVFP4MOE__PRIVATE int nvfp4moe__gemm_kernel(const nvfp4moe_context* ctx, const n
   return ctx->target_sm == 90 && p->k >= 2560;
 }
 
-/* Whether the token-producer tile of `tok` tokens runs on a resident grid: the kernel's NVF_PERSIST
-   default (the 32-token tiles), or a tuning run's -DNVF_PERSIST=0/1 ($NVFP4MOE_TUNE_DEFINE) */
-NVFP4MOE__PRIVATE int nvfp4moe__ws_persist(const nvfp4moe_context* ctx, unsigned tok) {
+/* The token-producer tile of `tok` tokens: whether it is built for a resident grid (returned; the
+   kernel's NVF_PERSIST default: the 32-token tiles, and on TILED weights the 64- and 128-token ones),
+   and *resident, whether this launch uses one (the 32- and 64-token tiles always, the 128-token tile
+   where K <= 1024: gemm_wgmma_ws.cu); a tuning run's -DNVF_PERSIST=0/1 (every tile built and launched
+   so) or -DNVF_PERSIST_T32 (only the 32-token tiles, 0.5.2's rule) from $NVFP4MOE_TUNE_DEFINE */
+NVFP4MOE__PRIVATE int nvfp4moe__ws_persist(const nvfp4moe_context* ctx, unsigned tok, int tiled, int k, int* resident) {
   const char* d = strstr(ctx->tune_define, "NVF_PERSIST");
-  if (d) return d[11] != '=' || atoi(d + 12) != 0; /* as the preprocessor reads -DNVF_PERSIST[=v] */
-  return tok == 32u;
+  int built;
+  if (d && strncmp(d + 11, "_T32", 4) == 0) built = *resident = tok == 32u;
+  else if (d) built = *resident = d[11] != '=' || atoi(d + 12) != 0; /* as the preprocessor reads -DNVF_PERSIST[=v] */
+  else {
+    built = tok == 32u || (tiled && tok != 48u);
+    *resident = built && (tok <= 64u || k <= 1024);
+  }
+  return built;
 }
 
 /* Grid of the wgmma kernels: one CTA per (group, `rows` weight rows, token tile of `tok`), the
@@ -6849,8 +6869,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
   const int kern = tiled ? 0 : nvfp4moe__gemm_kernel(ctx, p);
   int bm;
   if (ws) {
-    /* one CTA per (group, 64 NVF_CWG weight rows, token tile), or for the 32-token tiles a resident
-       grid taking those units in turn (below): NVF_CWG consumer warpgroups and a token producer;
+    /* one CTA per (group, 64 NVF_CWG weight rows, token tile), or a resident grid taking those units
+       in turn (below; nvfp4moe__ws_persist says where): NVF_CWG consumer warpgroups and a token producer;
        shared memory as NVF_WS_SMEM: 6 ring slots of NVF_SPS steps (1 for 128 tokens, else 2), 3 raw
        token stages of NVF_UNITS = NVF_TOK NVF_SPS units of 72 bytes (none with a workspace), and for
        32 and 48 tokens each consumer warp's staged results (NVF_EPI_SMEM) */
@@ -6886,18 +6906,21 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
       if (r != NVFP4MOE_SUCCESS) return r;
     }
     {
-      /* the 32-token tiles on a resident grid (gemm_wgmma_ws.cu, NVF_PERSIST): at most one CTA per SM,
-         each taking every grid-th (group, row block, token tile) unit; the kernel reads tiles_m */
+      /* the tiles built for a resident grid (gemm_wgmma_ws.cu, NVF_PERSIST; nvfp4moe__ws_persist) read
+         tiles_m and take every gridDim.x-th (group, row block, token tile) unit: on a resident grid at
+         most one CTA per SM, else one CTA a unit */
       nvfp4moe__gemm_params q = *p;
       unsigned grid = nvfp4moe__wgmma_grid(p, 64 * cwg, tok, em);
-      if (nvfp4moe__ws_persist(ctx, tok)) {
+      int resident;
+      if (nvfp4moe__ws_persist(ctx, tok, tiled, p->k, &resident)) {
         const unsigned blocks = (unsigned)p->groups * (unsigned)((p->n + 64 * cwg - 1) / (64 * cwg));
         q.tiles_m = (int)(grid / blocks);
         /* the kernel steps u + gridDim.x in int: keep the units that far below 2^31 (fewer token tiles
            only make each unit loop over more) */
         const long long most = (0x7FFFFFFFLL - ctx->sm_count) / blocks;
         if (q.tiles_m > most) q.tiles_m = most > 0 ? (int)most : 1;
-        if (grid > (unsigned)ctx->sm_count) grid = (unsigned)ctx->sm_count;
+        grid = blocks * (unsigned)q.tiles_m;
+        if (resident && grid > (unsigned)ctx->sm_count) grid = (unsigned)ctx->sm_count;
       }
       args[0] = (void*)&q;
       return nvfp4moe__launch(ctx, fn, mod, kern, grid, threads, smem, stream, args);

@@ -1708,6 +1708,30 @@ X62)
   summ "every-tile (quick), token-producer tiles, -DNVF_PERSIST=1" "$OUT/test_every_tile_ws_persist.log" $?
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X63)
+  # thirty-third session, 0.5.3: the TILED 64- and 128-token tiles built resident (the 64-token one launched so
+  # always, the 128-token one where K <= 1024) against 0.5.2's rule (-DNVF_PERSIST_T32): A/B at 64, 128 and 512
+  # tokens and at Poisson(40) and Poisson(100) masked_m (experts past the tile), rounds in both orders; then
+  # the quick every-tile, shapes, same-bits and replay tests under the new default
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a > /tmp/pc_default.log 2>&1 &
+  PDEFS="-DNVF_PERSIST_T32 -DNVF_Y=1" precompile_defs
+  wait
+  echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 /tmp/pc_default.log)"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --defines "-DNVF_Y=1,-DNVF_PERSIST_T32,-DNVF_PERSIST_T32,-DNVF_Y=1" \
+    --ms 64,128,512 --only gemm --out "$OUT/ab_persist_tiled.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
+  echo "A/B 1 done at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --defines "-DNVF_Y=1,-DNVF_PERSIST_T32,-DNVF_PERSIST_T32,-DNVF_Y=1" \
+    --poisson --ms 40,100 --only gemm --out "$OUT/ab_persist_poisson.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
+  echo "A/B 2 done at $(( $(date +%s) - t0 )) s"
+  TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout 200 ./build/test_gpu > "$OUT/test_every_tile_ws.log" 2>&1
+  summ "every-tile (quick), token-producer tiles" "$OUT/test_every_tile_ws.log" $?
+  for t in gemm_shapes tiled_same_bits graph_replay group_isolation; do
+    TEST_QUICK=1 TEST_ONLY=$t timeout 120 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
+    summ "$t (quick)" "$OUT/test_$t.log" $?
+  done
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 F28)
   # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;
   # fewer large shapes), then the full benchmark (I)

@@ -127,18 +127,29 @@ NVF_DEV u32 nvf_clock() {
   return c;
 }
 
-// NVF_PERSIST (1 for the 32-token tiles, else 0; the host's nvfp4moe__ws_persist mirrors it): a resident
-// grid (the host launches at most one CTA per SM and sets p.tiles_m). Each CTA takes the work units
-// u = blockIdx.x, + gridDim.x, .. (unit: group, row block, token tile; the token tile fastest, as the
-// one-CTA-a-unit grid's order) that hold tokens, and its consumers load the next unit's first weight
-// steps under the current unit's last ones, so the weight stream does not drain and refill at each unit.
-// On an H200 (bench/NOTES.md, twenty-fifth session, X27, B25): 32 tokens -1.4 to -7.2 %, the Qwen3 layer
-// -5.7 %; the 48-token tile also gains on full tiles and on the Qwen3 and gpt-oss layers, but the
-// DeepSeek-V3 layer (its experts outgrow the tile) loses 14-18 %, unexplained (not the next kernel's early
-// launch, and not in the GEMMs at Poisson(33) alone: twenty-sixth session), and the 128-token tile
-// ties; so only the 32-token tiles are resident. Tuning runs: -DNVF_PERSIST=0/1 (the host parses it too).
+// NVF_PERSIST (1 for the 32-token tiles and, on TILED weights, the 64- and 128-token ones; the host's
+// nvfp4moe__ws_persist mirrors it): built for a resident grid. The host sets p.tiles_m and launches at
+// most one CTA per SM, or where that loses one CTA a unit (the same code then runs as the non-resident
+// grid does). Each CTA takes the work units u = blockIdx.x, + gridDim.x, .. (unit: group, row block,
+// token tile; the token tile fastest, as the one-CTA-a-unit grid's order) that hold tokens, and its
+// consumers load the next unit's first weight steps under the current unit's last ones, so the weight
+// stream does not drain and refill at each unit. On an H200 (bench/NOTES.md, twenty-fifth session, X27,
+// B25): 32 tokens -1.4 to -7.2 %, the Qwen3 layer -5.7 %; the 48-token tile also gains on full tiles
+// and on the Qwen3 and gpt-oss layers, but the DeepSeek-V3 layer (its experts outgrow the tile) loses
+// 14-18 %, unexplained (not the next kernel's early launch, and not in the GEMMs at Poisson(33) alone:
+// twenty-sixth session), so it is not built resident. On an H100 with the register epilogue
+// (thirty-third session, X62): 64 tokens at m = 64 +0.1 to -13.9 %, so resident always; 128 tokens
+// only where K is short (Qwen3 GEMM2, K 768: -10.5 % at m = 128, -4.8 % at 512; K >= 2048 +1 to
+// +7 %), so the host runs it resident only where K <= 1024. ROW_MAJOR weights keep 0.5.2's rule: their
+// 64-token tile built resident spills (48 bytes of stack on sm_90a) and was not measured. Tuning runs:
+// -DNVF_PERSIST=0/1 (every tile built and launched so), -DNVF_PERSIST_T32 (0.5.2's rule: only the
+// 32-token tiles); the host parses both.
 #ifndef NVF_PERSIST
+#if defined(NVF_PERSIST_T32) || !(defined(NVF_WTILED) && NVF_WTILED)
 #define NVF_PERSIST (NVF_TOK == 32)
+#else
+#define NVF_PERSIST (NVF_TOK != 48)
+#endif
 #endif
 
 // The 32-token tiles' weights by strong loads (nvf_ldg_weights: ptxas keeps them in their step);
