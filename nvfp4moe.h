@@ -81,11 +81,14 @@
    0.5.1: the sm90 wgmma tiles on TILED weights load a step's second weight row at an immediate
    offset from the first (one address register fewer a step); formats, results and API unchanged.
    0.5.2: the fused SiLU-and-mul + quantize kernels compute the SiLU inline (no call per element);
+   formats, results and API unchanged.
+   0.5.3: the sm90 64- and 128-token tiles write their results as whole 16-byte pieces, transposed in
+   registers; the 64-token tiles on TILED weights run on a resident grid, as the 32-token tiles do;
    formats, results and API unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
-#define NVFP4MOE_VERSION_PATCH 2
-#define NVFP4MOE_VERSION_STRING "0.5.2"
+#define NVFP4MOE_VERSION_PATCH 3
+#define NVFP4MOE_VERSION_STRING "0.5.3"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
@@ -3194,8 +3197,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#define NVF_EPI_WARP_BYTES (NVF_TOK * 32)\n"
   "// NVF_EPI_REG (default where NVF_EPI_SMEM is off: the 64- and 128-token tiles): the same whole 16-byte\n"
   "// stores without shared memory, the transpose done in registers (movmatrix, then a 4 x 4 exchange within\n"
-  "// each lane quad). The scattered stores cost 10-27 % of these tiles' time at 64-512 tokens (probe 4 on an\n"
-  "// H100, bench/NOTES.md, thirty-third session). -DNVF_EPI_REG=0: the scattered stores.\n"
+  "// each lane quad). The scattered stores cost 2-27 % of these tiles' time at 64-512 tokens (probe 4 on an\n"
+  "// H100, bench/NOTES.md, thirty-third session, X60); this form took 0.6-11.9 % off (X61: Qwen3 GEMM2 at\n"
+  "// m = 128 153.8 -> 137.8 us, about 40 % of probe 4's gain). At 16-32 tokens it ties with the shared-\n"
+  "// memory staging (-3.5 to +1.4 %), which those tiles keep. -DNVF_EPI_REG=0: the scattered stores.\n"
   "#ifndef NVF_EPI_REG\n"
   "#define NVF_EPI_REG 1\n"
   "#endif\n"
@@ -3219,9 +3224,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// Timing-only probes (wrong results; bench/NOTES.md, seventeenth session): -DNVF_WSPROBE=1 the\n"
   "// consumers load and widen no weights (A is a constant), =2 also the producer copies and widens\n"
   "// no tokens (it only passes the barriers): what the RS wgmma loop with its waits and hand-offs\n"
-  "// costs alone; =3 only the producer idles (the weights as always); =4 the consumers store no results\n"
+  "// costs alone; =3 only the producer idles (the weights as always); =4 the consumers store no results\n",
   "// (what each unit's epilogue costs; timed with the scattered stores: with NVF_EPI_SMEM the probe build\n"
-  "// spills and puts stmatrix under a per-thread branch, so time it with -DNVF_EPI_SMEM=0); =5 (resident tiles\n",
+  "// spills and puts stmatrix under a per-thread branch, so time it with -DNVF_EPI_SMEM=0); =5 (resident tiles\n"
   "// only) the consumers load the weights as always but neither widen them nor issue MMAs (the loads are\n"
   "// folded into one register): what the weight stream's access pattern gets from DRAM at this depth; =6 (resident\n"
   "// 32-token tiles, results still right) a timeline: lane 0 of each consumer warp writes five %clock values a step\n"
@@ -3247,31 +3252,31 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  return c;\n"
   "}\n"
   "\n"
-  "// NVF_PERSIST (1 for the 32-token tiles and, on TILED weights, the 64- and 128-token ones; the host's\n"
-  "// nvfp4moe__ws_persist mirrors it): built for a resident grid. The host sets p.tiles_m and launches at\n"
-  "// most one CTA per SM, or where that loses one CTA a unit (the same code then runs as the non-resident\n"
-  "// grid does). Each CTA takes the work units u = blockIdx.x, + gridDim.x, .. (unit: group, row block,\n"
+  "// NVF_PERSIST (1 for the 32-token tiles and, on TILED weights, the 64-token ones; the host's\n"
+  "// nvfp4moe__ws_persist mirrors it): a resident grid (the host launches at most one CTA per SM and sets\n"
+  "// p.tiles_m). Each CTA takes the work units u = blockIdx.x, + gridDim.x, .. (unit: group, row block,\n"
   "// token tile; the token tile fastest, as the one-CTA-a-unit grid's order) that hold tokens, and its\n"
   "// consumers load the next unit's first weight steps under the current unit's last ones, so the weight\n"
   "// stream does not drain and refill at each unit. On an H200 (bench/NOTES.md, twenty-fifth session, X27,\n"
   "// B25): 32 tokens -1.4 to -7.2 %, the Qwen3 layer -5.7 %; the 48-token tile also gains on full tiles\n"
   "// and on the Qwen3 and gpt-oss layers, but the DeepSeek-V3 layer (its experts outgrow the tile) loses\n"
   "// 14-18 %, unexplained (not the next kernel's early launch, and not in the GEMMs at Poisson(33) alone:\n"
-  "// twenty-sixth session), so it is not built resident. On an H100 with the register epilogue\n"
-  "// (thirty-third session, X62): 64 tokens at m = 64 +0.1 to -13.9 %, so resident always; 128 tokens\n"
-  "// only where K is short (Qwen3 GEMM2, K 768: -10.5 % at m = 128, -4.8 % at 512; K >= 2048 +1 to\n"
-  "// +7 %), so the host runs it resident only where K <= 1024. ROW_MAJOR weights keep 0.5.2's rule: their\n"
-  "// 64-token tile built resident spills (48 bytes of stack on sm_90a) and was not measured. Tuning runs:\n"
-  "// -DNVF_PERSIST=0/1 (every tile built and launched so), -DNVF_PERSIST_T32 (0.5.2's rule: only the\n"
+  "// twenty-sixth session), so it is not resident. On an H100 with the register epilogue (thirty-third\n"
+  "// session, X62, X63): 64 tokens at m = 64 -1.6 to -17.9 % on four GEMMs (gpt-oss +1.6 %, -5.2 % in\n"
+  "// X62), at Poisson(40) -0.2 to -15.5 %: resident. 128 tokens gains only where K is short (Qwen3 GEMM2,\n"
+  "// K 768: -10.4 % at m = 128), and the resident-built code loses even on a one-CTA-a-unit grid where K\n"
+  "// >= 2048 (DeepSeek-V3 GEMM2 +9.0 % at 128, +4.4 % at 512): not resident. ROW_MAJOR weights keep\n"
+  "// 0.5.2's rule: their 64-token tile built resident spills (48 bytes of stack on sm_90a) and was not\n"
+  "// measured. Tuning runs: -DNVF_PERSIST=0/1 (every tile), -DNVF_PERSIST_T32 (0.5.2's rule: only the\n",
   "// 32-token tiles); the host parses both.\n"
   "#ifndef NVF_PERSIST\n"
   "#if defined(NVF_PERSIST_T32) || !(defined(NVF_WTILED) && NVF_WTILED)\n"
   "#define NVF_PERSIST (NVF_TOK == 32)\n"
   "#else\n"
-  "#define NVF_PERSIST (NVF_TOK != 48)\n"
+  "#define NVF_PERSIST (NVF_TOK == 32 || NVF_TOK == 64)\n"
   "#endif\n"
   "#endif\n"
-  "\n",
+  "\n"
   "// The 32-token tiles' weights by strong loads (nvf_ldg_weights: ptxas keeps them in their step);\n"
   "// the other tiles already issue them there.\n"
   "#define NVF_WSTRONG (NVF_TOK == 32)\n"
@@ -3332,10 +3337,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  if (NVF_VARN) nvf_wgmma_wait<0>();\n"
   "}\n"
   "// ... with N = NVF_TOK - sub NVF_NSTEP (sub 0 .. 3 with NVF_VARN, else 0; uniform in the CTA).\n"
-  "NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {\n"
+  "NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {\n",
   "  if (NVF_VARN && sub == 3) nvf_ws_mmas_n<NVF_TOK - 3 * NVF_NSTEP>(acc, a, buf);\n"
   "  else if (NVF_VARN && sub == 2) nvf_ws_mmas_n<NVF_TOK - 2 * NVF_NSTEP>(acc, a, buf);\n"
-  "  else if (NVF_VARN && sub == 1) nvf_ws_mmas_n<NVF_TOK - NVF_NSTEP>(acc, a, buf);\n",
+  "  else if (NVF_VARN && sub == 1) nvf_ws_mmas_n<NVF_TOK - NVF_NSTEP>(acc, a, buf);\n"
   "  else nvf_ws_mmas_n<NVF_TOK>(acc, a, buf);\n"
   "}\n"
   "\n"
@@ -3388,7 +3393,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    const int tok = c >> 1, h = c & 1, m = tok0 + tok;\n"
   "    if (m < valid && rw0 + 8 * h < p.n) {\n"
   "      uint4 x;\n"
-  "      asm volatile(\"ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(x.x), \"=r\"(x.y), \"=r\"(x.z), \"=r\"(x.w)\n"
+  "      asm volatile(\"ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(x.x), \"=r\"(x.y), \"=r\"(x.z), \"=r\"(x.w)\n",
   "                   : \"r\"(nvf_ws_epi_row(stg, tok, h)) : \"memory\");\n"
   "      *(uint4*)(p.d + ((i64)g * p.m_max + m) * p.ldd + rw0 + 8 * h) = x;\n"
   "    }\n"
@@ -3397,7 +3402,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "\n"
   "// An 8 x 8 b16 matrix in the mma fragment layout (lane l: row l / 4, columns 2 (l % 4) ..) transposed.\n"
   "NVF_DEV u32 nvf_movmatrix_trans(u32 x) {\n"
-  "  u32 y;\n",
+  "  u32 y;\n"
   "  asm volatile(\"movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\" : \"=r\"(y) : \"r\"(x));\n"
   "  return y;\n"
   "}\n"
@@ -3449,12 +3454,12 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n"
   "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "  if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read\n"
-  "#endif\n"
+  "#endif\n",
   "  const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;\n"
   "  const u32 sbase = nvf_smem_u32(smem), full0 = nvf_smem_u32(bars), empty0 = full0 + 8u * NVF_SLOTS;\n"
   "  if (threadIdx.x == 0) {\n"
   "    #pragma unroll\n"
-  "    for (int b = 0; b < NVF_SLOTS; ++b) {\n",
+  "    for (int b = 0; b < NVF_SLOTS; ++b) {\n"
   "      nvf_mbar_init(full0 + 8u * b, p.tok_ws \? 1 : 128); // one bulk copy, or every producer thread\n"
   "      nvf_mbar_init(empty0 + 8u * b, 4 * NVF_CWG);\n"
   "    }\n"
@@ -3512,10 +3517,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      #pragma unroll\n"
   "      for (int d = 0; d < NVF_TSTAGES - 1; ++d)\n"
   "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, d * NVF_SPS + ss, nsteps, p.k, stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt);\n"
-  "      for (int f = 0; f < nslots; ++f) {\n"
+  "      for (int f = 0; f < nslots; ++f) {\n",
   "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,\n"
   "                     stage0 + (st == 0 \? NVF_TSTAGES - 1 : st - 1) * NVF_STAGE_BYTES, pt); // the stage read last fill\n"
-  "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n",
+  "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
   "        asm volatile(\"cp.async.wait_group %0;\" ::\"n\"(NVF_TSTAGES - 1) : \"memory\"); // fill f has landed\n"
   "        if (live && !NVF_WSP_T)\n"
   "          nvf_tp_widen(smem + NVF_SLOTS * NVF_SLOT_BYTES + st * NVF_STAGE_BYTES, sbase + slot * NVF_SLOT_BYTES + dst0,\n"
@@ -3577,13 +3582,13 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);\n"
   "#endif\n"
   "    // One set of widened weights (see gemm_wgmma.cu: a second set had its registers reused\n"
-  "    // under a pending wgmma), so every step first waits for all earlier MMAs.\n"
+  "    // under a pending wgmma), so every step first waits for all earlier MMAs.\n",
   "    u32 a[32];\n"
   "    if (NVF_WSP_W)\n"
   "      #pragma unroll\n"
   "      for (int i = 0; i < 32; ++i) a[i] = 0x3C003C00u + (u32)(lane & 3) + 8u * (u32)i; // probe: any values\n"
   "    int prev = -1; // slot of the step in flight\n"
-  "#if NVF_PERSIST\n",
+  "#if NVF_PERSIST\n"
   "    // Each step refills its slot d of wq[] with step s + DEPTH - ldoff of wr (ldn steps; 0: none, zeros).\n"
   "    // The rounds of DEPTH steps keep d = step % DEPTH, so the last round, past this tile's steps by a\n"
   "    // whole round, loads the next tile's first steps: this unit's next token tile, or the next unit's.\n"
@@ -3642,13 +3647,13 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    }\n"
   "    if (NVF_WSP_5) acc[0] = __uint_as_float(fold & 0x3F7FFFFFu); // the loads are not dead\n"
   "#else\n"
-  "    // (the one-CTA-a-unit step as it was measured: folding it into the form above changes these kernels' SASS,\n"
+  "    // (the one-CTA-a-unit step as it was measured: folding it into the form above changes these kernels' SASS,\n",
   "    // with the load moved out of the step's branch, and they were not timed that way)\n"
   "    for (int s0 = 0; s0 < nsteps; s0 += NVF_DEPTH) {\n"
   "      #pragma unroll\n"
   "      for (int d = 0; d < NVF_DEPTH; ++d) {\n"
   "        const int s = s0 + d;\n"
-  "        if (s < nsteps) {\n",
+  "        if (s < nsteps) {\n"
   "          if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done\n"
   "          const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)\n"
   "          if (first && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
@@ -3703,13 +3708,13 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  if (NVF_UNITS < 128 && pt >= NVF_UNITS) return;\n"
   "  const int nsteps = (p.k + NVF_STEP - 1) / NVF_STEP, nslots = (nsteps + NVF_SPS - 1) / NVF_SPS, kc4 = (p.k / 16 + 3) / 4;\n"
   "  const int y = blockIdx.x % ytiles, gf = blockIdx.x / ytiles, g = gf / nslots, f = gf % nslots, s = f * NVF_SPS + ss;\n"
-  "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max), tiles_m = (p.m_max + NVF_TOK - 1) / NVF_TOK;\n"
+  "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max), tiles_m = (p.m_max + NVF_TOK - 1) / NVF_TOK;\n",
   "  for (int tile = y; tile * NVF_TOK < valid; tile += ytiles) {\n"
   "    const int m = tile * NVF_TOK + n;\n"
   "    uint4 q[4];\n"
   "    u32 sfw[2] = {0u, 0u};\n"
   "    #pragma unroll\n"
-  "    for (int t = 0; t < 4; ++t) q[t] = make_uint4(0, 0, 0, 0);\n",
+  "    for (int t = 0; t < 4; ++t) q[t] = make_uint4(0, 0, 0, 0);\n"
   "    if (m < valid && s < nsteps) { // else zeros (a padding row's SF bytes may be NaN)\n"
   "      const u8* src = p.a + ((i64)g * p.m_max + m) * (p.k / 2) + (i64)s * 64;\n"
   "      const u8* sf = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k) + nvf_sf_offset_128x4(m, 0, kc4) + (i64)s * 1024;\n"
@@ -6825,21 +6830,15 @@ NVFP4MOE__PRIVATE int nvfp4moe__gemm_kernel(const nvfp4moe_context* ctx, const n
   return ctx->target_sm == 90 && p->k >= 2560;
 }
 
-/* The token-producer tile of `tok` tokens: whether it is built for a resident grid (returned; the
-   kernel's NVF_PERSIST default: the 32-token tiles, and on TILED weights the 64- and 128-token ones),
-   and *resident, whether this launch uses one (the 32- and 64-token tiles always, the 128-token tile
-   where K <= 1024: gemm_wgmma_ws.cu); a tuning run's -DNVF_PERSIST=0/1 (every tile built and launched
-   so) or -DNVF_PERSIST_T32 (only the 32-token tiles, 0.5.2's rule) from $NVFP4MOE_TUNE_DEFINE */
-NVFP4MOE__PRIVATE int nvfp4moe__ws_persist(const nvfp4moe_context* ctx, unsigned tok, int tiled, int k, int* resident) {
+/* Whether the token-producer tile of `tok` tokens runs on a resident grid: the kernel's NVF_PERSIST
+   default (the 32-token tiles, and on TILED weights the 64-token ones: gemm_wgmma_ws.cu), or a tuning
+   run's -DNVF_PERSIST=0/1 (every tile) or -DNVF_PERSIST_T32 (only the 32-token tiles, 0.5.2's rule)
+   from $NVFP4MOE_TUNE_DEFINE */
+NVFP4MOE__PRIVATE int nvfp4moe__ws_persist(const nvfp4moe_context* ctx, unsigned tok, int tiled) {
   const char* d = strstr(ctx->tune_define, "NVF_PERSIST");
-  int built;
-  if (d && strncmp(d + 11, "_T32", 4) == 0) built = *resident = tok == 32u;
-  else if (d) built = *resident = d[11] != '=' || atoi(d + 12) != 0; /* as the preprocessor reads -DNVF_PERSIST[=v] */
-  else {
-    built = tok == 32u || (tiled && tok != 48u);
-    *resident = built && (tok <= 64u || k <= 1024);
-  }
-  return built;
+  if (d && strncmp(d + 11, "_T32", 4) == 0) return tok == 32u;
+  if (d) return d[11] != '=' || atoi(d + 12) != 0; /* as the preprocessor reads -DNVF_PERSIST[=v] */
+  return tok == 32u || (tiled && tok == 64u);
 }
 
 /* Grid of the wgmma kernels: one CTA per (group, `rows` weight rows, token tile of `tok`), the
@@ -6906,21 +6905,18 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
       if (r != NVFP4MOE_SUCCESS) return r;
     }
     {
-      /* the tiles built for a resident grid (gemm_wgmma_ws.cu, NVF_PERSIST; nvfp4moe__ws_persist) read
-         tiles_m and take every gridDim.x-th (group, row block, token tile) unit: on a resident grid at
-         most one CTA per SM, else one CTA a unit */
+      /* the resident grid (gemm_wgmma_ws.cu, NVF_PERSIST; nvfp4moe__ws_persist): at most one CTA per
+         SM, each taking every grid-th (group, row block, token tile) unit; the kernel reads tiles_m */
       nvfp4moe__gemm_params q = *p;
       unsigned grid = nvfp4moe__wgmma_grid(p, 64 * cwg, tok, em);
-      int resident;
-      if (nvfp4moe__ws_persist(ctx, tok, tiled, p->k, &resident)) {
+      if (nvfp4moe__ws_persist(ctx, tok, tiled)) {
         const unsigned blocks = (unsigned)p->groups * (unsigned)((p->n + 64 * cwg - 1) / (64 * cwg));
         q.tiles_m = (int)(grid / blocks);
         /* the kernel steps u + gridDim.x in int: keep the units that far below 2^31 (fewer token tiles
            only make each unit loop over more) */
         const long long most = (0x7FFFFFFFLL - ctx->sm_count) / blocks;
         if (q.tiles_m > most) q.tiles_m = most > 0 ? (int)most : 1;
-        grid = blocks * (unsigned)q.tiles_m;
-        if (resident && grid > (unsigned)ctx->sm_count) grid = (unsigned)ctx->sm_count;
+        if (grid > (unsigned)ctx->sm_count) grid = (unsigned)ctx->sm_count;
       }
       args[0] = (void*)&q;
       return nvfp4moe__launch(ctx, fn, mod, kern, grid, threads, smem, stream, args);

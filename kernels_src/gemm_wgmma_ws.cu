@@ -74,8 +74,10 @@ static_assert(NVF_PREGS * 128 + NVF_CREGS * 128 * NVF_CWG <= NVF_LAUNCH_REGS * N
 #define NVF_EPI_WARP_BYTES (NVF_TOK * 32)
 // NVF_EPI_REG (default where NVF_EPI_SMEM is off: the 64- and 128-token tiles): the same whole 16-byte
 // stores without shared memory, the transpose done in registers (movmatrix, then a 4 x 4 exchange within
-// each lane quad). The scattered stores cost 10-27 % of these tiles' time at 64-512 tokens (probe 4 on an
-// H100, bench/NOTES.md, thirty-third session). -DNVF_EPI_REG=0: the scattered stores.
+// each lane quad). The scattered stores cost 2-27 % of these tiles' time at 64-512 tokens (probe 4 on an
+// H100, bench/NOTES.md, thirty-third session, X60); this form took 0.6-11.9 % off (X61: Qwen3 GEMM2 at
+// m = 128 153.8 -> 137.8 us, about 40 % of probe 4's gain). At 16-32 tokens it ties with the shared-
+// memory staging (-3.5 to +1.4 %), which those tiles keep. -DNVF_EPI_REG=0: the scattered stores.
 #ifndef NVF_EPI_REG
 #define NVF_EPI_REG 1
 #endif
@@ -127,28 +129,28 @@ NVF_DEV u32 nvf_clock() {
   return c;
 }
 
-// NVF_PERSIST (1 for the 32-token tiles and, on TILED weights, the 64- and 128-token ones; the host's
-// nvfp4moe__ws_persist mirrors it): built for a resident grid. The host sets p.tiles_m and launches at
-// most one CTA per SM, or where that loses one CTA a unit (the same code then runs as the non-resident
-// grid does). Each CTA takes the work units u = blockIdx.x, + gridDim.x, .. (unit: group, row block,
+// NVF_PERSIST (1 for the 32-token tiles and, on TILED weights, the 64-token ones; the host's
+// nvfp4moe__ws_persist mirrors it): a resident grid (the host launches at most one CTA per SM and sets
+// p.tiles_m). Each CTA takes the work units u = blockIdx.x, + gridDim.x, .. (unit: group, row block,
 // token tile; the token tile fastest, as the one-CTA-a-unit grid's order) that hold tokens, and its
 // consumers load the next unit's first weight steps under the current unit's last ones, so the weight
 // stream does not drain and refill at each unit. On an H200 (bench/NOTES.md, twenty-fifth session, X27,
 // B25): 32 tokens -1.4 to -7.2 %, the Qwen3 layer -5.7 %; the 48-token tile also gains on full tiles
 // and on the Qwen3 and gpt-oss layers, but the DeepSeek-V3 layer (its experts outgrow the tile) loses
 // 14-18 %, unexplained (not the next kernel's early launch, and not in the GEMMs at Poisson(33) alone:
-// twenty-sixth session), so it is not built resident. On an H100 with the register epilogue
-// (thirty-third session, X62): 64 tokens at m = 64 +0.1 to -13.9 %, so resident always; 128 tokens
-// only where K is short (Qwen3 GEMM2, K 768: -10.5 % at m = 128, -4.8 % at 512; K >= 2048 +1 to
-// +7 %), so the host runs it resident only where K <= 1024. ROW_MAJOR weights keep 0.5.2's rule: their
-// 64-token tile built resident spills (48 bytes of stack on sm_90a) and was not measured. Tuning runs:
-// -DNVF_PERSIST=0/1 (every tile built and launched so), -DNVF_PERSIST_T32 (0.5.2's rule: only the
+// twenty-sixth session), so it is not resident. On an H100 with the register epilogue (thirty-third
+// session, X62, X63): 64 tokens at m = 64 -1.6 to -17.9 % on four GEMMs (gpt-oss +1.6 %, -5.2 % in
+// X62), at Poisson(40) -0.2 to -15.5 %: resident. 128 tokens gains only where K is short (Qwen3 GEMM2,
+// K 768: -10.4 % at m = 128), and the resident-built code loses even on a one-CTA-a-unit grid where K
+// >= 2048 (DeepSeek-V3 GEMM2 +9.0 % at 128, +4.4 % at 512): not resident. ROW_MAJOR weights keep
+// 0.5.2's rule: their 64-token tile built resident spills (48 bytes of stack on sm_90a) and was not
+// measured. Tuning runs: -DNVF_PERSIST=0/1 (every tile), -DNVF_PERSIST_T32 (0.5.2's rule: only the
 // 32-token tiles); the host parses both.
 #ifndef NVF_PERSIST
 #if defined(NVF_PERSIST_T32) || !(defined(NVF_WTILED) && NVF_WTILED)
 #define NVF_PERSIST (NVF_TOK == 32)
 #else
-#define NVF_PERSIST (NVF_TOK != 48)
+#define NVF_PERSIST (NVF_TOK == 32 || NVF_TOK == 64)
 #endif
 #endif
 

@@ -741,37 +741,26 @@ static void test_gemm_tile_heuristic(void) {
   for (i = 0; i < sizeof nvfp4moe__ws_tok / sizeof nvfp4moe__ws_tok[0]; ++i)
     check_spec_defines(NVFP4MOE__SPEC_GEMM_WS128 + (int)i, "gemm_wgmma_ws.cu", "NVF_TOK", nvfp4moe__ws_tok[i], "NVF_CWG",
                        nvfp4moe__ws_cwg[i]);
-  { /* the resident grid: the 32-token tiles, and on TILED weights the 64- and 128-token ones built for it
-       (the kernel's NVF_PERSIST default), the 128-token tile launched so only where K <= 1024; or as a
-       tuning define says */
+  { /* the resident grid: the 32-token tiles, and on TILED weights the 64-token ones (the kernel's
+       NVF_PERSIST default), or as a tuning define says */
     nvfp4moe_context* c = (nvfp4moe_context*)calloc(1, sizeof *c);
     unsigned tk;
-    int res, built, k, tl, want;
+    int tl, got;
     for (i = 0; i < sizeof nvfp4moe__ws_tok / sizeof nvfp4moe__ws_tok[0]; ++i)
-      for (tl = 0; tl < 2; ++tl)
-        for (k = 512; k <= 2048; k += 512) {
-          tk = (unsigned)nvfp4moe__ws_tok[i];
-          res = -1;
-          built = nvfp4moe__ws_persist(c, tk, tl, k, &res);
-          want = tk == 32u || (tl && tk != 48u);
-          CHECK(built == want, "the %u-token tile (tiled %d) built resident: %d", tk, tl, built);
-          CHECK(res == (want && (tk != 128u || k <= 1024)), "the %u-token tile (tiled %d) at K %d launched resident: %d", tk,
-                tl, k, res);
-        }
+      for (tl = 0; tl < 2; ++tl) {
+        tk = (unsigned)nvfp4moe__ws_tok[i];
+        got = nvfp4moe__ws_persist(c, tk, tl);
+        CHECK(got == (tk == 32u || (tl && tk == 64u)), "resident grid for the %u-token tile (tiled %d): %d", tk, tl, got);
+      }
     strcpy(c->tune_define, "-DNVF_PERSIST=0");
-    built = nvfp4moe__ws_persist(c, 32u, 1, 512, &res);
-    CHECK(!built && !res, "-DNVF_PERSIST=0 keeps the 32-token tile off the resident grid");
+    CHECK(!nvfp4moe__ws_persist(c, 32u, 1), "-DNVF_PERSIST=0 keeps the 32-token tile off the resident grid");
     strcpy(c->tune_define, "-DNVF_PERSIST=1");
-    built = nvfp4moe__ws_persist(c, 128u, 0, 7168, &res);
-    CHECK(built && res, "-DNVF_PERSIST=1 puts the 128-token tile on the resident grid at K 7168");
+    CHECK(nvfp4moe__ws_persist(c, 128u, 0), "-DNVF_PERSIST=1 puts the 128-token tile on the resident grid");
     strcpy(c->tune_define, "-DNVF_PERSIST"); /* defined as 1 by the preprocessor, so resident too */
-    built = nvfp4moe__ws_persist(c, 48u, 1, 2048, &res);
-    CHECK(built && res, "-DNVF_PERSIST puts the 48-token tile on the resident grid");
+    CHECK(nvfp4moe__ws_persist(c, 48u, 1), "-DNVF_PERSIST puts the 48-token tile on the resident grid");
     strcpy(c->tune_define, "-DNVF_PERSIST_T32");
-    built = nvfp4moe__ws_persist(c, 64u, 1, 512, &res);
-    CHECK(!built && !res, "-DNVF_PERSIST_T32 keeps the 64-token tile off the resident grid");
-    built = nvfp4moe__ws_persist(c, 32u, 1, 512, &res);
-    CHECK(built && res, "-DNVF_PERSIST_T32 keeps the 32-token tile resident");
+    CHECK(!nvfp4moe__ws_persist(c, 64u, 1), "-DNVF_PERSIST_T32 keeps the 64-token tile off the resident grid");
+    CHECK(nvfp4moe__ws_persist(c, 32u, 1), "-DNVF_PERSIST_T32 keeps the 32-token tile on it");
     free(c);
   }
   /* $NVFP4MOE_VARN=0 (ctx->varn 0): the plain tile where the twin would run; the twins take the
