@@ -1732,6 +1732,21 @@ X63)
   done
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X64)
+  # thirty-third session: the DeepSeek-V3 layer (Poisson(33): the 48-token _varn tile) against the 64-token _varn
+  # tile forced (resident on TILED weights since 0.5.3) and against every tile resident (-DNVF_PERSIST=1: the
+  # 48-token tile's 14-18 % loss on the H200, twenty-fifth session, again on the H100); the layer and its two
+  # GEMMs at Poisson(33), rounds in both orders
+  t0=$(date +%s)
+  PDEFS="-DNVF_PERSIST=1" precompile_defs
+  ./build/nvfp4moe_precompile sm_90a > /tmp/pc_default.log 2>&1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  b="NVFP4MOE_X=0"; f="NVFP4MOE_GEMM_CONFIG=gemm_sm90_ws_t64_wg4_varn"; r="NVFP4MOE_TUNE_DEFINE=-DNVF_PERSIST=1"
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer PYTHONUNBUFFERED=1 timeout ${ABT:-250} python3 tools/bench.py \
+    --envs "$b,$f,$r,$r,$f,$b" --poisson --ms 33 --only gemm,layer --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2 \
+    --out "$OUT/ab_dsv3_t64_resident.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 F28)
   # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;
   # fewer large shapes), then the full benchmark (I)
