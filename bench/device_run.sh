@@ -1747,6 +1747,53 @@ X64)
     --out "$OUT/ab_dsv3_t64_resident.json" 2>&1 | grep -E "tune=" | cut -c1-150
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X65)
+  # thirty-third session: the resident grid's units numbered without gaps (NVF_PCOMPACT, default) against the
+  # numbering of 0.5.3 (-DNVF_PCOMPACT=0) and, compact, every tile resident (-DNVF_PERSIST=1: the 48-token tile,
+  # whose resident form lost 4.5 % in the DeepSeek-V3 layer in X64 while its GEMMs gained 5-10 %): the layers and
+  # the DeepSeek-V3 GEMMs at Poisson(33), then uniform 32 and 64 tokens (compact against 0.5.3's numbering);
+  # then quick tests under the new default
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a > /tmp/pc_default.log 2>&1 &
+  PDEFS="-DNVF_PCOMPACT=0 -DNVF_Y=1 -DNVF_PERSIST=1" precompile_defs
+  wait
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  a="-DNVF_PCOMPACT=0"; b="-DNVF_Y=1"; c="-DNVF_PERSIST=1"
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py \
+    --defines "$a,$b,$c,$c,$b,$a" --poisson --ms 33 --only gemm,layer --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2 \
+    --out "$OUT/ab_compact_layers.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  echo "A/B 1 done at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --defines "$a,$b,$b,$a" --ms 32,64 --only gemm \
+    --out "$OUT/ab_compact_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
+  echo "A/B 2 done at $(( $(date +%s) - t0 )) s"
+  TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout 200 ./build/test_gpu > "$OUT/test_every_tile_ws.log" 2>&1
+  summ "every-tile (quick), token-producer tiles" "$OUT/test_every_tile_ws.log" $?
+  for t in gemm_shapes graph_replay group_isolation moe_layer; do
+    TEST_QUICK=1 TEST_ONLY=$t timeout 120 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
+    summ "$t (quick)" "$OUT/test_$t.log" $?
+  done
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
+F33)
+  # thirty-third session's final call (0.5.3): the quick GPU suite, test by test, under one deadline ($TT s), then
+  # the full benchmark (the file named by the card)
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  for t in quantize_per_token quantize_masked silu_mul_quantize software e2m1 long_rows many_rows weight_quant sf_convert gemm_shapes \
+           every_tile group_isolation weights_relayout tiled_same_bits graph_replay test_moe_layer widened self_test threads; do
+    left=$(( ${TT:-300} - ($(date +%s) - t0) ))
+    [ $left -lt 10 ] && { echo "no time left for $t"; continue; }
+    TEST_QUICK=1 TEST_ONLY=$t timeout $left ./build/test_gpu > "$OUT/test_$t.log" 2>&1
+    echo "$t rc $?: $(grep -E '^PASS|^FAIL|^SKIP' "$OUT/test_$t.log" | cut -c1-90 | tr '\n' ' ')"
+    grep -E '^#   ' "$OUT/test_$t.log" | head -4
+  done
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${BT:-240} python3 tools/bench.py > "$OUT/bench.log" 2>&1
+  echo "bench exit $?"; tail -40 "$OUT/bench.log" | cut -c1-150
+  w=$(grep -m1 '^wrote ' "$OUT/bench.log" | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 F28)
   # twenty-eighth session's final call: the kernels precompiled, the whole GPU suite in its quick form (every test;
   # fewer large shapes), then the full benchmark (I)

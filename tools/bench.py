@@ -267,7 +267,7 @@ def main():
             act_bytes = tok * (H * 2 + H // 2 + H // 16 + 2 * I * 2 * 2 + I // 2 + I // 16 + H * 2)
             r = record("moe_layer", t_us, weight_bytes + act_bytes, flops=2 * tok * (2 * I * H + H * I), shape=name,
                        m=mean_m, n=H, k=I, groups=E, tokens=tok, weight_layout=["row_major", "tiled"][lay],
-                       **extra)
+                       masked_m_max=max(mm), **extra)
             if t_rm is not None:
                 r["row_major_time_us"] = round(t_rm, 3)
             g1 = E * 2 * I * (H // 2 + H // 16) + tok * (H // 2 + H // 16) + tok * 2 * I * 2
