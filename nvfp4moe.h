@@ -3259,15 +3259,16 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// consumers load the next unit's first weight steps under the current unit's last ones, so the weight\n"
   "// stream does not drain and refill at each unit. On an H200 (bench/NOTES.md, twenty-fifth session, X27,\n"
   "// B25): 32 tokens -1.4 to -7.2 %, the Qwen3 layer -5.7 %; the 48-token tile also gains on full tiles\n"
-  "// and on the Qwen3 and gpt-oss layers, but the DeepSeek-V3 layer (its experts outgrow the tile) loses\n"
-  "// 14-18 %, unexplained (not the next kernel's early launch, and not in the GEMMs at Poisson(33) alone:\n"
-  "// twenty-sixth session), so it is not resident. On an H100 with the register epilogue (thirty-third\n"
+  "// and on the Qwen3 and gpt-oss layers, but the DeepSeek-V3 layer loses 14-18 %, so it is not resident:\n"
+  "// one expert there has 49 tokens, and tiles_m (from expected_m) makes its units take two passes each,\n"
+  "// dealt to a fixed set of CTAs that then finish late (thirty-third session, X65: units numbered without\n"
+  "// gaps fix it, -6.4 % on the layer, but a per-thread cursor over the groups cost more elsewhere). On an H100 with the register epilogue (thirty-third\n"
   "// session, X62, X63): 64 tokens at m = 64 -1.6 to -17.9 % on four GEMMs (gpt-oss +1.6 %, -5.2 % in\n"
   "// X62), at Poisson(40) -0.2 to -15.5 %: resident. 128 tokens gains only where K is short (Qwen3 GEMM2,\n"
   "// K 768: -10.4 % at m = 128), and the resident-built code loses even on a one-CTA-a-unit grid where K\n"
-  "// >= 2048 (DeepSeek-V3 GEMM2 +9.0 % at 128, +4.4 % at 512): not resident. ROW_MAJOR weights keep\n"
+  "// >= 2048 (DeepSeek-V3 GEMM2 +9.0 % at 128, +4.4 % at 512): not resident. ROW_MAJOR weights keep\n",
   "// 0.5.2's rule: their 64-token tile built resident spills (48 bytes of stack on sm_90a) and was not\n"
-  "// measured. Tuning runs: -DNVF_PERSIST=0/1 (every tile), -DNVF_PERSIST_T32 (0.5.2's rule: only the\n",
+  "// measured. Tuning runs: -DNVF_PERSIST=0/1 (every tile), -DNVF_PERSIST_T32 (0.5.2's rule: only the\n"
   "// 32-token tiles); the host parses both.\n"
   "#ifndef NVF_PERSIST\n"
   "#if defined(NVF_PERSIST_T32) || !(defined(NVF_WTILED) && NVF_WTILED)\n"
@@ -3333,11 +3334,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "template <int TN> NVF_DEV void nvf_ws_mmas_n(float* acc, const u32* a, u32 buf) {\n"
   "  nvf_wgmma_fence();\n"
   "  nvf_wg_mmas_n<TN>(acc, a, buf);\n"
-  "  nvf_wgmma_commit();\n"
+  "  nvf_wgmma_commit();\n",
   "  if (NVF_VARN) nvf_wgmma_wait<0>();\n"
   "}\n"
   "// ... with N = NVF_TOK - sub NVF_NSTEP (sub 0 .. 3 with NVF_VARN, else 0; uniform in the CTA).\n"
-  "NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {\n",
+  "NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {\n"
   "  if (NVF_VARN && sub == 3) nvf_ws_mmas_n<NVF_TOK - 3 * NVF_NSTEP>(acc, a, buf);\n"
   "  else if (NVF_VARN && sub == 2) nvf_ws_mmas_n<NVF_TOK - 2 * NVF_NSTEP>(acc, a, buf);\n"
   "  else if (NVF_VARN && sub == 1) nvf_ws_mmas_n<NVF_TOK - NVF_NSTEP>(acc, a, buf);\n"
@@ -3390,10 +3391,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  __syncwarp();\n"
   "  #pragma unroll\n"
   "  for (int c = lane; c < 2 * NVF_TOK; c += 32) { // piece c: token c / 2, rows 8 (c % 2) ..\n"
-  "    const int tok = c >> 1, h = c & 1, m = tok0 + tok;\n"
+  "    const int tok = c >> 1, h = c & 1, m = tok0 + tok;\n",
   "    if (m < valid && rw0 + 8 * h < p.n) {\n"
   "      uint4 x;\n"
-  "      asm volatile(\"ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(x.x), \"=r\"(x.y), \"=r\"(x.z), \"=r\"(x.w)\n",
+  "      asm volatile(\"ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(x.x), \"=r\"(x.y), \"=r\"(x.z), \"=r\"(x.w)\n"
   "                   : \"r\"(nvf_ws_epi_row(stg, tok, h)) : \"memory\");\n"
   "      *(uint4*)(p.d + ((i64)g * p.m_max + m) * p.ldd + rw0 + 8 * h) = x;\n"
   "    }\n"
@@ -3451,10 +3452,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  if (u0 < 0) return; // no unit with tokens for this CTA\n"
   "#else\n"
   "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n"
-  "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n"
+  "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n",
   "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "  if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read\n"
-  "#endif\n",
+  "#endif\n"
   "  const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;\n"
   "  const u32 sbase = nvf_smem_u32(smem), full0 = nvf_smem_u32(bars), empty0 = full0 + 8u * NVF_SLOTS;\n"
   "  if (threadIdx.x == 0) {\n"
@@ -3515,9 +3516,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      const u8* src = live && m < valid \? a_g + (i64)m * (p.k / 2) : 0;\n"
   "      const u8* sf = asf_g + nvf_sf_offset_128x4(m < valid \? m : 0, 0, kc4);\n"
   "      #pragma unroll\n"
-  "      for (int d = 0; d < NVF_TSTAGES - 1; ++d)\n"
+  "      for (int d = 0; d < NVF_TSTAGES - 1; ++d)\n",
   "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, d * NVF_SPS + ss, nsteps, p.k, stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt);\n"
-  "      for (int f = 0; f < nslots; ++f) {\n",
+  "      for (int f = 0; f < nslots; ++f) {\n"
   "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,\n"
   "                     stage0 + (st == 0 \? NVF_TSTAGES - 1 : st - 1) * NVF_STAGE_BYTES, pt); // the stage read last fill\n"
   "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
@@ -3578,11 +3579,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    uint4 wq[NVF_DEPTH][2];\n"
   "    u32 ws[NVF_DEPTH][2];\n"
   "    #pragma unroll\n"
-  "    for (int d = 0; d < NVF_DEPTH; ++d)\n"
+  "    for (int d = 0; d < NVF_DEPTH; ++d)\n",
   "      if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);\n"
   "#endif\n"
   "    // One set of widened weights (see gemm_wgmma.cu: a second set had its registers reused\n"
-  "    // under a pending wgmma), so every step first waits for all earlier MMAs.\n",
+  "    // under a pending wgmma), so every step first waits for all earlier MMAs.\n"
   "    u32 a[32];\n"
   "    if (NVF_WSP_W)\n"
   "      #pragma unroll\n"
@@ -3642,12 +3643,12 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "            prev = slot;\n"
   "            nvf_ring_next(slot, phase);\n"
   "          }\n"
-  "        }\n"
+  "        }\n",
   "      }\n"
   "    }\n"
   "    if (NVF_WSP_5) acc[0] = __uint_as_float(fold & 0x3F7FFFFFu); // the loads are not dead\n"
   "#else\n"
-  "    // (the one-CTA-a-unit step as it was measured: folding it into the form above changes these kernels' SASS,\n",
+  "    // (the one-CTA-a-unit step as it was measured: folding it into the form above changes these kernels' SASS,\n"
   "    // with the load moved out of the step's branch, and they were not timed that way)\n"
   "    for (int s0 = 0; s0 < nsteps; s0 += NVF_DEPTH) {\n"
   "      #pragma unroll\n"
@@ -3706,9 +3707,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  nvf_pdl_enter();\n"
   "  const int pt = threadIdx.x, n = NVF_SPS == 1 \? pt : pt % NVF_TOK, ss = NVF_SPS == 1 \? 0 : pt / NVF_TOK;\n"
   "  if (NVF_UNITS < 128 && pt >= NVF_UNITS) return;\n"
-  "  const int nsteps = (p.k + NVF_STEP - 1) / NVF_STEP, nslots = (nsteps + NVF_SPS - 1) / NVF_SPS, kc4 = (p.k / 16 + 3) / 4;\n"
+  "  const int nsteps = (p.k + NVF_STEP - 1) / NVF_STEP, nslots = (nsteps + NVF_SPS - 1) / NVF_SPS, kc4 = (p.k / 16 + 3) / 4;\n",
   "  const int y = blockIdx.x % ytiles, gf = blockIdx.x / ytiles, g = gf / nslots, f = gf % nslots, s = f * NVF_SPS + ss;\n"
-  "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max), tiles_m = (p.m_max + NVF_TOK - 1) / NVF_TOK;\n",
+  "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max), tiles_m = (p.m_max + NVF_TOK - 1) / NVF_TOK;\n"
   "  for (int tile = y; tile * NVF_TOK < valid; tile += ytiles) {\n"
   "    const int m = tile * NVF_TOK + n;\n"
   "    uint4 q[4];\n"

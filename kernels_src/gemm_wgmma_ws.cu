@@ -136,9 +136,10 @@ NVF_DEV u32 nvf_clock() {
 // consumers load the next unit's first weight steps under the current unit's last ones, so the weight
 // stream does not drain and refill at each unit. On an H200 (bench/NOTES.md, twenty-fifth session, X27,
 // B25): 32 tokens -1.4 to -7.2 %, the Qwen3 layer -5.7 %; the 48-token tile also gains on full tiles
-// and on the Qwen3 and gpt-oss layers, but the DeepSeek-V3 layer (its experts outgrow the tile) loses
-// 14-18 %, unexplained (not the next kernel's early launch, and not in the GEMMs at Poisson(33) alone:
-// twenty-sixth session), so it is not resident. On an H100 with the register epilogue (thirty-third
+// and on the Qwen3 and gpt-oss layers, but the DeepSeek-V3 layer loses 14-18 %, so it is not resident:
+// one expert there has 49 tokens, and tiles_m (from expected_m) makes its units take two passes each,
+// dealt to a fixed set of CTAs that then finish late (thirty-third session, X65: units numbered without
+// gaps fix it, -6.4 % on the layer, but a per-thread cursor over the groups cost more elsewhere). On an H100 with the register epilogue (thirty-third
 // session, X62, X63): 64 tokens at m = 64 -1.6 to -17.9 % on four GEMMs (gpt-oss +1.6 %, -5.2 % in
 // X62), at Poisson(40) -0.2 to -15.5 %: resident. 128 tokens gains only where K is short (Qwen3 GEMM2,
 // K 768: -10.4 % at m = 128), and the resident-built code loses even on a one-CTA-a-unit grid where K
