@@ -84,11 +84,14 @@
    formats, results and API unchanged.
    0.5.3: the sm90 64- and 128-token tiles write their results as whole 16-byte pieces, transposed in
    registers; the 64-token tiles on TILED weights run on a resident grid, as the 32-token tiles do;
-   formats, results and API unchanged. */
+   formats, results and API unchanged.
+   0.5.4: the sm90 resident grid can number its work units without gaps from a per-CTA table of units
+   per group (tuning define -DNVF_PCOMPACT=1/2; off by default, the default kernels do the same loads,
+   stores and barriers as 0.5.3's); formats, results and API unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
-#define NVFP4MOE_VERSION_PATCH 3
-#define NVFP4MOE_VERSION_STRING "0.5.3"
+#define NVFP4MOE_VERSION_PATCH 4
+#define NVFP4MOE_VERSION_STRING "0.5.4"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
@@ -1820,6 +1823,7 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "  int groups, m_max, n, k;\n"
   "  u8* tok_ws; // widened tokens of the token-producer (gemm_wgmma_ws.cu) and swap-AB tiles, or null: widened in the GEMM\n"
   "  int tiles_m; // token tiles per (group, row block) of a persistent token-producer grid (NVF_PERSIST), else 0\n"
+  "  int ptab;    // 1: that grid numbers its units without gaps, from a table in shared memory (gemm_wgmma_ws.cu)\n"
   "};\n"
   "\n"
   "// 16 bytes of a weight row (read-only path). Each step reads 64 bytes of a row, and rows are\n"
@@ -1864,9 +1868,9 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "// Weight layouts (nvfp4moe_weight_layout). Row-major: row n of group g at (g N + n) K/2, as\n"
   "// ModelOpt and FlashInfer store it. Tiled (the host builds a module with -DNVF_WTILED=1 for\n"
   "// it; N % 16 == 0): the rows in 16-row tiles, a tile's 16 rows x 64 bytes (128 K) of one step\n"
-  "// contiguous, 1 KB, the steps of a tile one after another; with RB = ceil(K / 128) 64 (K/2,\n"
+  "// contiguous, 1 KB, the steps of a tile one after another; with RB = ceil(K / 128) 64 (K/2,\n",
   "// a last partial step padded to a whole one), byte o of row n (o < K/2) at\n"
-  "// (g N + n - n % 16) RB + (o / 64) 1024 + (n % 16) 64 + o % 64, each 4-byte word's codes\n",
+  "// (g N + n - n % 16) RB + (o / 64) 1024 + (n % 16) 64 + o % 64, each 4-byte word's codes\n"
   "// re-encoded (dequant_bf16.cuh, nvf_wenc_word). The bytes so placed: a warp of the swap-AB and\n"
   "// wgmma kernels reads 1 KB in one piece per step instead of 64 bytes from each of 16 rows (and,\n"
   "// re-encoded, is widened in fewer instructions; bench/NOTES.md has the H200 numbers); the\n"
@@ -1928,9 +1932,9 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "// weights: NAME (plain loads) and NAME_l2 (256-byte L2 fetches); the host picks by K. Tiled\n"
   "// weights (-DNVF_WTILED=1, the host's twin of the module): NAME_tiled alone, plain loads (a warp\n"
   "// reads 1 KB in one piece; the 256-byte fetch measured the same).\n"
-  "#if defined(NVF_WTILED) && NVF_WTILED\n"
+  "#if defined(NVF_WTILED) && NVF_WTILED\n",
   "#define NVF_GEMM_ENTRY_POINTS(NAME, BODY, THREADS, MINB)                                         \\\n"
-  "  extern \"C\" __global__ void __launch_bounds__(THREADS, MINB) NAME##_tiled(const NvfGemmParams p) { \\\n",
+  "  extern \"C\" __global__ void __launch_bounds__(THREADS, MINB) NAME##_tiled(const NvfGemmParams p) { \\\n"
   "    nvf_pdl_enter();                                                                              \\\n"
   "    BODY<false>(p);                                                                               \\\n"
   "  }\n"
@@ -3270,11 +3274,16 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// 0.5.2's rule: their 64-token tile built resident spills (48 bytes of stack on sm_90a) and was not\n"
   "// measured. Tuning runs: -DNVF_PERSIST=0/1 (every tile), -DNVF_PERSIST_T32 (0.5.2's rule: only the\n"
   "// 32-token tiles); the host parses both.\n"
+  "// NVF_PCOMPACT (tuning runs; 0 by default): 1 numbers the resident grid's units without gaps (nvf_ws_build_tab\n"
+  "// below; the host passes p.ptab where the table fits), 2 also puts the TILED 48-token tile on the resident grid.\n"
+  "#ifndef NVF_PCOMPACT\n"
+  "#define NVF_PCOMPACT 0\n"
+  "#endif\n"
   "#ifndef NVF_PERSIST\n"
   "#if defined(NVF_PERSIST_T32) || !(defined(NVF_WTILED) && NVF_WTILED)\n"
   "#define NVF_PERSIST (NVF_TOK == 32)\n"
   "#else\n"
-  "#define NVF_PERSIST (NVF_TOK == 32 || NVF_TOK == 64)\n"
+  "#define NVF_PERSIST (NVF_TOK == 32 || NVF_TOK == 64 || (NVF_PCOMPACT >= 2 && NVF_TOK == 48))\n"
   "#endif\n"
   "#endif\n"
   "\n"
@@ -3324,7 +3333,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "\n"
   "// The next ring slot; the barrier phase flips each time the ring wraps.\n"
   "NVF_DEV void nvf_ring_next(int& slot, u32& phase) {\n"
-  "  if (++slot == NVF_SLOTS) {\n"
+  "  if (++slot == NVF_SLOTS) {\n",
   "    slot = 0;\n"
   "    phase ^= 1u;\n"
   "  }\n"
@@ -3334,7 +3343,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "template <int TN> NVF_DEV void nvf_ws_mmas_n(float* acc, const u32* a, u32 buf) {\n"
   "  nvf_wgmma_fence();\n"
   "  nvf_wg_mmas_n<TN>(acc, a, buf);\n"
-  "  nvf_wgmma_commit();\n",
+  "  nvf_wgmma_commit();\n"
   "  if (NVF_VARN) nvf_wgmma_wait<0>();\n"
   "}\n"
   "// ... with N = NVF_TOK - sub NVF_NSTEP (sub 0 .. 3 with NVF_VARN, else 0; uniform in the CTA).\n"
@@ -3345,16 +3354,93 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  else nvf_ws_mmas_n<NVF_TOK>(acc, a, buf);\n"
   "}\n"
   "\n"
-  "// The rows of unit u's weight block a consumer thread reads: its rows rw, rw + 8 of the block.\n"
-  "NVF_DEV NvfWgRows nvf_ws_unit_rows(const NvfGemmParams& p, int u, int tiles, int nblocks, int rw, int t, int kc4) {\n"
-  "  return nvf_wg_rows(p, u / (tiles * nblocks), (u / tiles) % nblocks * NVF_ROWS + rw, t, kc4);\n"
+  "// The resident grid's work units. By default every (group, row block, token tile < tiles) is a unit and\n"
+  "// CTAs skip those without tokens: an expert past tiles_m tokens (tiles_m from expected_m) then makes its\n"
+  "// units take two passes each, on a fixed set of CTAs that finish late (the 48-token tile's loss on the\n"
+  "// DeepSeek-V3 layer). With p.ptab (-DNVF_PCOMPACT=1 or 2, tuning runs; the table must fit) they are\n"
+  "// numbered without gaps: one unit per (group g, row block, token tile holding tokens), the token tile\n"
+  "// fastest, the groups in order; tab[g] (shared memory, groups + 1 ints after the staging areas: the host\n"
+  "// adds them) counts the units before group g. Each CTA builds the table at its start (warp 0, 32 groups a\n"
+  "// pass: masked_m loaded in parallel, an inclusive scan by shuffles) and finds a unit's group from it\n"
+  "// (nvf_ws_decode), so no thread carries a cursor over the groups (X65's cursor cost registers and serial\n"
+  "// loads). Measured (bench/NOTES.md, thirty-fourth session, X66 on an H100, X67 on an H200): with the\n"
+  "// 48-token tile resident (=2) the DeepSeek-V3 layer -5.7 % / -2.5 %, but where every expert has the same\n"
+  "// tokens (the numbering unchanged) +1 to +10 %, and the Qwen3 layer +2 to +6 %: not the default.\n"
+  "struct NvfWsUnit {\n"
+  "  int g, blk, tt; // group, row block, first token tile\n"
+  "};\n"
+  "NVF_DEV void nvf_ws_build_tab(const NvfGemmParams& p, int* tab, int tiles, int nblocks) {\n"
+  "  if (threadIdx.x >= 32) return;\n"
+  "  const int lane = threadIdx.x;\n"
+  "  int carry = 0;\n"
+  "  if (lane == 0) tab[0] = 0;\n"
+  "  for (int g0 = 0; g0 < p.groups; g0 += 32) {\n"
+  "    const int g = g0 + lane;\n"
+  "    int c = 0;\n"
+  "    if (g < p.groups) c = min((nvf_valid_rows(p.masked_m, g, p.m_max) + NVF_TOK - 1) / NVF_TOK, tiles) * nblocks;\n"
+  "    #pragma unroll\n"
+  "    for (int o = 1; o < 32; o <<= 1) {\n"
+  "      const int x = __shfl_up_sync(0xffffffffu, c, o);\n"
+  "      if (lane >= o) c += x;\n"
+  "    }\n"
+  "    if (g < p.groups) tab[g + 1] = carry + c;\n"
+  "    carry += __shfl_sync(0xffffffffu, c, 31);\n"
+  "  }\n"
+  "}\n"
+  "// Unit u's group, block and token tile. WARP: the whole warp calls it with the same u (the consumers and\n"
+  "// the token producer), and the group is found by ballots: lane l tests the table at every 32nd group, then\n"
+  "// at each group of the 32 that hold u (two shared-memory loads a thread); else (the workspace producer's\n"
+  "// lone thread) by binary search. (A binary search a thread, twice a unit in the consumers, cost +1.2 to\n"
+  "// +15.8 % at uniform 32 and 64 tokens, X66: Qwen3 GEMM2, K 768, has only six steps a unit.)\n"
+  "template <bool WARP> NVF_DEV NvfWsUnit nvf_ws_decode(const NvfGemmParams& p, const int* tab, int u, int tiles, int nblocks) {\n"
+  "  NvfWsUnit w;\n"
+  "  if (!NVF_PCOMPACT || !p.ptab) {\n"
+  "    w.g = u / (tiles * nblocks);\n",
+  "    w.blk = u / tiles % nblocks;\n"
+  "    w.tt = u % tiles;\n"
+  "    return w;\n"
+  "  }\n"
+  "  int lo = 0;\n"
+  "  if (WARP) {\n"
+  "    const int lane = threadIdx.x & 31;\n"
+  "    for (int base = 0;; base += 32 * 32) { // groups 32 c .. 32 c + 31 hold u: c = the boundaries 32 j <= u\n"
+  "      const int h = base + 32 * (lane + 1);\n"
+  "      const u32 b = __ballot_sync(0xffffffffu, h < p.groups && tab[h] <= u);\n"
+  "      if (b != 0xffffffffu) {\n"
+  "        lo = base + 32 * __popc(b);\n"
+  "        break;\n"
+  "      }\n"
+  "    }\n"
+  "    const int h = lo + lane + 1; // (lane 31 tests the next boundary: not <= u)\n"
+  "    lo += __popc(__ballot_sync(0xffffffffu, h < p.groups && tab[h] <= u));\n"
+  "  } else {\n"
+  "    int hi = p.groups; // tab[lo] <= u < tab[hi]\n"
+  "    while (hi - lo > 1) {\n"
+  "      const int mid = (lo + hi) >> 1;\n"
+  "      if (tab[mid] <= u) lo = mid;\n"
+  "      else hi = mid;\n"
+  "    }\n"
+  "  }\n"
+  "  const int r = u - tab[lo], nt = (tab[lo + 1] - tab[lo]) / nblocks; // the group's token tiles\n"
+  "  w.g = lo;\n"
+  "  w.blk = r / nt;\n"
+  "  w.tt = r % nt;\n"
+  "  return w;\n"
   "}\n"
   "\n"
   "// The first unit at or after u (stepping by the grid) whose token tile holds tokens, or -1.\n"
-  "NVF_DEV int nvf_ws_unit(const NvfGemmParams& p, int u, int tiles, int nblocks) {\n"
+  "NVF_DEV int nvf_ws_unit(const NvfGemmParams& p, const int* tab, int u, int tiles, int nblocks) {\n"
+  "  if (NVF_PCOMPACT && p.ptab) return u < tab[p.groups] \? u : -1;\n"
   "  for (; u < p.groups * nblocks * tiles; u += gridDim.x)\n"
   "    if ((u % tiles) * NVF_TOK < nvf_valid_rows(p.masked_m, u / (tiles * nblocks), p.m_max)) return u;\n"
   "  return -1;\n"
+  "}\n"
+  "\n"
+  "// The rows of unit u's weight block a consumer thread reads: its rows rw, rw + 8 of the block.\n"
+  "NVF_DEV NvfWgRows nvf_ws_unit_rows(const NvfGemmParams& p, const int* tab, int u, int tiles, int nblocks, int rw, int t,\n"
+  "                                   int kc4) {\n"
+  "  const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);\n"
+  "  return nvf_wg_rows(p, w.g, w.blk * NVF_ROWS + rw, t, kc4);\n"
   "}\n"
   "\n"
   "// The warp's results D[g, tok0 + token, rw0 + row] (rows rw0 .. rw0 + 15: its rows r0 and r0 + 8 of the\n"
@@ -3381,7 +3467,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      v[2 * j + h] = nvf_pack_bf16x2(__fmul_rn(s0, __fmul_rn(acc[4 * j + 2 * h], NVF_DEQ_SCALE2)),\n"
   "                                     __fmul_rn(s1, __fmul_rn(acc[4 * j + 2 * h + 1], NVF_DEQ_SCALE2)));\n"
   "  }\n"
-  "  __syncwarp(); // the last unit's reads of the area are done\n"
+  "  __syncwarp(); // the last unit's reads of the area are done\n",
   "  #pragma unroll\n"
   "  for (int q = 0; q < NVF_TOK / 16; ++q) { // four matrices a stmatrix: lane k names row k % 8 of matrix k / 8\n"
   "    const int mi = 4 * q + (lane >> 3), tok = 8 * (mi >> 1) + (lane & 7), h = mi & 1;\n"
@@ -3391,7 +3477,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  __syncwarp();\n"
   "  #pragma unroll\n"
   "  for (int c = lane; c < 2 * NVF_TOK; c += 32) { // piece c: token c / 2, rows 8 (c % 2) ..\n"
-  "    const int tok = c >> 1, h = c & 1, m = tok0 + tok;\n",
+  "    const int tok = c >> 1, h = c & 1, m = tok0 + tok;\n"
   "    if (m < valid && rw0 + 8 * h < p.n) {\n"
   "      uint4 x;\n"
   "      asm volatile(\"ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(x.x), \"=r\"(x.y), \"=r\"(x.z), \"=r\"(x.w)\n"
@@ -3441,18 +3527,23 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  }\n"
   "}\n"
   "\n"
-  "template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {\n"
+  "template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {\n",
   "  // NVF_SLOTS slots, NVF_TSTAGES raw token stages (none with a workspace), the warps' staged results (NVF_EPI_SMEM)\n"
   "  extern __shared__ __align__(128) u8 smem[];\n"
   "  __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]\n"
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
   "#if NVF_PERSIST\n"
   "  const int tiles = p.tiles_m; // token tiles per (group, block)\n"
-  "  const int u0 = nvf_ws_unit(p, blockIdx.x, tiles, nblocks);\n"
+  "  int* const tab = (int*)(smem + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws \? 0 : NVF_TSTAGES * NVF_STAGE_BYTES) +\n"
+  "                          (NVF_EPI_SMEM \? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0)); // p.ptab: units before each group\n"
+  "  if (NVF_PCOMPACT && p.ptab) nvf_ws_build_tab(p, tab, tiles, nblocks);\n"
+  "#if !NVF_PCOMPACT\n"
+  "  const int u0 = nvf_ws_unit(p, tab, blockIdx.x, tiles, nblocks);\n"
   "  if (u0 < 0) return; // no unit with tokens for this CTA\n"
+  "#endif\n"
   "#else\n"
   "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n"
-  "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n",
+  "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n"
   "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "  if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read\n"
   "#endif\n"
@@ -3466,7 +3557,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    }\n"
   "    if (p.tok_ws) nvf_fence_mbar_init(); // the inits visible to the bulk copies' complete_tx (async proxy)\n"
   "  }\n"
-  "  __syncthreads();\n"
+  "  __syncthreads(); // (and the unit table built)\n"
+  "#if NVF_PERSIST && NVF_PCOMPACT\n"
+  "  const int u0 = nvf_ws_unit(p, tab, blockIdx.x, tiles, nblocks);\n"
+  "  if (u0 < 0) return; // no unit with tokens for this CTA\n"
+  "#endif\n"
   "\n"
   "  if (threadIdx.x >= 128 * NVF_CWG && p.tok_ws) {\n"
   "    // ---- producer with a workspace: thread 0 copies the tile's slot images, one bulk copy a slot\n"
@@ -3476,8 +3571,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    int slot = 0;\n"
   "    u32 phase = 1; // as below\n"
   "#if NVF_PERSIST\n"
-  "    for (int u = u0; u >= 0; u = nvf_ws_unit(p, u + gridDim.x, tiles, nblocks)) {\n"
-  "      const int tt = u % tiles, g = u / (tiles * nblocks), valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
+  "    for (int u = u0; u >= 0; u = nvf_ws_unit(p, tab, u + gridDim.x, tiles, nblocks)) {\n"
+  "      const NvfWsUnit w = nvf_ws_decode<false>(p, tab, u, tiles, nblocks);\n"
+  "      const int tt = w.tt, g = w.g, valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "#endif\n"
   "    const u8* img = p.tok_ws + (i64)g * ((p.m_max + NVF_TOK - 1) / NVF_TOK) * nslots * NVF_SLOT_BYTES;\n"
   "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
@@ -3497,7 +3593,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  if (threadIdx.x >= 128 * NVF_CWG) {\n"
   "    // ---- producer: unit pt = (token pt % TOK, step pt / TOK of each slot), raw through cp.async\n"
   "    // stages, widened into the ring; threads past the units only pass the barriers\n"
-  "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\" ::\"n\"(NVF_PREGS));\n"
+  "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\" ::\"n\"(NVF_PREGS));\n",
   "    const int pt = threadIdx.x - 128 * NVF_CWG, n = NVF_SPS == 1 \? pt : pt % NVF_TOK, ss = NVF_SPS == 1 \? 0 : pt / NVF_TOK;\n"
   "    const bool live = NVF_UNITS == 128 || pt < NVF_UNITS;\n"
   "    const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS; // slot fills per token tile\n"
@@ -3506,8 +3602,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    int slot = 0, st = 0; // ring slot, raw stage of the fill\n"
   "    u32 phase = 1;        // empty: the phase before a fresh barrier's first counts as completed\n"
   "#if NVF_PERSIST\n"
-  "    for (int u = u0; u >= 0; u = nvf_ws_unit(p, u + gridDim.x, tiles, nblocks)) {\n"
-  "      const int tt = u % tiles, g = u / (tiles * nblocks), valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
+  "    for (int u = u0; u >= 0; u = nvf_ws_unit(p, tab, u + gridDim.x, tiles, nblocks)) {\n"
+  "      const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);\n"
+  "      const int tt = w.tt, g = w.g, valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "#endif\n"
   "    const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);\n"
   "    const u8* asf_g = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k);\n"
@@ -3516,7 +3613,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      const u8* src = live && m < valid \? a_g + (i64)m * (p.k / 2) : 0;\n"
   "      const u8* sf = asf_g + nvf_sf_offset_128x4(m < valid \? m : 0, 0, kc4);\n"
   "      #pragma unroll\n"
-  "      for (int d = 0; d < NVF_TSTAGES - 1; ++d)\n",
+  "      for (int d = 0; d < NVF_TSTAGES - 1; ++d)\n"
   "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, d * NVF_SPS + ss, nsteps, p.k, stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt);\n"
   "      for (int f = 0; f < nslots; ++f) {\n"
   "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,\n"
@@ -3551,17 +3648,18 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  int u = u0;\n"
   "  u32* trace = NVF_TRACE \? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + (((i64)blockIdx.x * 4 + wg) * 4 + warp) * NVF_TRACE_STEPS * 8 : 0;\n"
   "  int tstep = blockIdx.x < 256 \? 0 : NVF_TRACE_STEPS; // (probe 6) steps traced; none past the caller's 256 CTAs\n"
-  "  NvfWgRows wr = nvf_ws_unit_rows(p, u, tiles, nblocks, rw, t, kc4);\n"
+  "  NvfWgRows wr = nvf_ws_unit_rows(p, tab, u, tiles, nblocks, rw, t, kc4);\n"
   "  uint4 wq[NVF_DEPTH][2];\n"
   "  u32 ws[NVF_DEPTH][2];\n"
   "  #pragma unroll\n"
-  "  for (int d = 0; d < NVF_DEPTH; ++d)\n"
+  "  for (int d = 0; d < NVF_DEPTH; ++d)\n",
   "    if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);\n"
   "  while (u >= 0) {\n"
-  "    const int tt = u % tiles, g = u / (tiles * nblocks), r0 = (u / tiles) % nblocks * NVF_ROWS + rw;\n"
+  "    const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);\n"
+  "    const int tt = w.tt, g = w.g, r0 = w.blk * NVF_ROWS + rw;\n"
   "    const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "    const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
-  "    const int un = nvf_ws_unit(p, u + gridDim.x, tiles, nblocks); // the next unit, whose first steps load here\n"
+  "    const int un = nvf_ws_unit(p, tab, u + gridDim.x, tiles, nblocks); // the next unit, whose first steps load here\n"
   "#else\n"
   "  const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8\n"
   "  const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4);\n"
@@ -3579,7 +3677,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    uint4 wq[NVF_DEPTH][2];\n"
   "    u32 ws[NVF_DEPTH][2];\n"
   "    #pragma unroll\n"
-  "    for (int d = 0; d < NVF_DEPTH; ++d)\n",
+  "    for (int d = 0; d < NVF_DEPTH; ++d)\n"
   "      if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);\n"
   "#endif\n"
   "    // One set of widened weights (see gemm_wgmma.cu: a second set had its registers reused\n"
@@ -3598,7 +3696,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    for (int s0 = 0; s0 < nsteps; s0 += NVF_DEPTH) {\n"
   "      if (s0 + NVF_DEPTH >= nsteps_e) { // the last round\n"
   "        ldoff = nsteps_e;\n"
-  "        if (last && un >= 0) wr = nvf_ws_unit_rows(p, un, tiles, nblocks, rw, t, kc4);\n"
+  "        if (last && un >= 0) wr = nvf_ws_unit_rows(p, tab, un, tiles, nblocks, rw, t, kc4);\n"
   "        if (last && un < 0) ldn = 0;\n"
   "      }\n"
   "      #pragma unroll\n"
@@ -3619,7 +3717,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "          else if (!NVF_WSP_W) {\n"
   "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);\n"
   "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);\n"
-  "          }\n"
+  "          }\n",
   "          if (NVF_TRACE) {\n"
   "            #pragma unroll\n"
   "            for (int i = 0; i < 32; ++i) asm volatile(\"\" : \"+r\"(a[i])); // the widening is done before the clock is read\n"
@@ -3643,7 +3741,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "            prev = slot;\n"
   "            nvf_ring_next(slot, phase);\n"
   "          }\n"
-  "        }\n",
+  "        }\n"
   "      }\n"
   "    }\n"
   "    if (NVF_WSP_5) acc[0] = __uint_as_float(fold & 0x3F7FFFFFu); // the loads are not dead\n"
@@ -3688,7 +3786,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        nvf_wg_epilogue(p, g, valid, alpha, tok0, r0, t, acc);\n"
   "    }\n"
   "  }\n"
-  "#if NVF_PERSIST\n"
+  "#if NVF_PERSIST\n",
   "    u = un; // (wr is the next unit's rows already: its last round set it)\n"
   "  }\n"
   "#endif\n"
@@ -3707,7 +3805,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  nvf_pdl_enter();\n"
   "  const int pt = threadIdx.x, n = NVF_SPS == 1 \? pt : pt % NVF_TOK, ss = NVF_SPS == 1 \? 0 : pt / NVF_TOK;\n"
   "  if (NVF_UNITS < 128 && pt >= NVF_UNITS) return;\n"
-  "  const int nsteps = (p.k + NVF_STEP - 1) / NVF_STEP, nslots = (nsteps + NVF_SPS - 1) / NVF_SPS, kc4 = (p.k / 16 + 3) / 4;\n",
+  "  const int nsteps = (p.k + NVF_STEP - 1) / NVF_STEP, nslots = (nsteps + NVF_SPS - 1) / NVF_SPS, kc4 = (p.k / 16 + 3) / 4;\n"
   "  const int y = blockIdx.x % ytiles, gf = blockIdx.x / ytiles, g = gf / nslots, f = gf % nslots, s = f * NVF_SPS + ss;\n"
   "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max), tiles_m = (p.m_max + NVF_TOK - 1) / NVF_TOK;\n"
   "  for (int tile = y; tile * NVF_TOK < valid; tile += ytiles) {\n"
@@ -6702,6 +6800,7 @@ typedef struct nvfp4moe__gemm_params {
   int groups, m_max, n, k;
   nvfp4moe_devptr tok_ws; /* the token-producer and 8-token swap-AB tiles' widened tokens (nvfp4moe__tok_ws_bytes), or 0 */
   int tiles_m;            /* token tiles per (group, row block) of a persistent token-producer grid, else 0 */
+  int ptab;               /* 1: that grid numbers its units without gaps (gemm_wgmma_ws.cu, nvf_ws_build_tab) */
 } nvfp4moe__gemm_params;
 
 static const int nvfp4moe__portable_bm[4] = {16, 32, 64, 128};
@@ -6839,7 +6938,20 @@ NVFP4MOE__PRIVATE int nvfp4moe__ws_persist(const nvfp4moe_context* ctx, unsigned
   const char* d = strstr(ctx->tune_define, "NVF_PERSIST");
   if (d && strncmp(d + 11, "_T32", 4) == 0) return tok == 32u;
   if (d) return d[11] != '=' || atoi(d + 12) != 0; /* as the preprocessor reads -DNVF_PERSIST[=v] */
+  d = strstr(ctx->tune_define, "NVF_PCOMPACT=");
+  if (d && atoi(d + 13) >= 2 && tiled && tok == 48u) return 1; /* -DNVF_PCOMPACT=2: the 48-token tile too */
   return tok == 32u || (tiled && tok == 64u);
+}
+
+/* Whether a resident grid numbers its units without gaps from a table of groups + 1 ints in shared
+   memory (gemm_wgmma_ws.cu, nvf_ws_build_tab; p.ptab): only under a tuning run's -DNVF_PCOMPACT[=1 or 2]
+   (it cost 1-10 % where every expert has the same tokens: bench/NOTES.md, thirty-fourth session), and
+   where the table fits beside the kernel's `smem` bytes */
+NVFP4MOE__PRIVATE int nvfp4moe__ws_ptab(const nvfp4moe_context* ctx, int groups, unsigned smem) {
+  const char* d = strstr(ctx->tune_define, "NVF_PCOMPACT");
+  if (!d || (d[12] == '=' && atoi(d + 13) == 0)) return 0;
+  /* 1 KB kept for the kernel's static shared memory (the ring's barriers) */
+  return (long long)smem + 4LL * (groups + 1) + 1024 <= (long long)ctx->smem_optin;
 }
 
 /* Grid of the wgmma kernels: one CTA per (group, `rows` weight rows, token tile of `tok`), the
@@ -6912,11 +7024,15 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
       unsigned grid = nvfp4moe__wgmma_grid(p, 64 * cwg, tok, em);
       if (nvfp4moe__ws_persist(ctx, tok, tiled)) {
         const unsigned blocks = (unsigned)p->groups * (unsigned)((p->n + 64 * cwg - 1) / (64 * cwg));
-        q.tiles_m = (int)(grid / blocks);
         /* the kernel steps u + gridDim.x in int: keep the units that far below 2^31 (fewer token tiles
            only make each unit loop over more) */
         const long long most = (0x7FFFFFFFLL - ctx->sm_count) / blocks;
+        q.ptab = nvfp4moe__ws_ptab(ctx, p->groups, smem);
+        /* numbered without gaps, every token tile of m_max is a unit (those without tokens are not
+           numbered); else the tiles cover em and an expert past them loops */
+        q.tiles_m = q.ptab ? (p->m_max + (int)tok - 1) / (int)tok : (int)(grid / blocks);
         if (q.tiles_m > most) q.tiles_m = most > 0 ? (int)most : 1;
+        if (q.ptab) smem += 4u * (unsigned)(p->groups + 1);
         if (grid > (unsigned)ctx->sm_count) grid = (unsigned)ctx->sm_count;
       }
       args[0] = (void*)&q;
@@ -7047,7 +7163,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_op(nvfp4moe_context* ctx, const
   if (r != NVFP4MOE_SUCCESS) return r;
   p.a = a->a; p.a_sf = a->a_sf; p.b = a->b; p.b_sf = a->b_sf; p.masked_m = a->masked_m;
   p.alpha = a->alpha; p.row_scale = a->row_scale; p.d = a->d; p.ldd = ldd;
-  p.groups = a->groups; p.m_max = a->m_max; p.n = a->n; p.k = a->k; p.tok_ws = 0; p.tiles_m = 0;
+  p.groups = a->groups; p.m_max = a->m_max; p.n = a->n; p.k = a->k; p.tok_ws = 0; p.tiles_m = 0; p.ptab = 0;
   /* the tcgen05 kernel reads ROW_MAJOR weights by TMA; TILED ones take the sm_80 kernels */
   if (ctx->backend == NVFP4MOE_BACKEND_SM100 && a->b_layout == NVFP4MOE_WEIGHTS_ROW_MAJOR) {
     r = nvfp4moe__gemm_sm100(ctx, fn, &p, stream);

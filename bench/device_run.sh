@@ -1774,6 +1774,59 @@ X65)
   ws_quick_tests "gemm_shapes graph_replay group_isolation moe_layer"
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X66)
+  # thirty-fourth session (0.5.4 candidate): the resident grid's units numbered without gaps from a per-CTA table in
+  # shared memory (nvf_ws_build_tab; default as run, groups found by binary search) against the old numbering compiled
+  # out (-DNVF_PCOMPACT=0, 0.5.3's code) and, with the table, every tile resident (-DNVF_PERSIST=1: the 48-token tile).
+  # (On main the table is off by default and found by ballots: here arms a and b build the same kernels and c has no
+  # table; X67 has the arms as main names them.) Tests first: the resident-units
+  # test (and under -DNVF_PERSIST=1), the token-producer tiles' quick every-tile tests, memcheck on the resident-units
+  # test; then the layers and the DeepSeek-V3 GEMMs at Poisson(33), then uniform 32 and 64 tokens.
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a > /tmp/pc_default.log 2>&1 &
+  PDEFS="-DNVF_PCOMPACT=0 -DNVF_Y=1 -DNVF_PERSIST=1" precompile_defs
+  wait
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  ws_quick_tests "resident_units"
+  PDEFS="-DNVF_PERSIST=1" tests_under_defs "resident-units" ru resident_units 150
+  PDEFS="-DNVF_PERSIST=1" tests_under_defs "every-tile ws" et every_tile 150 TEST_CONFIGS=gemm_sm90_ws
+  TEST_QUICK=1 TEST_ONLY=resident_units timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu \
+    > "$OUT/memcheck.ru.log" 2>&1
+  echo "memcheck resident units exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.ru.log" | head -1)"
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+  a="-DNVF_PCOMPACT=0"; b="-DNVF_Y=1"; c="-DNVF_PERSIST=1"
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer PYTHONUNBUFFERED=1 timeout ${ABT:-170} python3 tools/bench.py \
+    --defines "$a,$b,$c,$c,$b,$a" --poisson --ms 33 --only gemm,layer --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2 \
+    --out "$OUT/ab_ptab_layers.json" 2>&1 | grep -E "tune=" | cut -c1-150
+  echo "A/B 1 done at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${ABT2:-130} python3 tools/bench.py --defines "$a,$b,$b,$a" --ms 32,64 --only gemm \
+    --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
+X67)
+  # thirty-fourth session: X66 again with the units' groups found by warp ballots (nvf_ws_decode<true>) instead of a
+  # binary search a thread (cut to fit what was left of the session's device time): quick tests (resident units
+  # with the table and with the table and the 48-token tile resident, token-producer every-tile, layer), then the
+  # A/Bs of X66 with a third round. As run the table was the default, its arms "-DNVF_PCOMPACT=0, -DNVF_Y=1,
+  # -DNVF_PERSIST=1"; here as main names them (=2 makes only the TILED 48-token tile resident besides 0.5.3's, where
+  # -DNVF_PERSIST=1 made every tile resident: the same kernels on the layers and the DeepSeek-V3 GEMMs at Poisson(33))
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a > /tmp/pc_default.log 2>&1 &
+  PDEFS="-DNVF_Y=1 -DNVF_PCOMPACT=1 -DNVF_PCOMPACT=2" precompile_defs
+  wait
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  PDEFS="-DNVF_PCOMPACT=1 -DNVF_PCOMPACT=2" tests_under_defs "resident-units" ru resident_units 100
+  ws_quick_tests "moe_layer"
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+  a="-DNVF_Y=1"; b="-DNVF_PCOMPACT=1"; c="-DNVF_PCOMPACT=2"
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer PYTHONUNBUFFERED=1 timeout ${ABT:-60} python3 tools/bench.py \
+    --defines "$a,$b,$c,$c,$b,$a,$a,$b,$c" --poisson --ms 33 --only gemm,layer --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2 \
+    --out "$OUT/ab_ptab_layers.json" 2>&1 | grep -E "tune=" | grep layer | cut -c1-150
+  echo "A/B 1 done at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${ABT2:-40} python3 tools/bench.py --defines "$a,$b,$b,$a,$a,$b" --ms 32,64 --only gemm \
+    --out "$OUT/ab_ptab_uniform.json" > /dev/null 2>&1
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 F33)
   # thirty-third session's final call (0.5.3): the quick GPU suite, test by test, under one deadline ($TT s), then
   # the full benchmark (the file named by the card)

@@ -16,6 +16,7 @@ struct NvfGemmParams {
   int groups, m_max, n, k;
   u8* tok_ws; // widened tokens of the token-producer (gemm_wgmma_ws.cu) and swap-AB tiles, or null: widened in the GEMM
   int tiles_m; // token tiles per (group, row block) of a persistent token-producer grid (NVF_PERSIST), else 0
+  int ptab;    // 1: that grid numbers its units without gaps, from a table in shared memory (gemm_wgmma_ws.cu)
 };
 
 // 16 bytes of a weight row (read-only path). Each step reads 64 bytes of a row, and rows are

@@ -147,11 +147,16 @@ NVF_DEV u32 nvf_clock() {
 // 0.5.2's rule: their 64-token tile built resident spills (48 bytes of stack on sm_90a) and was not
 // measured. Tuning runs: -DNVF_PERSIST=0/1 (every tile), -DNVF_PERSIST_T32 (0.5.2's rule: only the
 // 32-token tiles); the host parses both.
+// NVF_PCOMPACT (tuning runs; 0 by default): 1 numbers the resident grid's units without gaps (nvf_ws_build_tab
+// below; the host passes p.ptab where the table fits), 2 also puts the TILED 48-token tile on the resident grid.
+#ifndef NVF_PCOMPACT
+#define NVF_PCOMPACT 0
+#endif
 #ifndef NVF_PERSIST
 #if defined(NVF_PERSIST_T32) || !(defined(NVF_WTILED) && NVF_WTILED)
 #define NVF_PERSIST (NVF_TOK == 32)
 #else
-#define NVF_PERSIST (NVF_TOK == 32 || NVF_TOK == 64)
+#define NVF_PERSIST (NVF_TOK == 32 || NVF_TOK == 64 || (NVF_PCOMPACT >= 2 && NVF_TOK == 48))
 #endif
 #endif
 
@@ -222,16 +227,93 @@ NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {
   else nvf_ws_mmas_n<NVF_TOK>(acc, a, buf);
 }
 
-// The rows of unit u's weight block a consumer thread reads: its rows rw, rw + 8 of the block.
-NVF_DEV NvfWgRows nvf_ws_unit_rows(const NvfGemmParams& p, int u, int tiles, int nblocks, int rw, int t, int kc4) {
-  return nvf_wg_rows(p, u / (tiles * nblocks), (u / tiles) % nblocks * NVF_ROWS + rw, t, kc4);
+// The resident grid's work units. By default every (group, row block, token tile < tiles) is a unit and
+// CTAs skip those without tokens: an expert past tiles_m tokens (tiles_m from expected_m) then makes its
+// units take two passes each, on a fixed set of CTAs that finish late (the 48-token tile's loss on the
+// DeepSeek-V3 layer). With p.ptab (-DNVF_PCOMPACT=1 or 2, tuning runs; the table must fit) they are
+// numbered without gaps: one unit per (group g, row block, token tile holding tokens), the token tile
+// fastest, the groups in order; tab[g] (shared memory, groups + 1 ints after the staging areas: the host
+// adds them) counts the units before group g. Each CTA builds the table at its start (warp 0, 32 groups a
+// pass: masked_m loaded in parallel, an inclusive scan by shuffles) and finds a unit's group from it
+// (nvf_ws_decode), so no thread carries a cursor over the groups (X65's cursor cost registers and serial
+// loads). Measured (bench/NOTES.md, thirty-fourth session, X66 on an H100, X67 on an H200): with the
+// 48-token tile resident (=2) the DeepSeek-V3 layer -5.7 % / -2.5 %, but where every expert has the same
+// tokens (the numbering unchanged) +1 to +10 %, and the Qwen3 layer +2 to +6 %: not the default.
+struct NvfWsUnit {
+  int g, blk, tt; // group, row block, first token tile
+};
+NVF_DEV void nvf_ws_build_tab(const NvfGemmParams& p, int* tab, int tiles, int nblocks) {
+  if (threadIdx.x >= 32) return;
+  const int lane = threadIdx.x;
+  int carry = 0;
+  if (lane == 0) tab[0] = 0;
+  for (int g0 = 0; g0 < p.groups; g0 += 32) {
+    const int g = g0 + lane;
+    int c = 0;
+    if (g < p.groups) c = min((nvf_valid_rows(p.masked_m, g, p.m_max) + NVF_TOK - 1) / NVF_TOK, tiles) * nblocks;
+    #pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const int x = __shfl_up_sync(0xffffffffu, c, o);
+      if (lane >= o) c += x;
+    }
+    if (g < p.groups) tab[g + 1] = carry + c;
+    carry += __shfl_sync(0xffffffffu, c, 31);
+  }
+}
+// Unit u's group, block and token tile. WARP: the whole warp calls it with the same u (the consumers and
+// the token producer), and the group is found by ballots: lane l tests the table at every 32nd group, then
+// at each group of the 32 that hold u (two shared-memory loads a thread); else (the workspace producer's
+// lone thread) by binary search. (A binary search a thread, twice a unit in the consumers, cost +1.2 to
+// +15.8 % at uniform 32 and 64 tokens, X66: Qwen3 GEMM2, K 768, has only six steps a unit.)
+template <bool WARP> NVF_DEV NvfWsUnit nvf_ws_decode(const NvfGemmParams& p, const int* tab, int u, int tiles, int nblocks) {
+  NvfWsUnit w;
+  if (!NVF_PCOMPACT || !p.ptab) {
+    w.g = u / (tiles * nblocks);
+    w.blk = u / tiles % nblocks;
+    w.tt = u % tiles;
+    return w;
+  }
+  int lo = 0;
+  if (WARP) {
+    const int lane = threadIdx.x & 31;
+    for (int base = 0;; base += 32 * 32) { // groups 32 c .. 32 c + 31 hold u: c = the boundaries 32 j <= u
+      const int h = base + 32 * (lane + 1);
+      const u32 b = __ballot_sync(0xffffffffu, h < p.groups && tab[h] <= u);
+      if (b != 0xffffffffu) {
+        lo = base + 32 * __popc(b);
+        break;
+      }
+    }
+    const int h = lo + lane + 1; // (lane 31 tests the next boundary: not <= u)
+    lo += __popc(__ballot_sync(0xffffffffu, h < p.groups && tab[h] <= u));
+  } else {
+    int hi = p.groups; // tab[lo] <= u < tab[hi]
+    while (hi - lo > 1) {
+      const int mid = (lo + hi) >> 1;
+      if (tab[mid] <= u) lo = mid;
+      else hi = mid;
+    }
+  }
+  const int r = u - tab[lo], nt = (tab[lo + 1] - tab[lo]) / nblocks; // the group's token tiles
+  w.g = lo;
+  w.blk = r / nt;
+  w.tt = r % nt;
+  return w;
 }
 
 // The first unit at or after u (stepping by the grid) whose token tile holds tokens, or -1.
-NVF_DEV int nvf_ws_unit(const NvfGemmParams& p, int u, int tiles, int nblocks) {
+NVF_DEV int nvf_ws_unit(const NvfGemmParams& p, const int* tab, int u, int tiles, int nblocks) {
+  if (NVF_PCOMPACT && p.ptab) return u < tab[p.groups] ? u : -1;
   for (; u < p.groups * nblocks * tiles; u += gridDim.x)
     if ((u % tiles) * NVF_TOK < nvf_valid_rows(p.masked_m, u / (tiles * nblocks), p.m_max)) return u;
   return -1;
+}
+
+// The rows of unit u's weight block a consumer thread reads: its rows rw, rw + 8 of the block.
+NVF_DEV NvfWgRows nvf_ws_unit_rows(const NvfGemmParams& p, const int* tab, int u, int tiles, int nblocks, int rw, int t,
+                                   int kc4) {
+  const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);
+  return nvf_wg_rows(p, w.g, w.blk * NVF_ROWS + rw, t, kc4);
 }
 
 // The warp's results D[g, tok0 + token, rw0 + row] (rows rw0 .. rw0 + 15: its rows r0 and r0 + 8 of the
@@ -325,8 +407,13 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;
 #if NVF_PERSIST
   const int tiles = p.tiles_m; // token tiles per (group, block)
-  const int u0 = nvf_ws_unit(p, blockIdx.x, tiles, nblocks);
+  int* const tab = (int*)(smem + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws ? 0 : NVF_TSTAGES * NVF_STAGE_BYTES) +
+                          (NVF_EPI_SMEM ? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0)); // p.ptab: units before each group
+  if (NVF_PCOMPACT && p.ptab) nvf_ws_build_tab(p, tab, tiles, nblocks);
+#if !NVF_PCOMPACT
+  const int u0 = nvf_ws_unit(p, tab, blockIdx.x, tiles, nblocks);
   if (u0 < 0) return; // no unit with tokens for this CTA
+#endif
 #else
   const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)
   const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;
@@ -343,7 +430,11 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     }
     if (p.tok_ws) nvf_fence_mbar_init(); // the inits visible to the bulk copies' complete_tx (async proxy)
   }
-  __syncthreads();
+  __syncthreads(); // (and the unit table built)
+#if NVF_PERSIST && NVF_PCOMPACT
+  const int u0 = nvf_ws_unit(p, tab, blockIdx.x, tiles, nblocks);
+  if (u0 < 0) return; // no unit with tokens for this CTA
+#endif
 
   if (threadIdx.x >= 128 * NVF_CWG && p.tok_ws) {
     // ---- producer with a workspace: thread 0 copies the tile's slot images, one bulk copy a slot
@@ -353,8 +444,9 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     int slot = 0;
     u32 phase = 1; // as below
 #if NVF_PERSIST
-    for (int u = u0; u >= 0; u = nvf_ws_unit(p, u + gridDim.x, tiles, nblocks)) {
-      const int tt = u % tiles, g = u / (tiles * nblocks), valid = nvf_valid_rows(p.masked_m, g, p.m_max);
+    for (int u = u0; u >= 0; u = nvf_ws_unit(p, tab, u + gridDim.x, tiles, nblocks)) {
+      const NvfWsUnit w = nvf_ws_decode<false>(p, tab, u, tiles, nblocks);
+      const int tt = w.tt, g = w.g, valid = nvf_valid_rows(p.masked_m, g, p.m_max);
 #endif
     const u8* img = p.tok_ws + (i64)g * ((p.m_max + NVF_TOK - 1) / NVF_TOK) * nslots * NVF_SLOT_BYTES;
     for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {
@@ -383,8 +475,9 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     int slot = 0, st = 0; // ring slot, raw stage of the fill
     u32 phase = 1;        // empty: the phase before a fresh barrier's first counts as completed
 #if NVF_PERSIST
-    for (int u = u0; u >= 0; u = nvf_ws_unit(p, u + gridDim.x, tiles, nblocks)) {
-      const int tt = u % tiles, g = u / (tiles * nblocks), valid = nvf_valid_rows(p.masked_m, g, p.m_max);
+    for (int u = u0; u >= 0; u = nvf_ws_unit(p, tab, u + gridDim.x, tiles, nblocks)) {
+      const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);
+      const int tt = w.tt, g = w.g, valid = nvf_valid_rows(p.masked_m, g, p.m_max);
 #endif
     const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);
     const u8* asf_g = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k);
@@ -428,17 +521,18 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   int u = u0;
   u32* trace = NVF_TRACE ? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + (((i64)blockIdx.x * 4 + wg) * 4 + warp) * NVF_TRACE_STEPS * 8 : 0;
   int tstep = blockIdx.x < 256 ? 0 : NVF_TRACE_STEPS; // (probe 6) steps traced; none past the caller's 256 CTAs
-  NvfWgRows wr = nvf_ws_unit_rows(p, u, tiles, nblocks, rw, t, kc4);
+  NvfWgRows wr = nvf_ws_unit_rows(p, tab, u, tiles, nblocks, rw, t, kc4);
   uint4 wq[NVF_DEPTH][2];
   u32 ws[NVF_DEPTH][2];
   #pragma unroll
   for (int d = 0; d < NVF_DEPTH; ++d)
     if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);
   while (u >= 0) {
-    const int tt = u % tiles, g = u / (tiles * nblocks), r0 = (u / tiles) % nblocks * NVF_ROWS + rw;
+    const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);
+    const int tt = w.tt, g = w.g, r0 = w.blk * NVF_ROWS + rw;
     const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);
     const float alpha = p.alpha ? p.alpha[g] : 1.0f;
-    const int un = nvf_ws_unit(p, u + gridDim.x, tiles, nblocks); // the next unit, whose first steps load here
+    const int un = nvf_ws_unit(p, tab, u + gridDim.x, tiles, nblocks); // the next unit, whose first steps load here
 #else
   const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8
   const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4);
@@ -475,7 +569,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     for (int s0 = 0; s0 < nsteps; s0 += NVF_DEPTH) {
       if (s0 + NVF_DEPTH >= nsteps_e) { // the last round
         ldoff = nsteps_e;
-        if (last && un >= 0) wr = nvf_ws_unit_rows(p, un, tiles, nblocks, rw, t, kc4);
+        if (last && un >= 0) wr = nvf_ws_unit_rows(p, tab, un, tiles, nblocks, rw, t, kc4);
         if (last && un < 0) ldn = 0;
       }
       #pragma unroll

@@ -761,6 +761,23 @@ static void test_gemm_tile_heuristic(void) {
     strcpy(c->tune_define, "-DNVF_PERSIST_T32");
     CHECK(!nvfp4moe__ws_persist(c, 64u, 1), "-DNVF_PERSIST_T32 keeps the 64-token tile off the resident grid");
     CHECK(nvfp4moe__ws_persist(c, 32u, 1), "-DNVF_PERSIST_T32 keeps the 32-token tile on it");
+    /* the gap-free unit table: groups + 1 ints beside the kernel's bytes and 1 KB, else the old numbering */
+    c->smem_optin = 232448;
+    c->tune_define[0] = '\0';
+    CHECK(!nvfp4moe__ws_ptab(c, 32, 98304u), "the old numbering by default");
+    strcpy(c->tune_define, "-DNVF_PCOMPACT");
+    CHECK(nvfp4moe__ws_ptab(c, 32, 224256u), "the unit table of 32 groups fits beside 224256 bytes");
+    CHECK(nvfp4moe__ws_ptab(c, 1791, 224256u), "1792 ints fit exactly (224256 + 7168 + 1024 = 232448)");
+    CHECK(!nvfp4moe__ws_ptab(c, 1792, 224256u), "1793 ints do not fit");
+    strcpy(c->tune_define, "-DNVF_PCOMPACT=0");
+    CHECK(!nvfp4moe__ws_ptab(c, 32, 98304u), "-DNVF_PCOMPACT=0 gives the old numbering");
+    strcpy(c->tune_define, "-DNVF_PCOMPACT=1");
+    CHECK(nvfp4moe__ws_ptab(c, 32, 98304u), "-DNVF_PCOMPACT=1 gives the table");
+    CHECK(!nvfp4moe__ws_persist(c, 48u, 1), "-DNVF_PCOMPACT=1 keeps the 48-token tile off the resident grid");
+    strcpy(c->tune_define, "-DNVF_PCOMPACT=2");
+    CHECK(nvfp4moe__ws_ptab(c, 32, 98304u) && nvfp4moe__ws_persist(c, 48u, 1) && !nvfp4moe__ws_persist(c, 48u, 0) &&
+              nvfp4moe__ws_persist(c, 64u, 1) && !nvfp4moe__ws_persist(c, 128u, 1),
+          "-DNVF_PCOMPACT=2: the table, and the TILED 48-token tile resident too");
     free(c);
   }
   /* $NVFP4MOE_VARN=0 (ctx->varn 0): the plain tile where the twin would run; the twins take the

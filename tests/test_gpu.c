@@ -850,6 +850,43 @@ static void test_gemm_every_tile_config(void) {
   printf("# %d cases ran again with the token workspace\n", g_ws_cases);
 }
 
+/* The resident grid's work units (gemm_wgmma_ws.cu, nvf_ws_build_tab): the 32- and 64-token tiles (the
+   resident ones; the 64-token one on TILED weights) forced, on group counts past one pass of the table's
+   32-group scan and past what fits in shared memory. */
+static void test_gemm_resident_units(void) {
+  static const gcase cases[] = {
+      /* 70 groups of 1 .. 140 tokens (each side of every tile's token counts), expected_m 20: the gap-free
+         numbering makes every token tile of m_max a unit; three passes of the scan; TILED, then row-major */
+      {70, 140, 272, 1152, 8, 1, 1, 0, 20, 1}, {70, 140, 272, 1152, 8, 1, 1, 8, 20, 0},
+      /* 1800 groups of 0 .. 4 tokens (random: empty, full and out-of-range masked_m): without a workspace
+         the 64-token tile's table (1801 ints) does not fit beside its 224256 bytes (227 KB cards), so it
+         numbers its units the old way; with the workspace (no raw token stages) the table fits */
+      {1800, 4, 16, 256, 9, 0, 1, 0, 0, 1}};
+  static const char* configs[] = {"gemm_sm90_ws_t32_wg4", "gemm_sm90_ws_t32_wg4_varn", "gemm_sm90_ws_t64_wg4",
+                                  "gemm_sm90_ws_t64_wg4_varn"};
+  nvfp4moe_info info;
+  size_t i, j;
+  NEED_GPU();
+  nvfp4moe_query_info(g_ctx, &info);
+  if (strcmp(info.target, "sm_90a") != 0) {
+    char why[128];
+    snprintf(why, sizeof why, "the token-producer tiles need an sm_90a target (this GPU's is %s)", info.target);
+    tu_skip(why);
+    return;
+  }
+  for (i = 0; i < sizeof configs / sizeof configs[0]; ++i) {
+    nvfp4moe_context* ctx = 0;
+    nvfp4moe_desc d;
+    memset(&d, 0, sizeof d);
+    setenv("NVFP4MOE_GEMM_CONFIG", configs[i], 1);
+    CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_SUCCESS, "%s: %s", configs[i], nvfp4moe_last_error());
+    unsetenv("NVFP4MOE_GEMM_CONFIG");
+    if (!ctx) continue;
+    for (j = 0; j < sizeof cases / sizeof cases[0]; ++j) run_gcase(ctx, &cases[j], configs[i]);
+    nvfp4moe_destroy(ctx);
+  }
+}
+
 /* A poisoned group (NaN SFs in A, NaN alpha) changes nothing in the other groups. */
 static void test_gemm_group_isolation(void) {
   gcase c = {4, 70, 256, 512, 0, 1, 1, 0, 0, 0};
@@ -1481,6 +1518,7 @@ int main(void) {
   RUN(test_sf_convert_and_dequantize);
   RUN(test_gemm_shapes);
   RUN(test_gemm_every_tile_config);
+  RUN(test_gemm_resident_units);
   RUN(test_gemm_group_isolation);
   RUN(test_weights_relayout);
   RUN(test_gemm_tiled_same_bits);
