@@ -7032,7 +7032,10 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
            numbered); else the tiles cover em and an expert past them loops */
         q.tiles_m = q.ptab ? (p->m_max + (int)tok - 1) / (int)tok : (int)(grid / blocks);
         if (q.tiles_m > most) q.tiles_m = most > 0 ? (int)most : 1;
-        if (q.ptab) smem += 4u * (unsigned)(p->groups + 1);
+        if (q.ptab) { /* the table; and CTAs for every unit an expert past em adds (those without one return) */
+          smem += 4u * (unsigned)(p->groups + 1);
+          grid = blocks * (unsigned)q.tiles_m; /* < 2^31: `most` */
+        }
         if (grid > (unsigned)ctx->sm_count) grid = (unsigned)ctx->sm_count;
       }
       args[0] = (void*)&q;

@@ -850,22 +850,35 @@ static void test_gemm_every_tile_config(void) {
   printf("# %d cases ran again with the token workspace\n", g_ws_cases);
 }
 
-/* The resident grid's work units (gemm_wgmma_ws.cu, nvf_ws_build_tab): the 32- and 64-token tiles (the
-   resident ones; the 64-token one on TILED weights) forced, on group counts past one pass of the table's
-   32-group scan and past what fits in shared memory. */
+/* The resident grid's work units (gemm_wgmma_ws.cu): the token-producer tiles forced, under the default
+   numbering and under the tuning defines of the gap-free one (-DNVF_PCOMPACT=1: a table of units per group
+   in shared memory; =2: and the TILED 48-token tile resident), or only under $NVFP4MOE_TUNE_DEFINE where a
+   tuning run sets one. Each launch's logged dynamic shared memory says whether the table was built: the
+   kernel's bytes, plus 4 (groups + 1) where the define asks for it, the tile is resident and it fits. */
+static int ru_smem(const char* launched) { /* the bytes of dynamic shared memory a launch logged, or -1 */
+  const char* e = strstr(launched, " bytes of dynamic shared memory");
+  const char* b = e;
+  while (b && b > launched && b[-1] >= '0' && b[-1] <= '9') --b;
+  return e && b < e ? atoi(b) : -1;
+}
 static void test_gemm_resident_units(void) {
   static const gcase cases[] = {
-      /* 70 groups of 1 .. 140 tokens (each side of every tile's token counts), expected_m 20: the gap-free
-         numbering makes every token tile of m_max a unit; three passes of the scan; TILED, then row-major */
-      {70, 140, 272, 1152, 8, 1, 1, 0, 20, 1}, {70, 140, 272, 1152, 8, 1, 1, 8, 20, 0},
-      /* 1800 groups of 0 .. 4 tokens (random: empty, full and out-of-range masked_m): without a workspace
-         the 64-token tile's table (1801 ints) does not fit beside its 224256 bytes (227 KB cards), so it
-         numbers its units the old way; with the workspace (no raw token stages) the table fits */
+      /* 70 groups of 1 .. 140 tokens (each side of every tile's token counts), expected_m 20: with the table
+         every token tile of m_max is a unit; three passes of its 32-group scan; TILED, then row-major */
+      {70, 140, 144, 1152, 8, 1, 1, 0, 20, 1}, {70, 140, 144, 1152, 8, 1, 1, 8, 20, 0},
+      /* one group; 64 groups (whole passes of the scan, lane 31's boundary) of ~33 tokens */
+      {1, 140, 272, 1152, 8, 1, 1, 0, 20, 1}, {64, 70, 144, 256, 5, 0, 1, 0, 33, 1},
+      /* 1800 groups of 0 .. 4 tokens (random: empty, full and out-of-range masked_m), over 1024 (the ballot
+         search's second round): without a workspace the 64-token tile's table (1801 ints) does not fit beside
+         its 224256 bytes (227 KB on every sm_90a card), with one (no raw token stages) it does */
       {1800, 4, 16, 256, 9, 0, 1, 0, 0, 1}};
-  static const char* configs[] = {"gemm_sm90_ws_t32_wg4", "gemm_sm90_ws_t32_wg4_varn", "gemm_sm90_ws_t64_wg4",
-                                  "gemm_sm90_ws_t64_wg4_varn"};
+  static const char* configs[] = {"gemm_sm90_ws_t32_wg4",      "gemm_sm90_ws_t32_wg4_varn", "gemm_sm90_ws_t64_wg4",
+                                  "gemm_sm90_ws_t64_wg4_varn", "gemm_sm90_ws_t48_wg4",      "gemm_sm90_ws_t48_wg4_varn"};
+  static const char* defines[] = {"", "-DNVF_PCOMPACT=1", "-DNVF_PCOMPACT=2"};
+  const char* given = getenv("NVFP4MOE_TUNE_DEFINE");
   nvfp4moe_info info;
-  size_t i, j;
+  size_t i, j, n;
+  int di, tables = 0;
   NEED_GPU();
   nvfp4moe_query_info(g_ctx, &info);
   if (strcmp(info.target, "sm_90a") != 0) {
@@ -874,17 +887,74 @@ static void test_gemm_resident_units(void) {
     tu_skip(why);
     return;
   }
-  for (i = 0; i < sizeof configs / sizeof configs[0]; ++i) {
-    nvfp4moe_context* ctx = 0;
-    nvfp4moe_desc d;
-    memset(&d, 0, sizeof d);
-    setenv("NVFP4MOE_GEMM_CONFIG", configs[i], 1);
-    CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_SUCCESS, "%s: %s", configs[i], nvfp4moe_last_error());
-    unsetenv("NVFP4MOE_GEMM_CONFIG");
-    if (!ctx) continue;
-    for (j = 0; j < sizeof cases / sizeof cases[0]; ++j) run_gcase(ctx, &cases[j], configs[i]);
-    nvfp4moe_destroy(ctx);
+  if (given && given[0]) printf("# NVFP4MOE_TUNE_DEFINE=%s: only under it\n", given);
+  for (di = 0; di < 3; ++di) {
+    const char* def = given && given[0] ? given : defines[di];
+    const char* pc = strstr(def, "NVF_PCOMPACT");
+    const int compact = pc && !(pc[12] == '=' && atoi(pc + 13) == 0), t48 = pc && pc[12] == '=' && atoi(pc + 13) >= 2;
+    int with_table = 0;
+    if (given && given[0] && di > 0) break;
+    for (i = 0; i < sizeof configs / sizeof configs[0]; ++i) {
+      const int tok = atoi(strstr(configs[i], "_t") + 2);
+      nvfp4moe_context* ctx = 0;
+      nvfp4moe_desc d;
+      if (tok == 48 && !t48) continue; /* not resident: the every-tile test's */
+      memset(&d, 0, sizeof d);
+      d.logger.func = launch_logger;
+      d.logger.level = NVFP4MOE_LOG_DEBUG;
+      setenv("NVFP4MOE_GEMM_CONFIG", configs[i], 1);
+      if (def[0]) setenv("NVFP4MOE_TUNE_DEFINE", def, 1);
+      CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_SUCCESS, "%s %s: %s", configs[i], def, nvfp4moe_last_error());
+      unsetenv("NVFP4MOE_GEMM_CONFIG");
+      if (given) setenv("NVFP4MOE_TUNE_DEFINE", given, 1);
+      else unsetenv("NVFP4MOE_TUNE_DEFINE");
+      if (!ctx) continue;
+      for (j = 0; j < sizeof cases / sizeof cases[0]; ++j) {
+        const gcase* c = &cases[j];
+        const int resident = tok == 32 || (c->tiled && (tok == 64 || (tok == 48 && t48)));
+        gdata t;
+        nvfp4moe_gemm_args g;
+        unsigned short* out;
+        double worst;
+        gdata_make(&t, c);
+        g = gdata_args(&t);
+        out = (unsigned short*)malloc(2 * t.nd);
+        for (n = 0; n < 2; ++n) { /* without, then with the workspace (NaN bytes first) */
+          const int base = 6 * 2 * tok * 256 + (n ? 0 : 3 * tok * 2 * 72) + (tok <= 48 ? 4 * 4 * tok * 32 : 0);
+          const int table = compact && resident && base + 4 * (c->groups + 1) + 1024 <= 232448;
+          long long bad;
+          if (n) {
+            g.workspace_size = nvfp4moe_gemm_workspace_size(ctx, &g);
+            CHECK(g.workspace_size > 0, "%s: the token-producer tile asks for a workspace", configs[i]);
+            if (g.workspace_size == 0) break;
+            g.workspace = gu_alloc(g.workspace_size);
+            gu_fill(g.workspace, 0xFF, g.workspace_size);
+          }
+          gu_fill(t.dd, 0xAB, 2 * t.nd);
+          g_launched[0] = '\0';
+          CHECK(nvfp4moe_grouped_gemm_nt_masked(ctx, &g, 0) == NVFP4MOE_SUCCESS, "%s %s: %s", configs[i], def,
+                nvfp4moe_last_error());
+          gu_sync();
+          gu_get(out, t.dd, 2 * t.nd);
+          bad = gemm_verify(&t, out, &worst);
+          CHECK(bad == 0, "%s %s G%d M%d N%d K%d tiled%d workspace %d: %lld elements out of tolerance or touched",
+                configs[i], def, c->groups, c->m_max, c->n, c->k, c->tiled, (int)n, bad);
+          CHECK(ru_smem(g_launched) == base + (table ? 4 * (c->groups + 1) : 0),
+                "%s %s G%d tiled%d workspace %d: launched with %d bytes of dynamic shared memory, want %d (table %d): '%s'",
+                configs[i], def, c->groups, c->tiled, (int)n, ru_smem(g_launched), base + (table ? 4 * (c->groups + 1) : 0),
+                table, g_launched);
+          with_table += table;
+          if (n) gu_free(g.workspace);
+        }
+        free(out);
+        gdata_free(&t);
+      }
+      nvfp4moe_destroy(ctx);
+    }
+    if (compact) CHECK(with_table > 0, "%s: no launch built the unit table", def);
+    tables += with_table;
   }
+  printf("# %d launches with the unit table\n", tables);
 }
 
 /* A poisoned group (NaN SFs in A, NaN alpha) changes nothing in the other groups. */
