@@ -866,8 +866,9 @@ static void test_gemm_resident_units(void) {
       /* 70 groups of 1 .. 140 tokens (each side of every tile's token counts), expected_m 20: with the table
          every token tile of m_max is a unit; three passes of its 32-group scan; TILED, then row-major */
       {70, 140, 144, 1152, 8, 1, 1, 0, 20, 1}, {70, 140, 144, 1152, 8, 1, 1, 8, 20, 0},
-      /* one group; 64 groups (whole passes of the scan, lane 31's boundary) of ~33 tokens */
-      {1, 140, 272, 1152, 8, 1, 1, 0, 20, 1}, {64, 70, 144, 256, 5, 0, 1, 0, 33, 1},
+      /* one group of 140 tokens (expected_m 20: with the table, units past what the grid from expected_m
+         covers); 64 groups (whole passes of the scan, lane 31's boundary) of ~33 tokens */
+      {1, 140, 272, 1152, 0, 1, 1, 0, 20, 1}, {64, 70, 144, 256, 5, 0, 1, 0, 33, 1},
       /* 1800 groups of 0 .. 4 tokens (random: empty, full and out-of-range masked_m), over 1024 (the ballot
          search's second round): without a workspace the 64-token tile's table (1801 ints) does not fit beside
          its 224256 bytes (227 KB on every sm_90a card), with one (no raw token stages) it does */
@@ -875,7 +876,9 @@ static void test_gemm_resident_units(void) {
   static const char* configs[] = {"gemm_sm90_ws_t32_wg4",      "gemm_sm90_ws_t32_wg4_varn", "gemm_sm90_ws_t64_wg4",
                                   "gemm_sm90_ws_t64_wg4_varn", "gemm_sm90_ws_t48_wg4",      "gemm_sm90_ws_t48_wg4_varn"};
   static const char* defines[] = {"", "-DNVF_PCOMPACT=1", "-DNVF_PCOMPACT=2"};
-  const char* given = getenv("NVFP4MOE_TUNE_DEFINE");
+  const char* env = getenv("NVFP4MOE_TUNE_DEFINE");
+  const char* prepass = getenv("NVFP4MOE_TOKEN_PREPASS");
+  char given[64] = "";
   nvfp4moe_info info;
   size_t i, j, n;
   int di, tables = 0;
@@ -887,18 +890,28 @@ static void test_gemm_resident_units(void) {
     tu_skip(why);
     return;
   }
-  if (given && given[0]) printf("# NVFP4MOE_TUNE_DEFINE=%s: only under it\n", given);
+  if (info.gemm_backend != NVFP4MOE_BACKEND_SM90 || (prepass && strcmp(prepass, "0") == 0)) {
+    tu_skip("the token-producer tiles run on the sm90 GEMM backend with the token workspace (not under "
+            "NVFP4MOE_BACKEND=portable or NVFP4MOE_TOKEN_PREPASS=0)");
+    return;
+  }
+  /* a tuning run's define, as the context keeps it (nvfp4moe_create: -D..., under 64 characters, not the layout's) */
+  if (env && strncmp(env, "-D", 2) == 0 && strlen(env) < sizeof given && strncmp(env, "-DNVF_WTILED", 12) != 0) {
+    strcpy(given, env);
+    printf("# NVFP4MOE_TUNE_DEFINE=%s: only under it\n", given);
+  }
   for (di = 0; di < 3; ++di) {
-    const char* def = given && given[0] ? given : defines[di];
+    const char* def = given[0] ? given : defines[di];
     const char* pc = strstr(def, "NVF_PCOMPACT");
     const int compact = pc && !(pc[12] == '=' && atoi(pc + 13) == 0), t48 = pc && pc[12] == '=' && atoi(pc + 13) >= 2;
     int with_table = 0;
-    if (given && given[0] && di > 0) break;
+    if (given[0] && di > 0) break;
     for (i = 0; i < sizeof configs / sizeof configs[0]; ++i) {
       const int tok = atoi(strstr(configs[i], "_t") + 2);
       nvfp4moe_context* ctx = 0;
       nvfp4moe_desc d;
       if (tok == 48 && !t48) continue; /* not resident: the every-tile test's */
+      if (g_quick && !compact && strstr(configs[i], "_varn")) continue; /* quick: the every-tile test runs those */
       memset(&d, 0, sizeof d);
       d.logger.func = launch_logger;
       d.logger.level = NVFP4MOE_LOG_DEBUG;
@@ -906,7 +919,7 @@ static void test_gemm_resident_units(void) {
       if (def[0]) setenv("NVFP4MOE_TUNE_DEFINE", def, 1);
       CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_SUCCESS, "%s %s: %s", configs[i], def, nvfp4moe_last_error());
       unsetenv("NVFP4MOE_GEMM_CONFIG");
-      if (given) setenv("NVFP4MOE_TUNE_DEFINE", given, 1);
+      if (env) setenv("NVFP4MOE_TUNE_DEFINE", given[0] ? given : env, 1);
       else unsetenv("NVFP4MOE_TUNE_DEFINE");
       if (!ctx) continue;
       for (j = 0; j < sizeof cases / sizeof cases[0]; ++j) {
@@ -943,6 +956,17 @@ static void test_gemm_resident_units(void) {
                 "%s %s G%d tiled%d workspace %d: launched with %d bytes of dynamic shared memory, want %d (table %d): '%s'",
                 configs[i], def, c->groups, c->tiled, (int)n, ru_smem(g_launched), base + (table ? 4 * (c->groups + 1) : 0),
                 table, g_launched);
+          if (table) { /* a CTA per unit up to the SM count: row blocks x every token tile of m_max */
+            const long long units = (long long)c->groups * ((c->n + 255) / 256) * ((c->m_max + tok - 1) / tok);
+            const long long want = units < info.sm_count ? units : info.sm_count;
+            const char* e = strstr(g_launched, " CTAs of ");
+            const char* b = e;
+            while (b && b > g_launched && b[-1] >= '0' && b[-1] <= '9') --b;
+            CHECK(e && b < e && atoll(b) == want, "%s %s G%d workspace %d: want %lld CTAs: '%s'", configs[i], def, c->groups,
+                  (int)n, want, g_launched);
+          }
+          CHECK(strstr(g_launched, c->tiled ? "nvf_gemm_wgmma_ws_tiled," : "nvf_gemm_wgmma_ws,") != 0,
+                "%s %s: the last launch was not the token-producer GEMM: '%s'", configs[i], def, g_launched);
           with_table += table;
           if (n) gu_free(g.workspace);
         }
