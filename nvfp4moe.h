@@ -3266,11 +3266,12 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// and on the Qwen3 and gpt-oss layers, but the DeepSeek-V3 layer loses 14-18 %, so it is not resident:\n"
   "// one expert there has 49 tokens, and tiles_m (from expected_m) makes its units take two passes each,\n"
   "// dealt to a fixed set of CTAs that then finish late (thirty-third session, X65: units numbered without\n"
-  "// gaps fix it, -6.4 % on the layer, but a per-thread cursor over the groups cost more elsewhere). On an H100 with the register epilogue (thirty-third\n"
+  "// gaps fix it, -6.4 % on the layer, but a per-thread cursor over the groups cost more elsewhere; a table\n"
+  "// instead, thirty-fourth session: -DNVF_PCOMPACT=2 below). On an H100 with the register epilogue (thirty-third\n"
   "// session, X62, X63): 64 tokens at m = 64 -1.6 to -17.9 % on four GEMMs (gpt-oss +1.6 %, -5.2 % in\n"
   "// X62), at Poisson(40) -0.2 to -15.5 %: resident. 128 tokens gains only where K is short (Qwen3 GEMM2,\n"
-  "// K 768: -10.4 % at m = 128), and the resident-built code loses even on a one-CTA-a-unit grid where K\n"
-  "// >= 2048 (DeepSeek-V3 GEMM2 +9.0 % at 128, +4.4 % at 512): not resident. ROW_MAJOR weights keep\n",
+  "// K 768: -10.4 % at m = 128), and the resident-built code loses even on a one-CTA-a-unit grid where K\n",
+  "// >= 2048 (DeepSeek-V3 GEMM2 +9.0 % at 128, +4.4 % at 512): not resident. ROW_MAJOR weights keep\n"
   "// 0.5.2's rule: their 64-token tile built resident spills (48 bytes of stack on sm_90a) and was not\n"
   "// measured. Tuning runs: -DNVF_PERSIST=0/1 (every tile), -DNVF_PERSIST_T32 (0.5.2's rule: only the\n"
   "// 32-token tiles); the host parses both.\n"
@@ -3330,10 +3331,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// Byte offset of unit (token n, step ss of the slot) in a slot (its row in MMA 0), as the\n"
   "// producer widens it and the pre-pass writes the slot images.\n"
   "NVF_DEV int nvf_slot_unit_offset(int n, int ss) { return ss * 8 * NVF_B_MMA + (n >> 3) * 256 + (n & 7) * 16; }\n"
-  "\n"
+  "\n",
   "// The next ring slot; the barrier phase flips each time the ring wraps.\n"
   "NVF_DEV void nvf_ring_next(int& slot, u32& phase) {\n"
-  "  if (++slot == NVF_SLOTS) {\n",
+  "  if (++slot == NVF_SLOTS) {\n"
   "    slot = 0;\n"
   "    phase ^= 1u;\n"
   "  }\n"
@@ -3355,8 +3356,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "}\n"
   "\n"
   "// The resident grid's work units. By default every (group, row block, token tile < tiles) is a unit and\n"
-  "// CTAs skip those without tokens: an expert past tiles_m tokens (tiles_m from expected_m) then makes its\n"
-  "// units take two passes each, on a fixed set of CTAs that finish late (the 48-token tile's loss on the\n"
+  "// CTAs skip those without tokens: an expert with more than tiles_m token tiles (tiles_m from expected_m)\n"
+  "// then makes its units take two passes each, on a fixed set of CTAs that finish late (the 48-token tile's loss on the\n"
   "// DeepSeek-V3 layer). With p.ptab (-DNVF_PCOMPACT=1 or 2, tuning runs; the table must fit) they are\n"
   "// numbered without gaps: one unit per (group g, row block, token tile holding tokens), the token tile\n"
   "// fastest, the groups in order; tab[g] (shared memory, groups + 1 ints after the staging areas: the host\n"
@@ -3391,11 +3392,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// the token producer), and the group is found by ballots: lane l tests the table at every 32nd group, then\n"
   "// at each group of the 32 that hold u (two shared-memory loads a thread); else (the workspace producer's\n"
   "// lone thread) by binary search. (A binary search a thread, twice a unit in the consumers, cost +1.2 to\n"
-  "// +15.8 % at uniform 32 and 64 tokens, X66: Qwen3 GEMM2, K 768, has only six steps a unit.)\n"
+  "// +15.8 % at uniform 32 and 64 tokens, X66: Qwen3 GEMM2, K 768, has only six steps a unit.)\n",
   "template <bool WARP> NVF_DEV NvfWsUnit nvf_ws_decode(const NvfGemmParams& p, const int* tab, int u, int tiles, int nblocks) {\n"
   "  NvfWsUnit w;\n"
   "  if (!NVF_PCOMPACT || !p.ptab) {\n"
-  "    w.g = u / (tiles * nblocks);\n",
+  "    w.g = u / (tiles * nblocks);\n"
   "    w.blk = u / tiles % nblocks;\n"
   "    w.tt = u % tiles;\n"
   "    return w;\n"
@@ -3463,11 +3464,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    const float rs1 = p.row_scale && m + 1 < valid \? p.row_scale[(i64)g * p.m_max + m + 1] : 1.0f;\n"
   "    const float s0 = __fmul_rn(alpha, rs0), s1 = __fmul_rn(alpha, rs1);\n"
   "    #pragma unroll\n"
-  "    for (int h = 0; h < 2; ++h)\n"
+  "    for (int h = 0; h < 2; ++h)\n",
   "      v[2 * j + h] = nvf_pack_bf16x2(__fmul_rn(s0, __fmul_rn(acc[4 * j + 2 * h], NVF_DEQ_SCALE2)),\n"
   "                                     __fmul_rn(s1, __fmul_rn(acc[4 * j + 2 * h + 1], NVF_DEQ_SCALE2)));\n"
   "  }\n"
-  "  __syncwarp(); // the last unit's reads of the area are done\n",
+  "  __syncwarp(); // the last unit's reads of the area are done\n"
   "  #pragma unroll\n"
   "  for (int q = 0; q < NVF_TOK / 16; ++q) { // four matrices a stmatrix: lane k names row k % 8 of matrix k / 8\n"
   "    const int mi = 4 * q + (lane >> 3), tok = 8 * (mi >> 1) + (lane & 7), h = mi & 1;\n"
@@ -3522,12 +3523,12 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    r0 = __shfl_xor_sync(0xffffffffu, lo \? a[0] : a[1], 1);\n"
   "    r1 = __shfl_xor_sync(0xffffffffu, lo \? a[2] : a[3], 1);\n"
   "    if (lo) { a[0] = r0; a[2] = r1; } else { a[1] = r0; a[3] = r1; }\n"
-  "    const int m = tok0 + 16 * q + 8 * (t >> 1) + (lane >> 2), n = rw0 + 8 * (t & 1);\n"
+  "    const int m = tok0 + 16 * q + 8 * (t >> 1) + (lane >> 2), n = rw0 + 8 * (t & 1);\n",
   "    if (m < valid && n < p.n) *(uint4*)(p.d + ((i64)g * p.m_max + m) * p.ldd + n) = make_uint4(a[0], a[1], a[2], a[3]);\n"
   "  }\n"
   "}\n"
   "\n"
-  "template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {\n",
+  "template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {\n"
   "  // NVF_SLOTS slots, NVF_TSTAGES raw token stages (none with a workspace), the warps' staged results (NVF_EPI_SMEM)\n"
   "  extern __shared__ __align__(128) u8 smem[];\n"
   "  __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]\n"
@@ -3590,10 +3591,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#endif\n"
   "    return;\n"
   "  }\n"
-  "  if (threadIdx.x >= 128 * NVF_CWG) {\n"
+  "  if (threadIdx.x >= 128 * NVF_CWG) {\n",
   "    // ---- producer: unit pt = (token pt % TOK, step pt / TOK of each slot), raw through cp.async\n"
   "    // stages, widened into the ring; threads past the units only pass the barriers\n"
-  "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\" ::\"n\"(NVF_PREGS));\n",
+  "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\" ::\"n\"(NVF_PREGS));\n"
   "    const int pt = threadIdx.x - 128 * NVF_CWG, n = NVF_SPS == 1 \? pt : pt % NVF_TOK, ss = NVF_SPS == 1 \? 0 : pt / NVF_TOK;\n"
   "    const bool live = NVF_UNITS == 128 || pt < NVF_UNITS;\n"
   "    const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS; // slot fills per token tile\n"
@@ -3647,12 +3648,12 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const int nsteps_e = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH; // the step loop's length (whole rounds)\n"
   "  int u = u0;\n"
   "  u32* trace = NVF_TRACE \? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + (((i64)blockIdx.x * 4 + wg) * 4 + warp) * NVF_TRACE_STEPS * 8 : 0;\n"
-  "  int tstep = blockIdx.x < 256 \? 0 : NVF_TRACE_STEPS; // (probe 6) steps traced; none past the caller's 256 CTAs\n"
+  "  int tstep = blockIdx.x < 256 \? 0 : NVF_TRACE_STEPS; // (probe 6) steps traced; none past the caller's 256 CTAs\n",
   "  NvfWgRows wr = nvf_ws_unit_rows(p, tab, u, tiles, nblocks, rw, t, kc4);\n"
   "  uint4 wq[NVF_DEPTH][2];\n"
   "  u32 ws[NVF_DEPTH][2];\n"
   "  #pragma unroll\n"
-  "  for (int d = 0; d < NVF_DEPTH; ++d)\n",
+  "  for (int d = 0; d < NVF_DEPTH; ++d)\n"
   "    if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);\n"
   "  while (u >= 0) {\n"
   "    const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);\n"
@@ -3713,11 +3714,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "          if (s % NVF_SPS == 0 && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
   "          if (NVF_WSP_5)\n"
   "            fold ^= wq[d][0].x ^ wq[d][0].y ^ wq[d][0].z ^ wq[d][0].w ^ wq[d][1].x ^ wq[d][1].y ^ wq[d][1].z ^ wq[d][1].w ^\n"
-  "                    ws[d][0] ^ ws[d][1];\n"
+  "                    ws[d][0] ^ ws[d][1];\n",
   "          else if (!NVF_WSP_W) {\n"
   "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);\n"
   "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);\n"
-  "          }\n",
+  "          }\n"
   "          if (NVF_TRACE) {\n"
   "            #pragma unroll\n"
   "            for (int i = 0; i < 32; ++i) asm volatile(\"\" : \"+r\"(a[i])); // the widening is done before the clock is read\n"
@@ -3780,13 +3781,13 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    if (NVF_WSPROBE != 4 || acc[0] == -1.2345e-38f) { // (probe 4: no epilogue stores)\n"
   "      if (NVF_EPI_SMEM) // D[g, m, n] for m < valid, n < N\n"
   "        nvf_ws_epilogue_smem(p, g, valid, alpha, tok0, r0 - (lane >> 2), epi0 + (4 * wg + warp) * NVF_EPI_WARP_BYTES, lane, acc);\n"
-  "      else if (NVF_EPI_REG)\n"
+  "      else if (NVF_EPI_REG)\n",
   "        nvf_ws_epilogue_reg(p, g, valid, alpha, tok0, r0 - (lane >> 2), lane, acc);\n"
   "      else\n"
   "        nvf_wg_epilogue(p, g, valid, alpha, tok0, r0, t, acc);\n"
   "    }\n"
   "  }\n"
-  "#if NVF_PERSIST\n",
+  "#if NVF_PERSIST\n"
   "    u = un; // (wr is the next unit's rows already: its last round set it)\n"
   "  }\n"
   "#endif\n"

@@ -139,7 +139,8 @@ NVF_DEV u32 nvf_clock() {
 // and on the Qwen3 and gpt-oss layers, but the DeepSeek-V3 layer loses 14-18 %, so it is not resident:
 // one expert there has 49 tokens, and tiles_m (from expected_m) makes its units take two passes each,
 // dealt to a fixed set of CTAs that then finish late (thirty-third session, X65: units numbered without
-// gaps fix it, -6.4 % on the layer, but a per-thread cursor over the groups cost more elsewhere). On an H100 with the register epilogue (thirty-third
+// gaps fix it, -6.4 % on the layer, but a per-thread cursor over the groups cost more elsewhere; a table
+// instead, thirty-fourth session: -DNVF_PCOMPACT=2 below). On an H100 with the register epilogue (thirty-third
 // session, X62, X63): 64 tokens at m = 64 -1.6 to -17.9 % on four GEMMs (gpt-oss +1.6 %, -5.2 % in
 // X62), at Poisson(40) -0.2 to -15.5 %: resident. 128 tokens gains only where K is short (Qwen3 GEMM2,
 // K 768: -10.4 % at m = 128), and the resident-built code loses even on a one-CTA-a-unit grid where K
@@ -228,8 +229,8 @@ NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {
 }
 
 // The resident grid's work units. By default every (group, row block, token tile < tiles) is a unit and
-// CTAs skip those without tokens: an expert past tiles_m tokens (tiles_m from expected_m) then makes its
-// units take two passes each, on a fixed set of CTAs that finish late (the 48-token tile's loss on the
+// CTAs skip those without tokens: an expert with more than tiles_m token tiles (tiles_m from expected_m)
+// then makes its units take two passes each, on a fixed set of CTAs that finish late (the 48-token tile's loss on the
 // DeepSeek-V3 layer). With p.ptab (-DNVF_PCOMPACT=1 or 2, tuning runs; the table must fit) they are
 // numbered without gaps: one unit per (group g, row block, token tile holding tokens), the token tile
 // fastest, the groups in order; tab[g] (shared memory, groups + 1 ints after the staging areas: the host
