@@ -6931,6 +6931,12 @@ NVFP4MOE__PRIVATE int nvfp4moe__gemm_kernel(const nvfp4moe_context* ctx, const n
   return ctx->target_sm == 90 && p->k >= 2560;
 }
 
+/* A tuning run's -DNVF_PCOMPACT[=v] (gemm_wgmma_ws.cu; as the preprocessor reads it: bare is 1), else 0 */
+NVFP4MOE__PRIVATE int nvfp4moe__ws_pcompact(const nvfp4moe_context* ctx) {
+  const char* d = strstr(ctx->tune_define, "NVF_PCOMPACT");
+  return !d ? 0 : d[12] != '=' ? 1 : atoi(d + 13);
+}
+
 /* Whether the token-producer tile of `tok` tokens runs on a resident grid: the kernel's NVF_PERSIST
    default (the 32-token tiles, and on TILED weights the 64-token ones: gemm_wgmma_ws.cu), or a tuning
    run's -DNVF_PERSIST=0/1 (every tile) or -DNVF_PERSIST_T32 (only the 32-token tiles, 0.5.2's rule)
@@ -6939,8 +6945,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__ws_persist(const nvfp4moe_context* ctx, unsigned
   const char* d = strstr(ctx->tune_define, "NVF_PERSIST");
   if (d && strncmp(d + 11, "_T32", 4) == 0) return tok == 32u;
   if (d) return d[11] != '=' || atoi(d + 12) != 0; /* as the preprocessor reads -DNVF_PERSIST[=v] */
-  d = strstr(ctx->tune_define, "NVF_PCOMPACT=");
-  if (d && atoi(d + 13) >= 2 && tiled && tok == 48u) return 1; /* -DNVF_PCOMPACT=2: the 48-token tile too */
+  if (nvfp4moe__ws_pcompact(ctx) >= 2 && tiled && tok == 48u) return 1; /* -DNVF_PCOMPACT=2: the 48-token tile too */
   return tok == 32u || (tiled && tok == 64u);
 }
 
@@ -6949,8 +6954,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__ws_persist(const nvfp4moe_context* ctx, unsigned
    (it cost 1-10 % where every expert has the same tokens: bench/NOTES.md, thirty-fourth session), and
    where the table fits beside the kernel's `smem` bytes */
 NVFP4MOE__PRIVATE int nvfp4moe__ws_ptab(const nvfp4moe_context* ctx, int groups, unsigned smem) {
-  const char* d = strstr(ctx->tune_define, "NVF_PCOMPACT");
-  if (!d || (d[12] == '=' && atoi(d + 13) == 0)) return 0;
+  if (nvfp4moe__ws_pcompact(ctx) == 0) return 0;
   /* 1 KB kept for the kernel's static shared memory (the ring's barriers) */
   return (long long)smem + 4LL * (groups + 1) + 1024 <= (long long)ctx->smem_optin;
 }

@@ -855,11 +855,12 @@ static void test_gemm_every_tile_config(void) {
    in shared memory; =2: and the TILED 48-token tile resident), or only under $NVFP4MOE_TUNE_DEFINE where a
    tuning run sets one. Each launch's logged dynamic shared memory says whether the table was built: the
    kernel's bytes, plus 4 (groups + 1) where the define asks for it, the tile is resident and it fits. */
-static int ru_smem(const char* launched) { /* the bytes of dynamic shared memory a launch logged, or -1 */
-  const char* e = strstr(launched, " bytes of dynamic shared memory");
+/* The number a launch logged just before `what` (" CTAs of ", " bytes of dynamic shared memory"), or -1 */
+static long long launched_number(const char* launched, const char* what) {
+  const char* e = strstr(launched, what);
   const char* b = e;
   while (b && b > launched && b[-1] >= '0' && b[-1] <= '9') --b;
-  return e && b < e ? atoi(b) : -1;
+  return e && b < e ? atoll(b) : -1;
 }
 static void test_gemm_resident_units(void) {
   static const gcase cases[] = {
@@ -935,7 +936,7 @@ static void test_gemm_resident_units(void) {
         for (n = 0; n < 2; ++n) { /* without, then with the workspace (NaN bytes first) */
           const int base = 6 * 2 * tok * 256 + (n ? 0 : 3 * tok * 2 * 72) + (tok <= 48 ? 4 * 4 * tok * 32 : 0);
           const int table = compact && resident && base + 4 * (c->groups + 1) + 1024 <= 232448;
-          long long bad;
+          long long bad, smem;
           if (n) {
             g.workspace_size = nvfp4moe_gemm_workspace_size(ctx, &g);
             CHECK(g.workspace_size > 0, "%s: the token-producer tile asks for a workspace", configs[i]);
@@ -952,18 +953,16 @@ static void test_gemm_resident_units(void) {
           bad = gemm_verify(&t, out, &worst);
           CHECK(bad == 0, "%s %s G%d M%d N%d K%d tiled%d workspace %d: %lld elements out of tolerance or touched",
                 configs[i], def, c->groups, c->m_max, c->n, c->k, c->tiled, (int)n, bad);
-          CHECK(ru_smem(g_launched) == base + (table ? 4 * (c->groups + 1) : 0),
-                "%s %s G%d tiled%d workspace %d: launched with %d bytes of dynamic shared memory, want %d (table %d): '%s'",
-                configs[i], def, c->groups, c->tiled, (int)n, ru_smem(g_launched), base + (table ? 4 * (c->groups + 1) : 0),
+          smem = launched_number(g_launched, " bytes of dynamic shared memory");
+          CHECK(smem == base + (table ? 4 * (c->groups + 1) : 0),
+                "%s %s G%d tiled%d workspace %d: launched with %lld bytes of dynamic shared memory, want %d (table %d): '%s'",
+                configs[i], def, c->groups, c->tiled, (int)n, smem, base + (table ? 4 * (c->groups + 1) : 0),
                 table, g_launched);
           if (table) { /* a CTA per unit up to the SM count: row blocks x every token tile of m_max */
             const long long units = (long long)c->groups * ((c->n + 255) / 256) * ((c->m_max + tok - 1) / tok);
             const long long want = units < info.sm_count ? units : info.sm_count;
-            const char* e = strstr(g_launched, " CTAs of ");
-            const char* b = e;
-            while (b && b > g_launched && b[-1] >= '0' && b[-1] <= '9') --b;
-            CHECK(e && b < e && atoll(b) == want, "%s %s G%d workspace %d: want %lld CTAs: '%s'", configs[i], def, c->groups,
-                  (int)n, want, g_launched);
+            CHECK(launched_number(g_launched, " CTAs of ") == want, "%s %s G%d workspace %d: want %lld CTAs: '%s'", configs[i],
+                  def, c->groups, (int)n, want, g_launched);
           }
           CHECK(strstr(g_launched, c->tiled ? "nvf_gemm_wgmma_ws_tiled," : "nvf_gemm_wgmma_ws,") != 0,
                 "%s %s: the last launch was not the token-producer GEMM: '%s'", configs[i], def, g_launched);
