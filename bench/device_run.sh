@@ -1803,6 +1803,36 @@ X66)
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X68)
+  # thirty-fifth session: the consumers decode the next unit once, when a unit starts (-DNVF_WSNEXT=1; always with the
+  # table), and the table's counts loaded by every thread. Tests: the token-producer every-tile and resident-units
+  # tests, the layer, group-isolation and graph-replay tests under the default (0.5.4's first GPU run); every-tile and
+  # resident units under the new arms; memcheck on resident units under -DNVF_PCOMPACT=2; then the layers and the
+  # DeepSeek-V3 GEMMs at Poisson(33), then uniform 32 and 64 tokens: a = default, b = WSNEXT, c = table + t48 resident
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a > /tmp/pc_default.log 2>&1 &
+  PDEFS="-DNVF_Y=1 -DNVF_WSNEXT=1 -DNVF_PCOMPACT=1 -DNVF_PCOMPACT=2" precompile_defs
+  wait
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  ws_quick_tests "resident_units moe_layer group_isolation graph_replay" &
+  PDEFS="-DNVF_WSNEXT=1 -DNVF_PCOMPACT=2" tests_under_defs "every-tile ws" et every_tile 150 TEST_CONFIGS=gemm_sm90_ws > /tmp/x68b.txt 2>&1 &
+  wait
+  cat /tmp/x68b.txt
+  PDEFS="-DNVF_WSNEXT=1 -DNVF_PCOMPACT=2" tests_under_defs "resident-units" ru resident_units 100 &
+  NVFP4MOE_TUNE_DEFINE=-DNVF_PCOMPACT=2 TEST_QUICK=1 TEST_ONLY=resident_units timeout 100 compute-sanitizer --tool memcheck \
+    --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.ru.log" 2>&1
+  echo "memcheck resident units (=2) exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.ru.log" | head -1)"
+  wait
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+  a="-DNVF_Y=1"; b="-DNVF_WSNEXT=1"; c="-DNVF_PCOMPACT=2"
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer PYTHONUNBUFFERED=1 timeout ${ABT:-100} python3 tools/bench.py \
+    --defines "$a,$b,$c,$c,$b,$a,$a,$b,$c" --poisson --ms 33 --only gemm,layer --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2 \
+    --out "$OUT/ab_next_layers.json" 2>&1 | grep -E "tune=" | grep layer | cut -c1-150
+  echo "A/B 1 done at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${ABT2:-75} python3 tools/bench.py --defines "$a,$b,$c,$c,$b,$a" --ms 32,64 --only gemm \
+    --out "$OUT/ab_next_uniform.json" > /dev/null 2>&1
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 X67)
   # thirty-fourth session: X66 again with the units' groups found by warp ballots (nvf_ws_decode<true>) instead of a
   # binary search a thread (cut to fit what was left of the session's device time): quick tests (resident units

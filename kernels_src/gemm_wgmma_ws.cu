@@ -153,6 +153,14 @@ NVF_DEV u32 nvf_clock() {
 #ifndef NVF_PCOMPACT
 #define NVF_PCOMPACT 0
 #endif
+// NVF_WSNEXT (tuning runs; on with the table): the consumers decode the next unit once, when a unit starts,
+// and keep it (group, block, token tile) for the unit after, instead of decoding it in the step loop's last
+// round and again when it starts (thirty-fifth session: the table's decode there grew that loop by 91 SASS
+// instructions, and moved loop-invariant values out of uniform registers).
+#ifndef NVF_WSNEXT
+#define NVF_WSNEXT 0
+#endif
+#define NVF_WSNEXT_ON (NVF_WSNEXT || NVF_PCOMPACT)
 #ifndef NVF_PERSIST
 #if defined(NVF_PERSIST_T32) || !(defined(NVF_WTILED) && NVF_WTILED)
 #define NVF_PERSIST (NVF_TOK == 32)
@@ -234,8 +242,8 @@ NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {
 // DeepSeek-V3 layer). With p.ptab (-DNVF_PCOMPACT=1 or 2, tuning runs; the table must fit) they are
 // numbered without gaps: one unit per (group g, row block, token tile holding tokens), the token tile
 // fastest, the groups in order; tab[g] (shared memory, groups + 1 ints after the staging areas: the host
-// adds them) counts the units before group g. Each CTA builds the table at its start (warp 0, 32 groups a
-// pass: masked_m loaded in parallel, an inclusive scan by shuffles) and finds a unit's group from it
+// adds them) counts the units before group g. Each CTA builds the table at its start (every thread loads masked_m
+// of its groups, then warp 0 scans them in place by shuffles, 32 groups a pass) and finds a unit's group from it
 // (nvf_ws_decode), so no thread carries a cursor over the groups (X65's cursor cost registers and serial
 // loads). Measured (bench/NOTES.md, thirty-fourth session, X66 on an H100, X67 on an H200): with the
 // 48-token tile resident (=2) the DeepSeek-V3 layer -5.7 % / -2.5 %, but where every expert has the same
@@ -244,14 +252,16 @@ struct NvfWsUnit {
   int g, blk, tt; // group, row block, first token tile
 };
 NVF_DEV void nvf_ws_build_tab(const NvfGemmParams& p, int* tab, int tiles, int nblocks) {
+  for (int g = threadIdx.x; g < p.groups; g += blockDim.x) // every thread loads: one load's latency, not one a pass
+    tab[g + 1] = min((nvf_valid_rows(p.masked_m, g, p.m_max) + NVF_TOK - 1) / NVF_TOK, tiles) * nblocks;
+  __syncthreads();
   if (threadIdx.x >= 32) return;
   const int lane = threadIdx.x;
   int carry = 0;
   if (lane == 0) tab[0] = 0;
-  for (int g0 = 0; g0 < p.groups; g0 += 32) {
+  for (int g0 = 0; g0 < p.groups; g0 += 32) { // in place, 32 groups a pass
     const int g = g0 + lane;
-    int c = 0;
-    if (g < p.groups) c = min((nvf_valid_rows(p.masked_m, g, p.m_max) + NVF_TOK - 1) / NVF_TOK, tiles) * nblocks;
+    int c = g < p.groups ? tab[g + 1] : 0;
     #pragma unroll
     for (int o = 1; o < 32; o <<= 1) {
       const int x = __shfl_up_sync(0xffffffffu, c, o);
@@ -522,18 +532,28 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   int u = u0;
   u32* trace = NVF_TRACE ? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + (((i64)blockIdx.x * 4 + wg) * 4 + warp) * NVF_TRACE_STEPS * 8 : 0;
   int tstep = blockIdx.x < 256 ? 0 : NVF_TRACE_STEPS; // (probe 6) steps traced; none past the caller's 256 CTAs
+#if NVF_WSNEXT_ON
+  NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks); // the unit's; then the next one's, decoded below
+  NvfWgRows wr = nvf_wg_rows(p, w.g, w.blk * NVF_ROWS + rw, t, kc4);
+#else
   NvfWgRows wr = nvf_ws_unit_rows(p, tab, u, tiles, nblocks, rw, t, kc4);
+#endif
   uint4 wq[NVF_DEPTH][2];
   u32 ws[NVF_DEPTH][2];
   #pragma unroll
   for (int d = 0; d < NVF_DEPTH; ++d)
     if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);
   while (u >= 0) {
+#if !NVF_WSNEXT_ON
     const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);
+#endif
     const int tt = w.tt, g = w.g, r0 = w.blk * NVF_ROWS + rw;
     const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);
     const float alpha = p.alpha ? p.alpha[g] : 1.0f;
     const int un = nvf_ws_unit(p, tab, u + gridDim.x, tiles, nblocks); // the next unit, whose first steps load here
+#if NVF_WSNEXT_ON
+    const NvfWsUnit wn = un >= 0 ? nvf_ws_decode<true>(p, tab, un, tiles, nblocks) : w;
+#endif
 #else
   const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8
   const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4);
@@ -570,7 +590,11 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     for (int s0 = 0; s0 < nsteps; s0 += NVF_DEPTH) {
       if (s0 + NVF_DEPTH >= nsteps_e) { // the last round
         ldoff = nsteps_e;
+#if NVF_WSNEXT_ON
+        if (last && un >= 0) wr = nvf_wg_rows(p, wn.g, wn.blk * NVF_ROWS + rw, t, kc4);
+#else
         if (last && un >= 0) wr = nvf_ws_unit_rows(p, tab, un, tiles, nblocks, rw, t, kc4);
+#endif
         if (last && un < 0) ldn = 0;
       }
       #pragma unroll
@@ -662,6 +686,9 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   }
 #if NVF_PERSIST
     u = un; // (wr is the next unit's rows already: its last round set it)
+#if NVF_WSNEXT_ON
+    w = wn;
+#endif
   }
 #endif
 }
