@@ -1803,6 +1803,22 @@ X66)
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X69)
+  # thirty-fifth session: X68's arms again with more rounds, to tell the table's cost from the spread of the
+  # uniform GEMM rows: a = default, b = the table (-DNVF_PCOMPACT=1), c = the table and the 48-token tile resident
+  # (=2); uniform 32 and 64 tokens twelve rounds, Poisson(16) and Poisson(33) on every GEMM shape six rounds, the four
+  # layers six rounds
+  t0=$(date +%s)
+  PDEFS="-DNVF_Y=1 -DNVF_PCOMPACT=1 -DNVF_PCOMPACT=2" precompile_defs
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  a="-DNVF_Y=1"; b="-DNVF_PCOMPACT=1"; c="-DNVF_PCOMPACT=2"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --defines "$a,$b,$c,$c,$b,$a,$a,$b,$c,$c,$b,$a,$a,$b,$c,$c,$b,$a,$a,$b,$c,$c,$b,$a" \
+    --ms 32,64 --only gemm --out "$OUT/ab_ptab_uniform12.json" > "$OUT/ab1.log" 2>&1
+  echo "A/B 1 rc $? at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${ABT2:-150} python3 tools/bench.py --defines "$a,$b,$c,$c,$b,$a,$a,$b,$c,$c,$b,$a,$a,$b,$c,$c,$b,$a" \
+    --poisson --ms 16,33 --only gemm,layer --out "$OUT/ab_ptab_poisson.json" > "$OUT/ab2.log" 2>&1
+  echo "A/B 2 rc $? at $(( $(date +%s) - t0 )) s"
+  ;;
 X68)
   # thirty-fifth session: the consumers decode the next unit once, when a unit starts (-DNVF_WSNEXT=1; always with the
   # table), and the table's counts loaded by every thread. Tests: the token-producer every-tile and resident-units
