@@ -1803,6 +1803,23 @@ X66)
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X70)
+  # thirty-fifth session: where the table's cost at 64 uniform tokens lies (X69: +4 to +5 %, the numbering unchanged):
+  # a = default, b = the table (-DNVF_PCOMPACT=1), c = the table built but not used (-DNVF_PCOMPACT_PROBE=1), d = used
+  # without the hoisted decode (-DNVF_PCOMPACT_PROBE=2), e = the hoisted decode alone (-DNVF_WSNEXT=1); uniform 32 and
+  # 64 tokens and Poisson(16), eight rounds, on Qwen3 GEMM1/GEMM2 and DeepSeek-V3 GEMM2
+  t0=$(date +%s)
+  PDEFS="-DNVF_Y=1 -DNVF_PCOMPACT=1 -DNVF_PCOMPACT_PROBE=1 -DNVF_PCOMPACT_PROBE=2 -DNVF_WSNEXT=1" precompile_defs
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  a="-DNVF_Y=1"; b="-DNVF_PCOMPACT=1"; c="-DNVF_PCOMPACT_PROBE=1"; d="-DNVF_PCOMPACT_PROBE=2"; e="-DNVF_WSNEXT=1"
+  r="$a,$b,$c,$d,$e,$e,$d,$c,$b,$a"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --defines "$r,$r,$r,$r" --ms 32,64 --only gemm \
+    --shapes qwen3_30b_gemm1,qwen3_30b_gemm2,dsv3_ep8_gemm2 --out "$OUT/ab_probe_uniform.json" > "$OUT/ab1.log" 2>&1
+  echo "A/B 1 rc $? at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${ABT2:-100} python3 tools/bench.py --defines "$r,$r,$r,$r" --poisson --ms 16 --only gemm \
+    --shapes qwen3_30b_gemm1,qwen3_30b_gemm2,dsv3_ep8_gemm2 --out "$OUT/ab_probe_poisson.json" > "$OUT/ab2.log" 2>&1
+  echo "A/B 2 rc $? at $(( $(date +%s) - t0 )) s"
+  ;;
 X69)
   # thirty-fifth session: X68's arms again with more rounds, to tell the table's cost from the spread of the
   # uniform GEMM rows: a = default, b = the table (-DNVF_PCOMPACT=1), c = the table and the 48-token tile resident

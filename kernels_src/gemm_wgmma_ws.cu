@@ -150,6 +150,11 @@ NVF_DEV u32 nvf_clock() {
 // 32-token tiles); the host parses both.
 // NVF_PCOMPACT (tuning runs; 0 by default): 1 numbers the resident grid's units without gaps (nvf_ws_build_tab
 // below; the host passes p.ptab where the table fits), 2 also puts the TILED 48-token tile on the resident grid.
+#ifdef NVF_PCOMPACT_PROBE // (thirty-fifth session, timing only; the host builds the table: its define reads "NVF_PCOMPACT")
+#define NVF_PCOMPACT 1    // 1: the table built but not used (the old numbering); 2: used, without NVF_WSNEXT
+#else
+#define NVF_PCOMPACT_PROBE 0
+#endif
 #ifndef NVF_PCOMPACT
 #define NVF_PCOMPACT 0
 #endif
@@ -160,7 +165,7 @@ NVF_DEV u32 nvf_clock() {
 #ifndef NVF_WSNEXT
 #define NVF_WSNEXT 0
 #endif
-#define NVF_WSNEXT_ON (NVF_WSNEXT || NVF_PCOMPACT)
+#define NVF_WSNEXT_ON (NVF_WSNEXT || (NVF_PCOMPACT && NVF_PCOMPACT_PROBE != 2))
 #ifndef NVF_PERSIST
 #if defined(NVF_PERSIST_T32) || !(defined(NVF_WTILED) && NVF_WTILED)
 #define NVF_PERSIST (NVF_TOK == 32)
@@ -278,7 +283,7 @@ NVF_DEV void nvf_ws_build_tab(const NvfGemmParams& p, int* tab, int tiles, int n
 // +15.8 % at uniform 32 and 64 tokens, X66: Qwen3 GEMM2, K 768, has only six steps a unit.)
 template <bool WARP> NVF_DEV NvfWsUnit nvf_ws_decode(const NvfGemmParams& p, const int* tab, int u, int tiles, int nblocks) {
   NvfWsUnit w;
-  if (!NVF_PCOMPACT || !p.ptab) {
+  if (!NVF_PCOMPACT || !p.ptab || NVF_PCOMPACT_PROBE == 1) {
     w.g = u / (tiles * nblocks);
     w.blk = u / tiles % nblocks;
     w.tt = u % tiles;
@@ -314,7 +319,7 @@ template <bool WARP> NVF_DEV NvfWsUnit nvf_ws_decode(const NvfGemmParams& p, con
 
 // The first unit at or after u (stepping by the grid) whose token tile holds tokens, or -1.
 NVF_DEV int nvf_ws_unit(const NvfGemmParams& p, const int* tab, int u, int tiles, int nblocks) {
-  if (NVF_PCOMPACT && p.ptab) return u < tab[p.groups] ? u : -1;
+  if (NVF_PCOMPACT && p.ptab && NVF_PCOMPACT_PROBE != 1) return u < tab[p.groups] ? u : -1;
   for (; u < p.groups * nblocks * tiles; u += gridDim.x)
     if ((u % tiles) * NVF_TOK < nvf_valid_rows(p.masked_m, u / (tiles * nblocks), p.m_max)) return u;
   return -1;
