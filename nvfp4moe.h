@@ -3263,11 +3263,12 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// consumers load the next unit's first weight steps under the current unit's last ones, so the weight\n"
   "// stream does not drain and refill at each unit. On an H200 (bench/NOTES.md, twenty-fifth session, X27,\n"
   "// B25): 32 tokens -1.4 to -7.2 %, the Qwen3 layer -5.7 %; the 48-token tile also gains on full tiles\n"
-  "// and on the Qwen3 and gpt-oss layers, but the DeepSeek-V3 layer loses 14-18 %, so it is not resident:\n"
+  "// and on the Qwen3 and gpt-oss layers, but the DeepSeek-V3 layer lost 14-18 % under the old numbering:\n"
   "// one expert there has 49 tokens, and tiles_m (from expected_m) makes its units take two passes each,\n"
   "// dealt to a fixed set of CTAs that then finish late (thirty-third session, X65: units numbered without\n"
   "// gaps fix it, -6.4 % on the layer, but a per-thread cursor over the groups cost more elsewhere; a table\n"
-  "// instead, thirty-fourth session: -DNVF_PCOMPACT=2 below). On an H100 with the register epilogue (thirty-third\n"
+  "// instead, thirty-fourth and thirty-fifth sessions: since 0.5.5 the TILED 48-token tile is resident with\n"
+  "// the table, NVF_PCOMPACT below). On an H100 with the register epilogue (thirty-third\n"
   "// session, X62, X63): 64 tokens at m = 64 -1.6 to -17.9 % on four GEMMs (gpt-oss +1.6 %, -5.2 % in\n"
   "// X62), at Poisson(40) -0.2 to -15.5 %: resident. 128 tokens gains only where K is short (Qwen3 GEMM2,\n"
   "// K 768: -10.4 % at m = 128), and the resident-built code loses even on a one-CTA-a-unit grid where K\n",
@@ -3275,24 +3276,31 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// 0.5.2's rule: their 64-token tile built resident spills (48 bytes of stack on sm_90a) and was not\n"
   "// measured. Tuning runs: -DNVF_PERSIST=0/1 (every tile), -DNVF_PERSIST_T32 (0.5.2's rule: only the\n"
   "// 32-token tiles); the host parses both.\n"
-  "// NVF_PCOMPACT (tuning runs; 0 by default): 1 numbers the resident grid's units without gaps (nvf_ws_build_tab\n"
-  "// below; the host passes p.ptab where the table fits), 2 also puts the TILED 48-token tile on the resident grid.\n"
+  "// NVF_PCOMPACT: the resident grid's units numbered without gaps (nvf_ws_build_tab below; the host passes p.ptab\n"
+  "// where the table fits). By default (0.5.5) only on the TILED 48-token tile, which it puts on the resident grid\n"
+  "// (bench/NOTES.md, thirty-fifth session: at Poisson(33) tokens 2 to 16 % faster, where on the 32- and 64-token tiles\n"
+  "// it bought nothing); tuning runs: 0 none (0.5.4's kernels, the 48-token tile not resident), 1 on every resident\n"
+  "// tile, 2 on every resident tile and the TILED 48-token tile resident.\n"
   "#ifdef NVF_PCOMPACT_PROBE // (thirty-fifth session, timing only; the host builds the table: its define reads \"NVF_PCOMPACT\")\n"
-  "#define NVF_PCOMPACT 1    // 1: the table built but not used (the old numbering); 2: used, without NVF_WSNEXT\n"
+  "#define NVF_PCOMPACT 1    // 1: the table built but not used (the old numbering); 2: used, without the hoisted decode\n"
   "#else\n"
   "#define NVF_PCOMPACT_PROBE 0\n"
   "#endif\n"
   "#ifndef NVF_PCOMPACT\n"
-  "#define NVF_PCOMPACT 0\n"
+  "#define NVF_PCOMPACT_DEFAULT 1\n"
+  "#define NVF_PCOMPACT (NVF_TOK == 48 \? 2 : 0)\n"
+  "#else\n"
+  "#define NVF_PCOMPACT_DEFAULT 0\n"
   "#endif\n"
-  "// NVF_WSNEXT (tuning runs; on with the table): the consumers decode the next unit once, when a unit starts,\n"
-  "// and keep it (group, block, token tile) for the unit after, instead of decoding it in the step loop's last\n"
-  "// round and again when it starts (thirty-fifth session: the table's decode there grew that loop by 91 SASS\n"
-  "// instructions, and moved loop-invariant values out of uniform registers).\n"
+  "// The consumers decode the next unit once, when a unit starts, and keep it (group, block, token tile) for the unit\n"
+  "// after, instead of decoding it in the step loop's last round and again when it starts: on the 32- and 48-token\n"
+  "// tiles unless -DNVF_PCOMPACT=0, everywhere under -DNVF_WSNEXT=1 (tuning runs). Thirty-fifth session (X70, H100):\n"
+  "// the 32-token tile's step loop 476 -> 365 SASS instructions, 1.5-4.4 % faster at 32 tokens; the 64-token tile's\n"
+  "// stack 8 -> 48 bytes and 3-4 % slower at 64, so not there.\n"
   "#ifndef NVF_WSNEXT\n"
   "#define NVF_WSNEXT 0\n"
   "#endif\n"
-  "#define NVF_WSNEXT_ON (NVF_WSNEXT || (NVF_PCOMPACT && NVF_PCOMPACT_PROBE != 2))\n"
+  "#define NVF_WSNEXT_ON (NVF_WSNEXT || (NVF_TOK != 64 && NVF_PCOMPACT_PROBE != 2 && (NVF_PCOMPACT_DEFAULT || NVF_PCOMPACT)))\n"
   "#ifndef NVF_PERSIST\n"
   "#if defined(NVF_PERSIST_T32) || !(defined(NVF_WTILED) && NVF_WTILED)\n"
   "#define NVF_PERSIST (NVF_TOK == 32)\n"
@@ -3318,7 +3326,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  if (NVF_UNITS == 128 || u < NVF_UNITS) // threads past the units copy nothing (their commit groups are empty)\n"
   "  #pragma unroll\n"
   "  for (int q = 0; q < 4; ++q) {\n"
-  "    const bool in = src && s < nsteps && s * NVF_STEP + 32 * q < k;\n"
+  "    const bool in = src && s < nsteps && s * NVF_STEP + 32 * q < k;\n",
   "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\" ::\"r\"(stage + 16 * (q * NVF_UNITS + u)),\n"
   "                 \"l\"(in \? src + (i64)s * 64 + 16 * q : dummy), \"r\"(in \? 16 : 0) : \"memory\");\n"
   "  }\n"
@@ -3328,7 +3336,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    const bool in = src && s < nsteps && s * NVF_STEP + 64 * h < k;\n"
   "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\" ::\"r\"(stage + 64 * NVF_UNITS + 4 * (h * NVF_UNITS + u)),\n"
   "                 \"l\"(in \? sf + (i64)s * 1024 + 512 * h : sf), \"r\"(in \? 4 : 0) : \"memory\");\n"
-  "  }\n",
+  "  }\n"
   "  asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n"
   "}\n"
   "\n"
@@ -3371,15 +3379,17 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// The resident grid's work units. By default every (group, row block, token tile < tiles) is a unit and\n"
   "// CTAs skip those without tokens: an expert with more than tiles_m token tiles (tiles_m from expected_m)\n"
   "// then makes its units take two passes each, on a fixed set of CTAs that finish late (the 48-token tile's loss on the\n"
-  "// DeepSeek-V3 layer). With p.ptab (-DNVF_PCOMPACT=1 or 2, tuning runs; the table must fit) they are\n"
+  "// DeepSeek-V3 layer). With p.ptab (the TILED 48-token tile by default, every resident tile under\n"
+  "// -DNVF_PCOMPACT=1 or 2; the table must fit) they are\n"
   "// numbered without gaps: one unit per (group g, row block, token tile holding tokens), the token tile\n"
   "// fastest, the groups in order; tab[g] (shared memory, groups + 1 ints after the staging areas: the host\n"
   "// adds them) counts the units before group g. Each CTA builds the table at its start (every thread loads masked_m\n"
   "// of its groups, then warp 0 scans them in place by shuffles, 32 groups a pass) and finds a unit's group from it\n"
   "// (nvf_ws_decode), so no thread carries a cursor over the groups (X65's cursor cost registers and serial\n"
-  "// loads). Measured (bench/NOTES.md, thirty-fourth session, X66 on an H100, X67 on an H200): with the\n"
-  "// 48-token tile resident (=2) the DeepSeek-V3 layer -5.7 % / -2.5 %, but where every expert has the same\n"
-  "// tokens (the numbering unchanged) +1 to +10 %, and the Qwen3 layer +2 to +6 %: not the default.\n"
+  "// loads). Measured (bench/NOTES.md, thirty-fourth and thirty-fifth sessions, X66, X68-X70 on an H100, X67\n",
+  "// on an H200): with the 48-token tile resident (=2) the DeepSeek-V3 layer -5.4 % / -2.5 %, the GEMMs at\n"
+  "// Poisson(33) -2 to -16 %; on the 32- and 64-token tiles the table itself bought nothing (+-0.5 % at\n"
+  "// Poisson(33)) and cost up to 3.5 % at Poisson(16) (Qwen3 GEMM2): so by default only on the 48-token tile.\n"
   "struct NvfWsUnit {\n"
   "  int g, blk, tt; // group, row block, first token tile\n"
   "};\n"
@@ -3389,7 +3399,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  __syncthreads();\n"
   "  if (threadIdx.x >= 32) return;\n"
   "  const int lane = threadIdx.x;\n"
-  "  int carry = 0;\n",
+  "  int carry = 0;\n"
   "  if (lane == 0) tab[0] = 0;\n"
   "  for (int g0 = 0; g0 < p.groups; g0 += 32) { // in place, 32 groups a pass\n"
   "    const int g = g0 + lane;\n"
@@ -3451,7 +3461,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    if ((u % tiles) * NVF_TOK < nvf_valid_rows(p.masked_m, u / (tiles * nblocks), p.m_max)) return u;\n"
   "  return -1;\n"
   "}\n"
-  "\n"
+  "\n",
   "// The rows of unit u's weight block a consumer thread reads: its rows rw, rw + 8 of the block.\n"
   "NVF_DEV NvfWgRows nvf_ws_unit_rows(const NvfGemmParams& p, const int* tab, int u, int tiles, int nblocks, int rw, int t,\n"
   "                                   int kc4) {\n"
@@ -3462,7 +3472,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// The warp's results D[g, tok0 + token, rw0 + row] (rows rw0 .. rw0 + 15: its rows r0 and r0 + 8 of the\n"
   "// m64nNk16 layout) through its staging area stg (NVF_EPI_WARP_BYTES): each value as nvf_store_swapab\n"
   "// computes it, packed in token pairs, stored by stmatrix .trans as one 16-byte row per (token, 8 rows)\n"
-  "// at token 32 + 16 (half ^ token bit 2) (the swizzle spreads a matrix's 8 rows over all banks), then\n",
+  "// at token 32 + 16 (half ^ token bit 2) (the swizzle spreads a matrix's 8 rows over all banks), then\n"
   "// read back a piece a lane and written whole; only tokens < valid and rows < N (N % 8 == 0: a piece is\n"
   "// all in or all out).\n"
   "// The staging area's 16-byte row of (token tok, rows 8 h ..): halves swizzled by token bit 2.\n"
@@ -3510,7 +3520,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  return y;\n"
   "}\n"
   "\n"
-  "// The same results as nvf_ws_epilogue_smem, with no staging area: the four matrices 4q .. 4q + 3 (tokens\n"
+  "// The same results as nvf_ws_epilogue_smem, with no staging area: the four matrices 4q .. 4q + 3 (tokens\n",
   "// 16q .., rows 8h ..: matrix 2j + h as there) are transposed by movmatrix, after which lane (l / 4, t) holds\n"
   "// word t (rows 8h + 2t, + 1) of token 8j + l / 4 of each; two butterfly exchanges within the lane quad (xor\n"
   "// 2: the off-diagonal 2 x 2 blocks, xor 1: within them) then give lane t all four words of matrix 4q + t,\n"
@@ -3524,7 +3534,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    u32 a[4];\n"
   "    #pragma unroll\n"
   "    for (int jj = 0; jj < 2; ++jj) {\n"
-  "      const int j = 2 * q + jj, m = tok0 + 8 * j + 2 * t;\n",
+  "      const int j = 2 * q + jj, m = tok0 + 8 * j + 2 * t;\n"
   "      const float rs0 = p.row_scale && m < valid \? p.row_scale[(i64)g * p.m_max + m] : 1.0f;\n"
   "      const float rs1 = p.row_scale && m + 1 < valid \? p.row_scale[(i64)g * p.m_max + m + 1] : 1.0f;\n"
   "      const float s0 = __fmul_rn(alpha, rs0), s1 = __fmul_rn(alpha, rs1);\n"
@@ -3565,7 +3575,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#endif\n"
   "  const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;\n"
   "  const u32 sbase = nvf_smem_u32(smem), full0 = nvf_smem_u32(bars), empty0 = full0 + 8u * NVF_SLOTS;\n"
-  "  if (threadIdx.x == 0) {\n"
+  "  if (threadIdx.x == 0) {\n",
   "    #pragma unroll\n"
   "    for (int b = 0; b < NVF_SLOTS; ++b) {\n"
   "      nvf_mbar_init(full0 + 8u * b, p.tok_ws \? 1 : 128); // one bulk copy, or every producer thread\n"
@@ -3582,7 +3592,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  if (threadIdx.x >= 128 * NVF_CWG && p.tok_ws) {\n"
   "    // ---- producer with a workspace: thread 0 copies the tile's slot images, one bulk copy a slot\n"
   "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\" ::\"n\"(NVF_PREGS));\n"
-  "    if (threadIdx.x != 128 * NVF_CWG) return;\n",
+  "    if (threadIdx.x != 128 * NVF_CWG) return;\n"
   "    const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS;\n"
   "    int slot = 0;\n"
   "    u32 phase = 1; // as below\n"
@@ -3629,7 +3639,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      const u8* src = live && m < valid \? a_g + (i64)m * (p.k / 2) : 0;\n"
   "      const u8* sf = asf_g + nvf_sf_offset_128x4(m < valid \? m : 0, 0, kc4);\n"
   "      #pragma unroll\n"
-  "      for (int d = 0; d < NVF_TSTAGES - 1; ++d)\n"
+  "      for (int d = 0; d < NVF_TSTAGES - 1; ++d)\n",
   "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, d * NVF_SPS + ss, nsteps, p.k, stage0 + ((st + d) % NVF_TSTAGES) * NVF_STAGE_BYTES, pt);\n"
   "      for (int f = 0; f < nslots; ++f) {\n"
   "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,\n"
@@ -3643,7 +3653,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        nvf_mbar_arrive(full0 + 8u * slot);\n"
   "        nvf_ring_next(slot, phase);\n"
   "        if (++st == NVF_TSTAGES) st = 0;\n"
-  "      }\n",
+  "      }\n"
   "      asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\"); // the zero fills past the tile's steps land first\n"
   "    }\n"
   "#if NVF_PERSIST\n"
@@ -3695,7 +3705,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    int sub = 0; // the smaller N this tile's tokens fit\n"
   "    while (NVF_VARN && sub < 3 && valid - tok0 <= NVF_TOK - (sub + 1) * NVF_NSTEP) ++sub;\n"
   "    float acc[NVF_TOK / 2];\n"
-  "    #pragma unroll\n"
+  "    #pragma unroll\n",
   "    for (int e = 0; e < NVF_TOK / 2; ++e) acc[e] = 0.0f;\n"
   "#if NVF_PERSIST\n"
   "    const bool last = tok0 + tiles * NVF_TOK >= valid; // the unit's last token tile: the loads ahead are the next unit's\n"
@@ -3714,7 +3724,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      for (int i = 0; i < 32; ++i) a[i] = 0x3C003C00u + (u32)(lane & 3) + 8u * (u32)i; // probe: any values\n"
   "    int prev = -1; // slot of the step in flight\n"
   "#if NVF_PERSIST\n"
-  "    // Each step refills its slot d of wq[] with step s + DEPTH - ldoff of wr (ldn steps; 0: none, zeros).\n",
+  "    // Each step refills its slot d of wq[] with step s + DEPTH - ldoff of wr (ldn steps; 0: none, zeros).\n"
   "    // The rounds of DEPTH steps keep d = step % DEPTH, so the last round, past this tile's steps by a\n"
   "    // whole round, loads the next tile's first steps: this unit's next token tile, or the next unit's.\n"
   "    int ldoff = 0, ldn = nsteps;\n"
@@ -3760,7 +3770,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "          const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)\n"
   "          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;\n"
   "          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n"
-  "          if (NVF_TRACE) c1 = nvf_clock();\n"
+  "          if (NVF_TRACE) c1 = nvf_clock();\n",
   "          if (!NVF_WSP_5) nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n"
   "          if (NVF_TRACE) {\n"
   "            const u32 c3 = nvf_clock();\n"
@@ -3782,7 +3792,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      #pragma unroll\n"
   "      for (int d = 0; d < NVF_DEPTH; ++d) {\n"
   "        const int s = s0 + d;\n"
-  "        if (s < nsteps) {\n",
+  "        if (s < nsteps) {\n"
   "          if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done\n"
   "          const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)\n"
   "          if (first && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
@@ -3832,7 +3842,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// images the producer above copies. Image f (slot fill f, steps f NVF_SPS ..) of token tile T of\n"
   "// group g at p.tok_ws + ((g tiles_m + T) nslots + f) NVF_SLOT_BYTES, tiles_m = ceil(m_max /\n"
   "// NVF_TOK), nslots = ceil(steps / NVF_SPS): the host's nvfp4moe__tok_ws_bytes. Tokens past\n"
-  "// masked_m and steps past K are zeros. 128 threads, one unit (token, step of the image) each, as\n"
+  "// masked_m and steps past K are zeros. 128 threads, one unit (token, step of the image) each, as\n",
   "// the producer's; CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.\n"
   "extern \"C\" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles) {\n"
   "  nvf_pdl_enter();\n"
@@ -3846,7 +3856,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    uint4 q[4];\n"
   "    u32 sfw[2] = {0u, 0u};\n"
   "    #pragma unroll\n"
-  "    for (int t = 0; t < 4; ++t) q[t] = make_uint4(0, 0, 0, 0);\n",
+  "    for (int t = 0; t < 4; ++t) q[t] = make_uint4(0, 0, 0, 0);\n"
   "    if (m < valid && s < nsteps) { // else zeros (a padding row's SF bytes may be NaN)\n"
   "      const u8* src = p.a + ((i64)g * p.m_max + m) * (p.k / 2) + (i64)s * 64;\n"
   "      const u8* sf = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k) + nvf_sf_offset_128x4(m, 0, kc4) + (i64)s * 1024;\n"
@@ -6963,30 +6973,35 @@ NVFP4MOE__PRIVATE int nvfp4moe__gemm_kernel(const nvfp4moe_context* ctx, const n
   return ctx->target_sm == 90 && p->k >= 2560;
 }
 
-/* A tuning run's -DNVF_PCOMPACT[=v] (gemm_wgmma_ws.cu; as the preprocessor reads it: bare is 1), else 0 */
+/* A tuning run's -DNVF_PCOMPACT[=v] (gemm_wgmma_ws.cu; as the preprocessor reads it: bare is 1), else -1 (the
+   default: the unit table on the 48-token tile only) */
 NVFP4MOE__PRIVATE int nvfp4moe__ws_pcompact(const nvfp4moe_context* ctx) {
   const char* d = strstr(ctx->tune_define, "NVF_PCOMPACT");
-  return !d ? 0 : d[12] != '=' ? 1 : atoi(d + 13);
+  return !d ? -1 : d[12] != '=' ? 1 : atoi(d + 13);
 }
 
 /* Whether the token-producer tile of `tok` tokens runs on a resident grid: the kernel's NVF_PERSIST
-   default (the 32-token tiles, and on TILED weights the 64-token ones: gemm_wgmma_ws.cu), or a tuning
-   run's -DNVF_PERSIST=0/1 (every tile) or -DNVF_PERSIST_T32 (only the 32-token tiles, 0.5.2's rule)
-   from $NVFP4MOE_TUNE_DEFINE */
+   default (the 32-token tiles, and on TILED weights the 48- and 64-token ones: gemm_wgmma_ws.cu; the 48-token
+   one since 0.5.5, with the unit table), or a tuning run's -DNVF_PERSIST=0/1 (every tile), -DNVF_PERSIST_T32
+   (only the 32-token tiles, 0.5.2's rule) or -DNVF_PCOMPACT=0/1 (0.5.4's rule: not the 48-token tile) from
+   $NVFP4MOE_TUNE_DEFINE */
 NVFP4MOE__PRIVATE int nvfp4moe__ws_persist(const nvfp4moe_context* ctx, unsigned tok, int tiled) {
   const char* d = strstr(ctx->tune_define, "NVF_PERSIST");
+  const int pc = nvfp4moe__ws_pcompact(ctx);
   if (d && strncmp(d + 11, "_T32", 4) == 0) return tok == 32u;
   if (d) return d[11] != '=' || atoi(d + 12) != 0; /* as the preprocessor reads -DNVF_PERSIST[=v] */
-  if (nvfp4moe__ws_pcompact(ctx) >= 2 && tiled && tok == 48u) return 1; /* -DNVF_PCOMPACT=2: the 48-token tile too */
+  if ((pc < 0 || pc >= 2) && tiled && tok == 48u) return 1;
   return tok == 32u || (tiled && tok == 64u);
 }
 
-/* Whether a resident grid numbers its units without gaps from a table of groups + 1 ints in shared
-   memory (gemm_wgmma_ws.cu, nvf_ws_build_tab; p.ptab): only under a tuning run's -DNVF_PCOMPACT[=1 or 2]
-   (it cost 1-10 % where every expert has the same tokens: bench/NOTES.md, thirty-fourth session), and
+/* Whether a resident grid of the `tok`-token tile numbers its units without gaps from a table of groups + 1
+   ints in shared memory (gemm_wgmma_ws.cu, nvf_ws_build_tab; p.ptab): by default the 48-token tile's (on the
+   32- and 64-token tiles it bought nothing and cost up to 3.5 % at Poisson(16) tokens: bench/NOTES.md,
+   thirty-fifth session), every tile's under a tuning run's -DNVF_PCOMPACT[=1 or 2], none under =0; and only
    where the table fits beside the kernel's `smem` bytes */
-NVFP4MOE__PRIVATE int nvfp4moe__ws_ptab(const nvfp4moe_context* ctx, int groups, unsigned smem) {
-  if (nvfp4moe__ws_pcompact(ctx) == 0) return 0;
+NVFP4MOE__PRIVATE int nvfp4moe__ws_ptab(const nvfp4moe_context* ctx, int groups, unsigned smem, unsigned tok) {
+  const int pc = nvfp4moe__ws_pcompact(ctx);
+  if (pc == 0 || (pc < 0 && tok != 48u)) return 0;
   /* 1 KB kept for the kernel's static shared memory (the ring's barriers) */
   return (long long)smem + 4LL * (groups + 1) + 1024 <= (long long)ctx->smem_optin;
 }
@@ -7064,7 +7079,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
         /* the kernel steps u + gridDim.x in int: keep the units that far below 2^31 (fewer token tiles
            only make each unit loop over more) */
         const long long most = (0x7FFFFFFFLL - ctx->sm_count) / blocks;
-        q.ptab = nvfp4moe__ws_ptab(ctx, p->groups, smem);
+        q.ptab = nvfp4moe__ws_ptab(ctx, p->groups, smem, tok);
         /* numbered without gaps, every token tile of m_max is a unit (those without tokens are not
            numbered); else the tiles cover em and an expert past them loops */
         q.tiles_m = q.ptab ? (p->m_max + (int)tok - 1) / (int)tok : (int)(grid / blocks);

@@ -1803,6 +1803,35 @@ X66)
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X71)
+  # thirty-fifth session's last call (0.5.5 candidate: the unit table and residency on the TILED 48-token tile, the
+  # hoisted decode on the 32- and 48-token tiles): tests of the new default, in parallel (token-producer every-tile;
+  # resident units under the default and -DNVF_PCOMPACT=0/1/2; layer, group isolation, graph replay, GEMM shapes;
+  # memcheck on resident units), then the A/B of the default (b) against 0.5.4's kernels (a = -DNVF_PCOMPACT=0):
+  # uniform 32/64 eight rounds, Poisson(16)/(33) and the four layers six rounds
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a > /tmp/pc_default.log 2>&1 &
+  PDEFS="-DNVF_Y=1 -DNVF_PCOMPACT=0 -DNVF_PCOMPACT=1 -DNVF_PCOMPACT=2" precompile_defs
+  wait
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout 200 ./build/test_gpu > "$OUT/t_et.log" 2>&1 &
+  TEST_QUICK=1 TEST_ONLY=resident_units timeout 200 ./build/test_gpu > "$OUT/t_ru.log" 2>&1 &
+  (for t in moe_layer group_isolation graph_replay gemm_shapes; do
+     TEST_QUICK=1 TEST_ONLY=$t timeout 60 ./build/test_gpu > "$OUT/t_$t.log" 2>&1; done) &
+  TEST_QUICK=1 TEST_ONLY=resident_units timeout 230 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu \
+    > "$OUT/memcheck.ru.log" 2>&1
+  echo "memcheck resident units exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.ru.log" | head -1)"
+  wait
+  for l in "$OUT"/t_*.log; do echo "$(basename "$l"): $(grep -E '^PASS|^FAIL|^SKIP|^# [0-9]+ launches' "$l" | cut -c1-110 | tr '\n' ' ')"; done
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+  a="-DNVF_PCOMPACT=0"; b="-DNVF_Y=1"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-100} python3 tools/bench.py --defines "$a,$b,$b,$a,$a,$b,$b,$a,$a,$b,$b,$a,$a,$b,$b,$a" \
+    --ms 32,64 --only gemm --out "$OUT/ab_055_uniform.json" > "$OUT/ab1.log" 2>&1
+  echo "A/B 1 rc $? at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${ABT2:-120} python3 tools/bench.py --defines "$a,$b,$b,$a,$a,$b,$b,$a,$a,$b,$b,$a" \
+    --poisson --ms 16,33 --only gemm,layer --out "$OUT/ab_055_poisson.json" > "$OUT/ab2.log" 2>&1
+  echo "A/B 2 rc $? at $(( $(date +%s) - t0 )) s"
+  ;;
 X70)
   # thirty-fifth session: where the table's cost at 64 uniform tokens lies (X69: +4 to +5 %, the numbering unchanged):
   # a = default, b = the table (-DNVF_PCOMPACT=1), c = the table built but not used (-DNVF_PCOMPACT_PROBE=1), d = used

@@ -136,11 +136,12 @@ NVF_DEV u32 nvf_clock() {
 // consumers load the next unit's first weight steps under the current unit's last ones, so the weight
 // stream does not drain and refill at each unit. On an H200 (bench/NOTES.md, twenty-fifth session, X27,
 // B25): 32 tokens -1.4 to -7.2 %, the Qwen3 layer -5.7 %; the 48-token tile also gains on full tiles
-// and on the Qwen3 and gpt-oss layers, but the DeepSeek-V3 layer loses 14-18 %, so it is not resident:
+// and on the Qwen3 and gpt-oss layers, but the DeepSeek-V3 layer lost 14-18 % under the old numbering:
 // one expert there has 49 tokens, and tiles_m (from expected_m) makes its units take two passes each,
 // dealt to a fixed set of CTAs that then finish late (thirty-third session, X65: units numbered without
 // gaps fix it, -6.4 % on the layer, but a per-thread cursor over the groups cost more elsewhere; a table
-// instead, thirty-fourth session: -DNVF_PCOMPACT=2 below). On an H100 with the register epilogue (thirty-third
+// instead, thirty-fourth and thirty-fifth sessions: since 0.5.5 the TILED 48-token tile is resident with
+// the table, NVF_PCOMPACT below). On an H100 with the register epilogue (thirty-third
 // session, X62, X63): 64 tokens at m = 64 -1.6 to -17.9 % on four GEMMs (gpt-oss +1.6 %, -5.2 % in
 // X62), at Poisson(40) -0.2 to -15.5 %: resident. 128 tokens gains only where K is short (Qwen3 GEMM2,
 // K 768: -10.4 % at m = 128), and the resident-built code loses even on a one-CTA-a-unit grid where K
@@ -148,24 +149,31 @@ NVF_DEV u32 nvf_clock() {
 // 0.5.2's rule: their 64-token tile built resident spills (48 bytes of stack on sm_90a) and was not
 // measured. Tuning runs: -DNVF_PERSIST=0/1 (every tile), -DNVF_PERSIST_T32 (0.5.2's rule: only the
 // 32-token tiles); the host parses both.
-// NVF_PCOMPACT (tuning runs; 0 by default): 1 numbers the resident grid's units without gaps (nvf_ws_build_tab
-// below; the host passes p.ptab where the table fits), 2 also puts the TILED 48-token tile on the resident grid.
+// NVF_PCOMPACT: the resident grid's units numbered without gaps (nvf_ws_build_tab below; the host passes p.ptab
+// where the table fits). By default (0.5.5) only on the TILED 48-token tile, which it puts on the resident grid
+// (bench/NOTES.md, thirty-fifth session: at Poisson(33) tokens 2 to 16 % faster, where on the 32- and 64-token tiles
+// it bought nothing); tuning runs: 0 none (0.5.4's kernels, the 48-token tile not resident), 1 on every resident
+// tile, 2 on every resident tile and the TILED 48-token tile resident.
 #ifdef NVF_PCOMPACT_PROBE // (thirty-fifth session, timing only; the host builds the table: its define reads "NVF_PCOMPACT")
-#define NVF_PCOMPACT 1    // 1: the table built but not used (the old numbering); 2: used, without NVF_WSNEXT
+#define NVF_PCOMPACT 1    // 1: the table built but not used (the old numbering); 2: used, without the hoisted decode
 #else
 #define NVF_PCOMPACT_PROBE 0
 #endif
 #ifndef NVF_PCOMPACT
-#define NVF_PCOMPACT 0
+#define NVF_PCOMPACT_DEFAULT 1
+#define NVF_PCOMPACT (NVF_TOK == 48 ? 2 : 0)
+#else
+#define NVF_PCOMPACT_DEFAULT 0
 #endif
-// NVF_WSNEXT (tuning runs; on with the table): the consumers decode the next unit once, when a unit starts,
-// and keep it (group, block, token tile) for the unit after, instead of decoding it in the step loop's last
-// round and again when it starts (thirty-fifth session: the table's decode there grew that loop by 91 SASS
-// instructions, and moved loop-invariant values out of uniform registers).
+// The consumers decode the next unit once, when a unit starts, and keep it (group, block, token tile) for the unit
+// after, instead of decoding it in the step loop's last round and again when it starts: on the 32- and 48-token
+// tiles unless -DNVF_PCOMPACT=0, everywhere under -DNVF_WSNEXT=1 (tuning runs). Thirty-fifth session (X70, H100):
+// the 32-token tile's step loop 476 -> 365 SASS instructions, 1.5-4.4 % faster at 32 tokens; the 64-token tile's
+// stack 8 -> 48 bytes and 3-4 % slower at 64, so not there.
 #ifndef NVF_WSNEXT
 #define NVF_WSNEXT 0
 #endif
-#define NVF_WSNEXT_ON (NVF_WSNEXT || (NVF_PCOMPACT && NVF_PCOMPACT_PROBE != 2))
+#define NVF_WSNEXT_ON (NVF_WSNEXT || (NVF_TOK != 64 && NVF_PCOMPACT_PROBE != 2 && (NVF_PCOMPACT_DEFAULT || NVF_PCOMPACT)))
 #ifndef NVF_PERSIST
 #if defined(NVF_PERSIST_T32) || !(defined(NVF_WTILED) && NVF_WTILED)
 #define NVF_PERSIST (NVF_TOK == 32)
@@ -244,15 +252,17 @@ NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {
 // The resident grid's work units. By default every (group, row block, token tile < tiles) is a unit and
 // CTAs skip those without tokens: an expert with more than tiles_m token tiles (tiles_m from expected_m)
 // then makes its units take two passes each, on a fixed set of CTAs that finish late (the 48-token tile's loss on the
-// DeepSeek-V3 layer). With p.ptab (-DNVF_PCOMPACT=1 or 2, tuning runs; the table must fit) they are
+// DeepSeek-V3 layer). With p.ptab (the TILED 48-token tile by default, every resident tile under
+// -DNVF_PCOMPACT=1 or 2; the table must fit) they are
 // numbered without gaps: one unit per (group g, row block, token tile holding tokens), the token tile
 // fastest, the groups in order; tab[g] (shared memory, groups + 1 ints after the staging areas: the host
 // adds them) counts the units before group g. Each CTA builds the table at its start (every thread loads masked_m
 // of its groups, then warp 0 scans them in place by shuffles, 32 groups a pass) and finds a unit's group from it
 // (nvf_ws_decode), so no thread carries a cursor over the groups (X65's cursor cost registers and serial
-// loads). Measured (bench/NOTES.md, thirty-fourth session, X66 on an H100, X67 on an H200): with the
-// 48-token tile resident (=2) the DeepSeek-V3 layer -5.7 % / -2.5 %, but where every expert has the same
-// tokens (the numbering unchanged) +1 to +10 %, and the Qwen3 layer +2 to +6 %: not the default.
+// loads). Measured (bench/NOTES.md, thirty-fourth and thirty-fifth sessions, X66, X68-X70 on an H100, X67
+// on an H200): with the 48-token tile resident (=2) the DeepSeek-V3 layer -5.4 % / -2.5 %, the GEMMs at
+// Poisson(33) -2 to -16 %; on the 32- and 64-token tiles the table itself bought nothing (+-0.5 % at
+// Poisson(33)) and cost up to 3.5 % at Poisson(16) (Qwen3 GEMM2): so by default only on the 48-token tile.
 struct NvfWsUnit {
   int g, blk, tt; // group, row block, first token tile
 };

@@ -741,7 +741,7 @@ static void test_gemm_tile_heuristic(void) {
   for (i = 0; i < sizeof nvfp4moe__ws_tok / sizeof nvfp4moe__ws_tok[0]; ++i)
     check_spec_defines(NVFP4MOE__SPEC_GEMM_WS128 + (int)i, "gemm_wgmma_ws.cu", "NVF_TOK", nvfp4moe__ws_tok[i], "NVF_CWG",
                        nvfp4moe__ws_cwg[i]);
-  { /* the resident grid: the 32-token tiles, and on TILED weights the 64-token ones (the kernel's
+  { /* the resident grid: the 32-token tiles, and on TILED weights the 48- and 64-token ones (the kernel's
        NVF_PERSIST default), or as a tuning define says */
     nvfp4moe_context* c = (nvfp4moe_context*)calloc(1, sizeof *c);
     unsigned tk;
@@ -750,7 +750,8 @@ static void test_gemm_tile_heuristic(void) {
       for (tl = 0; tl < 2; ++tl) {
         tk = (unsigned)nvfp4moe__ws_tok[i];
         got = nvfp4moe__ws_persist(c, tk, tl);
-        CHECK(got == (tk == 32u || (tl && tk == 64u)), "resident grid for the %u-token tile (tiled %d): %d", tk, tl, got);
+        CHECK(got == (tk == 32u || (tl && (tk == 48u || tk == 64u))), "resident grid for the %u-token tile (tiled %d): %d",
+              tk, tl, got);
       }
     strcpy(c->tune_define, "-DNVF_PERSIST=0");
     CHECK(!nvfp4moe__ws_persist(c, 32u, 1), "-DNVF_PERSIST=0 keeps the 32-token tile off the resident grid");
@@ -764,18 +765,21 @@ static void test_gemm_tile_heuristic(void) {
     /* the gap-free unit table: groups + 1 ints beside the kernel's bytes and 1 KB, else the old numbering */
     c->smem_optin = 232448;
     c->tune_define[0] = '\0';
-    CHECK(!nvfp4moe__ws_ptab(c, 32, 98304u), "the old numbering by default");
+    CHECK(!nvfp4moe__ws_ptab(c, 32, 98304u, 32u) && !nvfp4moe__ws_ptab(c, 32, 224256u, 64u),
+          "the old numbering by default on the 32- and 64-token tiles");
+    CHECK(nvfp4moe__ws_ptab(c, 32, 98304u, 48u), "the table by default on the 48-token tile");
     strcpy(c->tune_define, "-DNVF_PCOMPACT");
-    CHECK(nvfp4moe__ws_ptab(c, 32, 224256u), "the unit table of 32 groups fits beside 224256 bytes");
-    CHECK(nvfp4moe__ws_ptab(c, 1791, 224256u), "1792 ints fit exactly (224256 + 7168 + 1024 = 232448)");
-    CHECK(!nvfp4moe__ws_ptab(c, 1792, 224256u), "1793 ints do not fit");
+    CHECK(nvfp4moe__ws_ptab(c, 32, 224256u, 64u), "the unit table of 32 groups fits beside 224256 bytes");
+    CHECK(nvfp4moe__ws_ptab(c, 1791, 224256u, 64u), "1792 ints fit exactly (224256 + 7168 + 1024 = 232448)");
+    CHECK(!nvfp4moe__ws_ptab(c, 1792, 224256u, 64u), "1793 ints do not fit");
     strcpy(c->tune_define, "-DNVF_PCOMPACT=0");
-    CHECK(!nvfp4moe__ws_ptab(c, 32, 98304u), "-DNVF_PCOMPACT=0 gives the old numbering");
+    CHECK(!nvfp4moe__ws_ptab(c, 32, 98304u, 48u) && !nvfp4moe__ws_persist(c, 48u, 1),
+          "-DNVF_PCOMPACT=0 gives the old numbering, and the 48-token tile off the resident grid (0.5.4)");
     strcpy(c->tune_define, "-DNVF_PCOMPACT=1");
-    CHECK(nvfp4moe__ws_ptab(c, 32, 98304u), "-DNVF_PCOMPACT=1 gives the table");
+    CHECK(nvfp4moe__ws_ptab(c, 32, 98304u, 32u), "-DNVF_PCOMPACT=1 gives the table");
     CHECK(!nvfp4moe__ws_persist(c, 48u, 1), "-DNVF_PCOMPACT=1 keeps the 48-token tile off the resident grid");
     strcpy(c->tune_define, "-DNVF_PCOMPACT=2");
-    CHECK(nvfp4moe__ws_ptab(c, 32, 98304u) && nvfp4moe__ws_persist(c, 48u, 1) && !nvfp4moe__ws_persist(c, 48u, 0) &&
+    CHECK(nvfp4moe__ws_ptab(c, 32, 98304u, 32u) && nvfp4moe__ws_persist(c, 48u, 1) && !nvfp4moe__ws_persist(c, 48u, 0) &&
               nvfp4moe__ws_persist(c, 64u, 1) && !nvfp4moe__ws_persist(c, 128u, 1),
           "-DNVF_PCOMPACT=2: the table, and the TILED 48-token tile resident too");
     free(c);

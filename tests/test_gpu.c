@@ -850,11 +850,13 @@ static void test_gemm_every_tile_config(void) {
   printf("# %d cases ran again with the token workspace\n", g_ws_cases);
 }
 
-/* The resident grid's work units (gemm_wgmma_ws.cu): the token-producer tiles forced, under the default
-   numbering and under the tuning defines of the gap-free one (-DNVF_PCOMPACT=1: a table of units per group
-   in shared memory; =2: and the TILED 48-token tile resident), or only under $NVFP4MOE_TUNE_DEFINE where a
-   tuning run sets one. Each launch's logged dynamic shared memory says whether the table was built: the
-   kernel's bytes, plus 4 (groups + 1) where the define asks for it, the tile is resident and it fits. */
+/* The resident grid's work units (gemm_wgmma_ws.cu): the token-producer tiles forced, under the default (the
+   gap-free numbering, from a table of units per group in shared memory, on the TILED 48-token tile, which is
+   resident; the old numbering on the others) and the tuning defines -DNVF_PCOMPACT=0 (no table, the 48-token
+   tile not resident: 0.5.4), =1 (the table on every resident tile) and =2 (and the 48-token tile resident), or
+   only under $NVFP4MOE_TUNE_DEFINE where a tuning run sets one. Each launch's logged dynamic shared memory says
+   whether the table was built: the kernel's bytes, plus 4 (groups + 1) where the define asks for it, the tile is
+   resident and it fits. */
 /* The number a launch logged just before `what` (" CTAs of ", " bytes of dynamic shared memory"), or -1 */
 static long long launched_number(const char* launched, const char* what) {
   const char* e = strstr(launched, what);
@@ -876,7 +878,7 @@ static void test_gemm_resident_units(void) {
       {1800, 4, 16, 256, 9, 0, 1, 0, 0, 1}};
   static const char* configs[] = {"gemm_sm90_ws_t32_wg4",      "gemm_sm90_ws_t32_wg4_varn", "gemm_sm90_ws_t64_wg4",
                                   "gemm_sm90_ws_t64_wg4_varn", "gemm_sm90_ws_t48_wg4",      "gemm_sm90_ws_t48_wg4_varn"};
-  static const char* defines[] = {"", "-DNVF_PCOMPACT=1", "-DNVF_PCOMPACT=2"};
+  static const char* defines[] = {"", "-DNVF_PCOMPACT=0", "-DNVF_PCOMPACT=1", "-DNVF_PCOMPACT=2"};
   const char* env = getenv("NVFP4MOE_TUNE_DEFINE");
   const char* prepass = getenv("NVFP4MOE_TOKEN_PREPASS");
   char given[64] = "";
@@ -901,10 +903,11 @@ static void test_gemm_resident_units(void) {
     strcpy(given, env);
     printf("# NVFP4MOE_TUNE_DEFINE=%s: only under it\n", given);
   }
-  for (di = 0; di < 3; ++di) {
+  for (di = 0; di < 4; ++di) {
     const char* def = given[0] ? given : defines[di];
     const char* pc = strstr(def, "NVF_PCOMPACT");
-    const int compact = pc && !(pc[12] == '=' && atoi(pc + 13) == 0), t48 = pc && pc[12] == '=' && atoi(pc + 13) >= 2;
+    const int level = !pc ? -1 : pc[12] != '=' ? 1 : atoi(pc + 13); /* -1: the default */
+    const int compact = level != 0, t48 = level < 0 || level >= 2;
     int with_table = 0;
     if (given[0] && di > 0) break;
     for (i = 0; i < sizeof configs / sizeof configs[0]; ++i) {
@@ -912,7 +915,8 @@ static void test_gemm_resident_units(void) {
       nvfp4moe_context* ctx = 0;
       nvfp4moe_desc d;
       if (tok == 48 && !t48) continue; /* not resident: the every-tile test's */
-      if (g_quick && !compact && strstr(configs[i], "_varn")) continue; /* quick: the every-tile test runs those */
+      if (g_quick && !(level < 0 ? tok == 48 : level > 0) && strstr(configs[i], "_varn"))
+        continue; /* quick, no table: the every-tile test runs those */
       memset(&d, 0, sizeof d);
       d.logger.func = launch_logger;
       d.logger.level = NVFP4MOE_LOG_DEBUG;
@@ -935,7 +939,7 @@ static void test_gemm_resident_units(void) {
         out = (unsigned short*)malloc(2 * t.nd);
         for (n = 0; n < 2; ++n) { /* without, then with the workspace (NaN bytes first) */
           const int base = 6 * 2 * tok * 256 + (n ? 0 : 3 * tok * 2 * 72) + (tok <= 48 ? 4 * 4 * tok * 32 : 0);
-          const int table = compact && resident && base + 4 * (c->groups + 1) + 1024 <= 232448;
+          const int table = (level < 0 ? tok == 48 : level > 0) && resident && base + 4 * (c->groups + 1) + 1024 <= 232448;
           long long bad, smem;
           if (n) {
             g.workspace_size = nvfp4moe_gemm_workspace_size(ctx, &g);
