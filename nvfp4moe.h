@@ -87,11 +87,14 @@
    formats, results and API unchanged.
    0.5.4: the sm90 resident grid can number its work units without gaps from a per-CTA table of units
    per group (tuning define -DNVF_PCOMPACT=1/2; off by default, the default kernels do the same loads,
-   stores and barriers as 0.5.3's); formats, results and API unchanged. */
+   stores and barriers as 0.5.3's); formats, results and API unchanged.
+   0.5.5: the sm90 48-token tile on TILED weights runs on the resident grid, its units numbered without
+   gaps from the per-CTA table; the 32- and 48-token tiles decode their next unit once, when a unit
+   starts (-DNVF_PCOMPACT=0 builds 0.5.4's kernels); formats, results and API unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
-#define NVFP4MOE_VERSION_PATCH 4
-#define NVFP4MOE_VERSION_STRING "0.5.4"
+#define NVFP4MOE_VERSION_PATCH 5
+#define NVFP4MOE_VERSION_STRING "0.5.5"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
