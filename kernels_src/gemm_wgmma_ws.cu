@@ -129,7 +129,7 @@ NVF_DEV u32 nvf_clock() {
   return c;
 }
 
-// NVF_PERSIST (1 for the 32-token tiles and, on TILED weights, the 64-token ones; the host's
+// NVF_PERSIST (1 for the 32-token tiles and, on TILED weights, the 48- and 64-token ones; the host's
 // nvfp4moe__ws_persist mirrors it): a resident grid (the host launches at most one CTA per SM and sets
 // p.tiles_m). Each CTA takes the work units u = blockIdx.x, + gridDim.x, .. (unit: group, row block,
 // token tile; the token tile fastest, as the one-CTA-a-unit grid's order) that hold tokens, and its
@@ -154,8 +154,9 @@ NVF_DEV u32 nvf_clock() {
 // (bench/NOTES.md, thirty-fifth session: at Poisson(33) tokens 2 to 16 % faster, where on the 32- and 64-token tiles
 // it bought nothing); tuning runs: 0 none (0.5.4's kernels, the 48-token tile not resident), 1 on every resident
 // tile, 2 on every resident tile and the TILED 48-token tile resident.
-#ifdef NVF_PCOMPACT_PROBE // (thirty-fifth session, timing only; the host builds the table: its define reads "NVF_PCOMPACT")
-#define NVF_PCOMPACT 1    // 1: the table built but not used (the old numbering); 2: used, without the hoisted decode
+#ifdef NVF_PCOMPACT_PROBE // (thirty-fifth session, timing only, alone; the host builds the table: its define reads
+#define NVF_PCOMPACT 1    // "NVF_PCOMPACT") 1: the table built but not used (the old numbering); 2: used, without
+                          // the hoisted decode; other values as -DNVF_PCOMPACT=1
 #else
 #define NVF_PCOMPACT_PROBE 0
 #endif
@@ -166,10 +167,11 @@ NVF_DEV u32 nvf_clock() {
 #define NVF_PCOMPACT_DEFAULT 0
 #endif
 // The consumers decode the next unit once, when a unit starts, and keep it (group, block, token tile) for the unit
-// after, instead of decoding it in the step loop's last round and again when it starts: on the 32- and 48-token
-// tiles unless -DNVF_PCOMPACT=0, everywhere under -DNVF_WSNEXT=1 (tuning runs). Thirty-fifth session (X70, H100):
-// the 32-token tile's step loop 476 -> 365 SASS instructions, 1.5-4.4 % faster at 32 tokens; the 64-token tile's
-// stack 8 -> 48 bytes and 3-4 % slower at 64, so not there.
+// after, instead of decoding it in the step loop's last round and again when it starts: on every resident tile
+// but the 64-token one, unless -DNVF_PCOMPACT=0 or -DNVF_PCOMPACT_PROBE=2; on all under -DNVF_WSNEXT=1 (tuning
+// runs; no define turns it off alone). Thirty-fifth session (X70, H100): the 32-token tile's step loop 476 -> 365
+// SASS instructions (stack 0 -> 8 bytes), 1.5-4.4 % faster at 32 tokens; the TILED 48-token tile's stack 0 -> 32
+// bytes (timed with it: X69's =2 arm); the 64-token tile's stack 8 -> 48 bytes and 3-4 % slower at 64: not there.
 #ifndef NVF_WSNEXT
 #define NVF_WSNEXT 0
 #endif
