@@ -1815,18 +1815,20 @@ X71)
   PDEFS="-DNVF_Y=1 -DNVF_PCOMPACT=0 -DNVF_PCOMPACT=1 -DNVF_PCOMPACT=2" precompile_defs
   wait
   echo "precompiled at $(( $(date +%s) - t0 )) s"
-  TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout 200 ./build/test_gpu > "$OUT/t_et.log" 2>&1 &
-  TEST_QUICK=1 TEST_ONLY=resident_units timeout 200 ./build/test_gpu > "$OUT/t_ru.log" 2>&1 &
+  (TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout 200 ./build/test_gpu > "$OUT/t_et.log" 2>&1
+   echo "# rc $?" >> "$OUT/t_et.log") &
+  (TEST_QUICK=1 TEST_ONLY=resident_units timeout 200 ./build/test_gpu > "$OUT/t_ru.log" 2>&1; echo "# rc $?" >> "$OUT/t_ru.log") &
   (for t in quantize_per_token quantize_masked silu_mul_quantize software e2m1 long_rows many_rows weight_quant sf_convert \
            gemm_shapes group_isolation weights_relayout tiled_same_bits graph_replay test_moe_layer widened self_test threads; do
      left=$(( ${TT:-330} - ($(date +%s) - t0) ))
      [ $left -lt 10 ] && { echo "no time left for $t" > "$OUT/t_$t.log"; continue; }
-     TEST_QUICK=1 TEST_ONLY=$t timeout $left ./build/test_gpu > "$OUT/t_$t.log" 2>&1; done) &
-  TEST_QUICK=1 TEST_ONLY=resident_units timeout 230 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu \
+     TEST_QUICK=1 TEST_ONLY=$t timeout $left ./build/test_gpu > "$OUT/t_$t.log" 2>&1; echo "# rc $?" >> "$OUT/t_$t.log"
+   done) &
+  TEST_QUICK=1 TEST_ONLY=resident_units timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu \
     > "$OUT/memcheck.ru.log" 2>&1
   echo "memcheck resident units exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.ru.log" | head -1)"
   wait
-  for l in "$OUT"/t_*.log; do echo "$(basename "$l"): $(grep -E '^PASS|^FAIL|^SKIP|^# [0-9]+ launches' "$l" | cut -c1-110 | tr '\n' ' ')"; done
+  for l in "$OUT"/t_*.log; do echo "$(basename "$l"): $(grep -E '^PASS|^FAIL|^SKIP|^# [0-9]+ launches|^# rc|^no time' "$l" | cut -c1-110 | tr '\n' ' ')"; done
   echo "tests done at $(( $(date +%s) - t0 )) s"
   a="-DNVF_PCOMPACT=0"; b="-DNVF_Y=1"
   PYTHONUNBUFFERED=1 timeout ${ABT:-100} python3 tools/bench.py --defines "$a,$b,$b,$a,$a,$b,$b,$a,$a,$b,$b,$a,$a,$b,$b,$a" \
