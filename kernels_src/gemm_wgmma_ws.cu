@@ -337,11 +337,13 @@ NVF_DEV int nvf_ws_unit(const NvfGemmParams& p, const int* tab, int u, int tiles
   return -1;
 }
 
-// The rows of unit u's weight block a consumer thread reads: its rows rw, rw + 8 of the block.
+// The rows of unit w's weight block a consumer thread reads: its rows rw, rw + 8 of the block; and unit u's.
+NVF_DEV NvfWgRows nvf_ws_rows(const NvfGemmParams& p, const NvfWsUnit& w, int rw, int t, int kc4) {
+  return nvf_wg_rows(p, w.g, w.blk * NVF_ROWS + rw, t, kc4);
+}
 NVF_DEV NvfWgRows nvf_ws_unit_rows(const NvfGemmParams& p, const int* tab, int u, int tiles, int nblocks, int rw, int t,
                                    int kc4) {
-  const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);
-  return nvf_wg_rows(p, w.g, w.blk * NVF_ROWS + rw, t, kc4);
+  return nvf_ws_rows(p, nvf_ws_decode<true>(p, tab, u, tiles, nblocks), rw, t, kc4);
 }
 
 // The warp's results D[g, tok0 + token, rw0 + row] (rows rw0 .. rw0 + 15: its rows r0 and r0 + 8 of the
@@ -551,7 +553,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   int tstep = blockIdx.x < 256 ? 0 : NVF_TRACE_STEPS; // (probe 6) steps traced; none past the caller's 256 CTAs
 #if NVF_WSNEXT_ON
   NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks); // the unit's; then the next one's, decoded below
-  NvfWgRows wr = nvf_wg_rows(p, w.g, w.blk * NVF_ROWS + rw, t, kc4);
+  NvfWgRows wr = nvf_ws_rows(p, w, rw, t, kc4);
 #else
   NvfWgRows wr = nvf_ws_unit_rows(p, tab, u, tiles, nblocks, rw, t, kc4);
 #endif
@@ -608,7 +610,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
       if (s0 + NVF_DEPTH >= nsteps_e) { // the last round
         ldoff = nsteps_e;
 #if NVF_WSNEXT_ON
-        if (last && un >= 0) wr = nvf_wg_rows(p, wn.g, wn.blk * NVF_ROWS + rw, t, kc4);
+        if (last && un >= 0) wr = nvf_ws_rows(p, wn, rw, t, kc4);
 #else
         if (last && un >= 0) wr = nvf_ws_unit_rows(p, tab, un, tiles, nblocks, rw, t, kc4);
 #endif
