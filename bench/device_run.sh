@@ -1803,13 +1803,30 @@ X66)
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+F36)
+  # thirty-sixth session (0.5.5 as committed, after X71's tests and A/B on an H100): a few GPU tests in parallel on
+  # this card (token-producer every-tile, resident units, the layer), then the full benchmark (the file named by the card)
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  (TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout 150 ./build/test_gpu > "$OUT/t_et.log" 2>&1; echo "# rc $?" >> "$OUT/t_et.log") &
+  (TEST_QUICK=1 TEST_ONLY=resident_units timeout 150 ./build/test_gpu > "$OUT/t_ru.log" 2>&1; echo "# rc $?" >> "$OUT/t_ru.log") &
+  (TEST_QUICK=1 TEST_ONLY=test_moe_layer timeout 150 ./build/test_gpu > "$OUT/t_layer.log" 2>&1; echo "# rc $?" >> "$OUT/t_layer.log") &
+  wait
+  for l in "$OUT"/t_*.log; do echo "$(basename "$l"): $(grep -E '^PASS|^FAIL|^SKIP|^# rc' "$l" | cut -c1-110 | tr '\n' ' ')"; done
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${BT:-330} python3 tools/bench.py > "$OUT/bench.log" 2>&1
+  echo "bench exit $?"; tail -40 "$OUT/bench.log" | cut -c1-150
+  w=$(grep -m1 '^wrote ' "$OUT/bench.log" | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 X71)
   # thirty-fifth session's last call (0.5.5 candidate: the unit table and residency on the TILED 48-token tile, the
   # hoisted decode on the 32- and 48-token tiles): tests of the new default, in parallel (token-producer every-tile;
   # resident units under the default and -DNVF_PCOMPACT=0/1/2; the rest of the quick GPU suite, test by test, under
   # one deadline ($TT s from the start); memcheck on resident units), then the A/B of the default (b) against 0.5.4's
   # kernels (a = -DNVF_PCOMPACT=0): uniform 32/64 eight rounds, Poisson(16)/(33) and the four layers six rounds.
-  # Not run in the thirty-fifth session (no device time left): the next session's first call.
+  # Not run in the thirty-fifth session (no device time left); ran as the thirty-sixth session's first call (H100).
   t0=$(date +%s)
   ./build/nvfp4moe_precompile sm_90a > /tmp/pc_default.log 2>&1 &
   PDEFS="-DNVF_Y=1 -DNVF_PCOMPACT=0 -DNVF_PCOMPACT=1 -DNVF_PCOMPACT=2" precompile_defs
