@@ -3298,14 +3298,15 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#endif\n"
   "// The consumers decode the next unit once, when a unit starts, and keep it (group, block, token tile) for the unit\n"
   "// after, instead of decoding it in the step loop's last round and again when it starts: on every resident tile\n"
-  "// but the 64-token one, unless -DNVF_PCOMPACT=0 or -DNVF_PCOMPACT_PROBE=2; on all under -DNVF_WSNEXT=1 (tuning\n"
-  "// runs; no define turns it off alone). Thirty-fifth session (X70, H100): the 32-token tile's step loop 476 -> 365\n"
+  "// but the 64-token one, unless -DNVF_PCOMPACT=0 or -DNVF_PCOMPACT_PROBE=2; on all under -DNVF_WSNEXT=1, on none\n"
+  "// under -DNVF_WSNEXT=-1 (tuning runs). Thirty-fifth session (X70, H100): the 32-token tile's step loop 476 -> 365\n"
   "// SASS instructions (stack 0 -> 8 bytes), 1.5-4.4 % faster at 32 tokens; the TILED 48-token tile's stack 0 -> 32\n"
   "// bytes (timed with it: X69's =2 arm); the 64-token tile's stack 8 -> 48 bytes and 3-4 % slower at 64: not there.\n"
   "#ifndef NVF_WSNEXT\n"
   "#define NVF_WSNEXT 0\n"
   "#endif\n"
-  "#define NVF_WSNEXT_ON (NVF_WSNEXT || (NVF_TOK != 64 && NVF_PCOMPACT_PROBE != 2 && (NVF_PCOMPACT_DEFAULT || NVF_PCOMPACT)))\n"
+  "#define NVF_WSNEXT_ON                                                                                                  \\\n"
+  "  (NVF_WSNEXT > 0 || (NVF_WSNEXT == 0 && NVF_TOK != 64 && NVF_PCOMPACT_PROBE != 2 && (NVF_PCOMPACT_DEFAULT || NVF_PCOMPACT)))\n"
   "#ifndef NVF_PERSIST\n"
   "#if defined(NVF_PERSIST_T32) || !(defined(NVF_WTILED) && NVF_WTILED)\n"
   "#define NVF_PERSIST (NVF_TOK == 32)\n"
@@ -3326,8 +3327,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// `dummy` and read nothing): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64\n"
   "// UNITS + 4 (h UNITS + u), so a warp's copies and reads are conflict-free. Register loads would\n"
   "// not do: ptxas puts every load of a register pipeline on one scoreboard, so the first use of\n"
-  "// step s + 1 would also wait for step s + 2 (bench/NOTES.md, fourteenth session).\n"
-  "NVF_DEV void nvf_tp_issue(const u8* src, const u8* sf, const u8* dummy, int s, int nsteps, int k, u32 stage, int u) {\n",
+  "// step s + 1 would also wait for step s + 2 (bench/NOTES.md, fourteenth session).\n",
+  "NVF_DEV void nvf_tp_issue(const u8* src, const u8* sf, const u8* dummy, int s, int nsteps, int k, u32 stage, int u) {\n"
   "  if (NVF_UNITS == 128 || u < NVF_UNITS) // threads past the units copy nothing (their commit groups are empty)\n"
   "  #pragma unroll\n"
   "  for (int q = 0; q < 4; ++q) {\n"
@@ -3388,8 +3389,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// -DNVF_PCOMPACT=1 or 2; the table must fit) they are\n"
   "// numbered without gaps: one unit per (group g, row block, token tile holding tokens), the token tile\n"
   "// fastest, the groups in order; tab[g] (shared memory, groups + 1 ints after the staging areas: the host\n"
-  "// adds them) counts the units before group g. Each CTA builds the table at its start (every thread loads masked_m\n"
-  "// of its groups, then warp 0 scans them in place by shuffles, 32 groups a pass) and finds a unit's group from it\n",
+  "// adds them) counts the units before group g. Each CTA builds the table at its start (every thread loads masked_m\n",
+  "// of its groups, then warp 0 scans them in place by shuffles, 32 groups a pass) and finds a unit's group from it\n"
   "// (nvf_ws_decode), so no thread carries a cursor over the groups (X65's cursor cost registers and serial\n"
   "// loads). Measured (bench/NOTES.md, thirty-fourth and thirty-fifth sessions, X66, X68-X70 on an H100, X67\n"
   "// on an H200): with the 48-token tile resident (=2) the DeepSeek-V3 layer -5.4 % / -2.5 %, the GEMMs at\n"
@@ -3460,8 +3461,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "}\n"
   "\n"
   "// The first unit at or after u (stepping by the grid) whose token tile holds tokens, or -1.\n"
-  "NVF_DEV int nvf_ws_unit(const NvfGemmParams& p, const int* tab, int u, int tiles, int nblocks) {\n"
-  "  if (NVF_PCOMPACT && p.ptab && NVF_PCOMPACT_PROBE != 1) return u < tab[p.groups] \? u : -1;\n",
+  "NVF_DEV int nvf_ws_unit(const NvfGemmParams& p, const int* tab, int u, int tiles, int nblocks) {\n",
+  "  if (NVF_PCOMPACT && p.ptab && NVF_PCOMPACT_PROBE != 1) return u < tab[p.groups] \? u : -1;\n"
   "  for (; u < p.groups * nblocks * tiles; u += gridDim.x)\n"
   "    if ((u % tiles) * NVF_TOK < nvf_valid_rows(p.masked_m, u / (tiles * nblocks), p.m_max)) return u;\n"
   "  return -1;\n"
@@ -3519,10 +3520,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    }\n"
   "  }\n"
   "}\n"
-  "\n"
+  "\n",
   "// An 8 x 8 b16 matrix in the mma fragment layout (lane l: row l / 4, columns 2 (l % 4) ..) transposed.\n"
   "NVF_DEV u32 nvf_movmatrix_trans(u32 x) {\n"
-  "  u32 y;\n",
+  "  u32 y;\n"
   "  asm volatile(\"movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;\" : \"=r\"(y) : \"r\"(x));\n"
   "  return y;\n"
   "}\n"
@@ -3576,10 +3577,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#endif\n"
   "#else\n"
   "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n"
-  "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n"
+  "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n",
   "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "  if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read\n"
-  "#endif\n",
+  "#endif\n"
   "  const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;\n"
   "  const u32 sbase = nvf_smem_u32(smem), full0 = nvf_smem_u32(bars), empty0 = full0 + 8u * NVF_SLOTS;\n"
   "  if (threadIdx.x == 0) {\n"
@@ -3641,9 +3642,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#endif\n"
   "    const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);\n"
   "    const u8* asf_g = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k);\n"
-  "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
+  "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n",
   "      const int m = tok0 + n;\n"
-  "      const u8* src = live && m < valid \? a_g + (i64)m * (p.k / 2) : 0;\n",
+  "      const u8* src = live && m < valid \? a_g + (i64)m * (p.k / 2) : 0;\n"
   "      const u8* sf = asf_g + nvf_sf_offset_128x4(m < valid \? m : 0, 0, kc4);\n"
   "      #pragma unroll\n"
   "      for (int d = 0; d < NVF_TSTAGES - 1; ++d)\n"
@@ -3707,9 +3708,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8\n"
   "  const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4);\n"
   "  const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
-  "#endif\n"
+  "#endif\n",
   "  for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
-  "    int sub = 0; // the smaller N this tile's tokens fit\n",
+  "    int sub = 0; // the smaller N this tile's tokens fit\n"
   "    while (NVF_VARN && sub < 3 && valid - tok0 <= NVF_TOK - (sub + 1) * NVF_NSTEP) ++sub;\n"
   "    float acc[NVF_TOK / 2];\n"
   "    #pragma unroll\n"
@@ -3774,8 +3775,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        // (zeros past ldn; under NVF_WKFULL a step in bounds, past ldn a re-read)\n"
   "        if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(s + NVF_DEPTH - ldoff, nsteps), ldn, p.k, wq[d], ws[d]);\n"
   "        if (s < nsteps) {\n"
-  "          const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)\n"
-  "          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;\n",
+  "          const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)\n",
+  "          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;\n"
   "          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n"
   "          if (NVF_TRACE) c1 = nvf_clock();\n"
   "          if (!NVF_WSP_5) nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n"
@@ -3846,8 +3847,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)\n"
   "\n"
   "// The token pre-pass of a GEMM with a workspace: every token step widened once, into the slot\n"
-  "// images the producer above copies. Image f (slot fill f, steps f NVF_SPS ..) of token tile T of\n"
-  "// group g at p.tok_ws + ((g tiles_m + T) nslots + f) NVF_SLOT_BYTES, tiles_m = ceil(m_max /\n",
+  "// images the producer above copies. Image f (slot fill f, steps f NVF_SPS ..) of token tile T of\n",
+  "// group g at p.tok_ws + ((g tiles_m + T) nslots + f) NVF_SLOT_BYTES, tiles_m = ceil(m_max /\n"
   "// NVF_TOK), nslots = ceil(steps / NVF_SPS): the host's nvfp4moe__tok_ws_bytes. Tokens past\n"
   "// masked_m and steps past K are zeros. 128 threads, one unit (token, step of the image) each, as\n"
   "// the producer's; CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.\n"
@@ -5025,7 +5026,7 @@ enum { NVFP4MOE__NEEDS_SM80 = 0, NVFP4MOE__NEEDS_SM90A = 1, NVFP4MOE__NEEDS_SM10
 typedef struct nvfp4moe__spec {
   const char* name;
   const char* file;
-  const char* defines[6];
+  const char* defines[8];
   int needs;    /* NVFP4MOE__NEEDS_*: which targets can build it */
   int fmad_off; /* bit-exact numerics: no FMA contraction anywhere */
   const char* kernels[NVFP4MOE__MAX_KERNELS];
@@ -5076,6 +5077,10 @@ enum {
   NVFP4MOE__SPEC_GEMM_K256_FIRST = NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_LAST - NVFP4MOE__SPEC_GEMM_P16 + 1,
   /* and of the TILED 8-token swap-AB tile (GEMM_T8), the same way */
   NVFP4MOE__SPEC_GEMM_K256_T8 = NVFP4MOE__SPEC_GEMM_K256_FIRST + NVFP4MOE__SPEC_GEMM_WS32_VARN - NVFP4MOE__SPEC_GEMM_WS128 + 1,
+  /* the _k256 twins of GEMM_WS128 and GEMM_WS128_VARN built for the resident grid (-DNVF_PERSIST=1), for
+     K <= 1024 (nvfp4moe__ws_res128) */
+  NVFP4MOE__SPEC_GEMM_K256_T128R,
+  NVFP4MOE__SPEC_GEMM_K256_T128R_VARN,
   NVFP4MOE__SPEC_COUNT
 };
 /* kernels of the quantize specialisation */
@@ -5161,7 +5166,13 @@ enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
     NVFP4MOE__K256_SPEC("gemm_sm90_ws_t64_wg4_varn", "-DNVF_TOK=64", "-DNVF_CWG=4", "-DNVF_VARN=1")                  \
     NVFP4MOE__K256_SPEC("gemm_sm90_ws_t32_wg4_varn", "-DNVF_TOK=32", "-DNVF_CWG=4", "-DNVF_VARN=1")                  \
     {"gemm_swapab_t8_k256_tiled", "gemm_swapab.cu", {"-DNVF_NT=1", "-DNVF_WTILED=1", "-DNVF_WKFULL=1", 0},           \
-     NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__SWAPAB_T8_TILED_KERNELS}, /* (for sm_80 ptxas keeps 16 stack bytes) */
+     NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__SWAPAB_T8_TILED_KERNELS}, /* (for sm_80 ptxas keeps 16 stack bytes) */       \
+    {"gemm_sm90_ws_t128_wg3_k256_res_tiled", "gemm_wgmma_ws.cu",                                                     \
+     {"-DNVF_TOK=128", "-DNVF_CWG=3", "-DNVF_WTILED=1", "-DNVF_WKFULL=1", "-DNVF_PERSIST=1", 0}, NVFP4MOE__NEEDS_SM90A,   \
+     0, NVFP4MOE__WS_TILED_KERNELS},                                                                                  \
+    {"gemm_sm90_ws_t128_wg3_varn_k256_res_tiled", "gemm_wgmma_ws.cu",                                                \
+     {"-DNVF_TOK=128", "-DNVF_CWG=3", "-DNVF_VARN=1", "-DNVF_WTILED=1", "-DNVF_WKFULL=1", "-DNVF_PERSIST=1", 0},       \
+     NVFP4MOE__NEEDS_SM90A, 0, NVFP4MOE__WS_TILED_KERNELS},
 static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
     {"quantize", "quantize.cu", {0}, NVFP4MOE__NEEDS_SM80, 1,
      {"nvf_quantize", "nvf_weight_amax", "nvf_amax_to_scale", "nvf_scale_product", "nvf_sf_convert",
@@ -5866,7 +5877,10 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
         ctx->forced_gemm_spec = s < NVFP4MOE__SPEC_GEMM_TILED_FIRST ? s /* a twin forces its tile configuration */
                                 : s < NVFP4MOE__SPEC_GEMM_K256_FIRST ? s - NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_P16
                                 : s == NVFP4MOE__SPEC_GEMM_K256_T8   ? NVFP4MOE__SPEC_GEMM_T8
-                                                                     : s - NVFP4MOE__SPEC_GEMM_K256_FIRST + NVFP4MOE__SPEC_GEMM_WS128;
+                                : s == NVFP4MOE__SPEC_GEMM_K256_T128R ? NVFP4MOE__SPEC_GEMM_WS128
+                                : s == NVFP4MOE__SPEC_GEMM_K256_T128R_VARN
+                                    ? NVFP4MOE__SPEC_GEMM_WS128_VARN
+                                    : s - NVFP4MOE__SPEC_GEMM_K256_FIRST + NVFP4MOE__SPEC_GEMM_WS128;
     if (ctx->forced_gemm_spec < 0 || !nvfp4moe__spec_applies(ctx, ctx->forced_gemm_spec)) {
       r = nvfp4moe__fail_log(&d.logger, NVFP4MOE_ERROR_INVALID_ARGUMENT,
                              "NVFP4MOE_GEMM_CONFIG=%s is not a GEMM specialisation for %s", v, ctx->target);
@@ -7001,6 +7015,17 @@ NVFP4MOE__PRIVATE int nvfp4moe__ws_persist(const nvfp4moe_context* ctx, unsigned
   return tok == 32u || (tiled && tok == 64u);
 }
 
+/* Whether the TILED 128-token tile with K % 256 == 0 runs its resident twin (GEMM_K256_T128R, built with
+   -DNVF_PERSIST=1): where K <= 1024. There a unit is a few 128-K steps (six at K 768), so each unit's start
+   and end, which the resident grid overlaps with the next unit's first loads, are a large part of it: every
+   tile resident measured Qwen3 GEMM2 (K 768) 10.5 % faster at 128 tokens and 4.8 % at 512 on an H100, where
+   at K >= 2048 the same build lost up to 9 % even launched one CTA a unit (bench/NOTES.md, thirty-third
+   session, X62/X63). Not under a tuning run's -DNVF_PERSIST (whose rules then hold for every tile) or
+   -DNVF_RES128=0 (A/B runs: the kernel ignores it). */
+NVFP4MOE__PRIVATE int nvfp4moe__ws_res128(const nvfp4moe_context* ctx, int k) {
+  return k <= 1024 && !strstr(ctx->tune_define, "NVF_PERSIST") && !strstr(ctx->tune_define, "NVF_RES128=0");
+}
+
 /* Whether a resident grid of the `tok`-token tile numbers its units without gaps from a table of groups + 1
    ints in shared memory (gemm_wgmma_ws.cu, nvf_ws_build_tab; p.ptab): by default the 48-token tile's (on the
    32- and 64-token tiles it bought nothing and cost up to 3.5 % at Poisson(16) tokens: bench/NOTES.md,
@@ -7008,9 +7033,26 @@ NVFP4MOE__PRIVATE int nvfp4moe__ws_persist(const nvfp4moe_context* ctx, unsigned
    where the table fits beside the kernel's `smem` bytes */
 NVFP4MOE__PRIVATE int nvfp4moe__ws_ptab(const nvfp4moe_context* ctx, int groups, unsigned smem, unsigned tok) {
   const int pc = nvfp4moe__ws_pcompact(ctx);
-  if (pc == 0 || (pc < 0 && tok != 48u)) return 0;
+  if (pc == 0 || (pc < 0 && tok != 48u) || tok >= 128u) return 0; /* (never measured on the 128-token tile) */
   /* 1 KB kept for the kernel's static shared memory (the ring's barriers) */
   return (long long)smem + 4LL * (groups + 1) + 1024 <= (long long)ctx->smem_optin;
+}
+
+/* The module that runs tile configuration `spec` (GEMM_P16 .. GEMM_LAST) for weights in this layout and K: spec
+   itself on ROW_MAJOR weights; on TILED ones its _tiled twin, or for K % 256 == 0 a token-producer tile's (and on
+   sm_90a targets the 8-token swap-AB tile's) _k256 twin (every step's pieces inside K, whole rounds of two steps:
+   loads without predicates; the rows past N it reads are rows of N), or the 128-token tile's resident one
+   where K <= 1024 (nvfp4moe__ws_res128) */
+NVFP4MOE__PRIVATE int nvfp4moe__gemm_module(const nvfp4moe_context* ctx, int spec, int tiled, int k) {
+  const int ws = spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32_VARN;
+  const int k256 = tiled && ctx->k256 && k % 256 == 0;
+  if (!tiled) return spec;
+  if (k256 && (spec == NVFP4MOE__SPEC_GEMM_WS128 || spec == NVFP4MOE__SPEC_GEMM_WS128_VARN) && nvfp4moe__ws_res128(ctx, k))
+    return spec == NVFP4MOE__SPEC_GEMM_WS128 ? NVFP4MOE__SPEC_GEMM_K256_T128R : NVFP4MOE__SPEC_GEMM_K256_T128R_VARN;
+  if (k256 && ws) return spec - NVFP4MOE__SPEC_GEMM_WS128 + NVFP4MOE__SPEC_GEMM_K256_FIRST;
+  if (k256 && spec == NVFP4MOE__SPEC_GEMM_T8 && nvfp4moe__spec_applies(ctx, NVFP4MOE__SPEC_GEMM_K256_T8))
+    return NVFP4MOE__SPEC_GEMM_K256_T8;
+  return spec - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST;
 }
 
 /* Grid of the wgmma kernels: one CTA per (group, `rows` weight rows, token tile of `tok`), the
@@ -7023,20 +7065,13 @@ NVFP4MOE__PRIVATE unsigned nvfp4moe__wgmma_grid(const nvfp4moe__gemm_params* p, 
 }
 
 /* em: rows per expert the token tiles cover (nvfp4moe__cover_m), 1..m_max; spec: the tile
-   configuration (GEMM_P16 .. GEMM_LAST); tiled: the weights are TILED, so the module is
-   spec's twin (same geometry, one kernel), for a token-producer tile or (sm_90a targets) the
-   8-token swap-AB tile with K % 256 == 0 its _k256 twin (every step's pieces inside K, whole rounds of two
-   steps: loads without predicates; the rows past N it reads are rows of N) */
+   configuration (GEMM_P16 .. GEMM_LAST); tiled: the weights are TILED (the module: nvfp4moe__gemm_module) */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx, const char* fn,
                                                           const nvfp4moe__gemm_params* p, int spec, int em, int tiled,
                                                           int widened, nvfp4moe_stream stream) {
   const int ws = spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32_VARN;
-  const int k256 = tiled && ctx->k256 && p->k % 256 == 0;
-  const int mod = !tiled                                    ? spec
-                  : k256 && ws                              ? spec - NVFP4MOE__SPEC_GEMM_WS128 + NVFP4MOE__SPEC_GEMM_K256_FIRST
-                  : k256 && spec == NVFP4MOE__SPEC_GEMM_T8 && nvfp4moe__spec_applies(ctx, NVFP4MOE__SPEC_GEMM_K256_T8)
-                                                            ? NVFP4MOE__SPEC_GEMM_K256_T8
-                                                            : spec - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST;
+  const int mod = nvfp4moe__gemm_module(ctx, spec, tiled, p->k);
+  const int res128 = mod == NVFP4MOE__SPEC_GEMM_K256_T128R || mod == NVFP4MOE__SPEC_GEMM_K256_T128R_VARN;
   const int kern = tiled ? 0 : nvfp4moe__gemm_kernel(ctx, p);
   int bm;
   if (ws) {
@@ -7081,7 +7116,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
          SM, each taking every grid-th (group, row block, token tile) unit; the kernel reads tiles_m */
       nvfp4moe__gemm_params q = *p;
       unsigned grid = nvfp4moe__wgmma_grid(p, 64 * cwg, tok, em);
-      if (nvfp4moe__ws_persist(ctx, tok, tiled)) {
+      if (res128 || nvfp4moe__ws_persist(ctx, tok, tiled)) {
         const unsigned blocks = (unsigned)p->groups * (unsigned)((p->n + 64 * cwg - 1) / (64 * cwg));
         /* the kernel steps u + gridDim.x in int: keep the units that far below 2^31 (fewer token tiles
            only make each unit loop over more) */

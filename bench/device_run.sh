@@ -1803,6 +1803,41 @@ X66)
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X72)
+  # thirty-sixth session: the 128-token tile's resident twin on TILED weights with K % 256 == 0 and K <= 1024
+  # (gemm_sm90_ws_t128_wg3[_varn]_k256_res_tiled): its tests in parallel (every-tile on the 128-token tiles under
+  # the default and under -DNVF_WSNEXT=-1, resident units with every define set, the rest of the GEMM and layer
+  # tests; memcheck on resident units of the 128-token tiles), then the A/B a = -DNVF_RES128=0 (0.5.5's choice),
+  # b = the default (the twin, hoisted decode), c = -DNVF_WSNEXT=-1 (the twin without the hoisted decode):
+  # uniform 128 and 512 tokens on every shape, Poisson(100) on the Qwen3 GEMMs
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a > /tmp/pc_default.log 2>&1 &
+  PDEFS="-DNVF_Y=1 -DNVF_RES128=0 -DNVF_WSNEXT=-1" precompile_defs
+  wait
+  echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 /tmp/pc_default.log)"
+  (TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=ws_t128 timeout 200 ./build/test_gpu > "$OUT/t_et.log" 2>&1
+   echo "# rc $?" >> "$OUT/t_et.log") &
+  (NVFP4MOE_TUNE_DEFINE=-DNVF_WSNEXT=-1 TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=ws_t128 timeout 200 ./build/test_gpu \
+     > "$OUT/t_et_nohoist.log" 2>&1; echo "# rc $?" >> "$OUT/t_et_nohoist.log") &
+  (TEST_QUICK=1 TEST_ONLY=resident_units timeout 200 ./build/test_gpu > "$OUT/t_ru.log" 2>&1; echo "# rc $?" >> "$OUT/t_ru.log") &
+  (for t in gemm_shapes group_isolation tiled_same_bits graph_replay test_moe_layer widened; do
+     TEST_QUICK=1 TEST_ONLY=$t timeout 100 ./build/test_gpu > "$OUT/t_$t.log" 2>&1; echo "# rc $?" >> "$OUT/t_$t.log"
+   done) &
+  TEST_QUICK=1 TEST_ONLY=resident_units TEST_CONFIGS=ws_t128 timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 \
+    ./build/test_gpu > "$OUT/memcheck.ru.log" 2>&1
+  echo "memcheck resident units (128-token tiles) exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.ru.log" | head -1)"
+  wait
+  for l in "$OUT"/t_*.log; do echo "$(basename "$l"): $(grep -E '^PASS|^FAIL|^SKIP|^# [0-9]+ launches|^# rc' "$l" | cut -c1-110 | tr '\n' ' ')"; done
+  grep -h -A3 "^FAIL" "$OUT"/t_*.log | head -20
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+  a="-DNVF_RES128=0"; b="-DNVF_Y=1"; c="-DNVF_WSNEXT=-1"; r="$a,$b,$c,$c,$b,$a"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --defines "$r,$r,$r,$r" --ms 128,512 --only gemm \
+    --out "$OUT/ab_res128_uniform.json" > "$OUT/ab1.log" 2>&1
+  echo "A/B 1 rc $? at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${ABT2:-100} python3 tools/bench.py --defines "$r,$r,$r,$r" --poisson --ms 100 --only gemm \
+    --shapes qwen3_30b_gemm1,qwen3_30b_gemm2 --out "$OUT/ab_res128_poisson.json" > "$OUT/ab2.log" 2>&1
+  echo "A/B 2 rc $? at $(( $(date +%s) - t0 )) s"
+  ;;
 F36)
   # thirty-sixth session (0.5.5 as committed, after X71's tests and A/B on an H100): a few GPU tests in parallel on
   # this card (token-producer every-tile, resident units, the layer), then the full benchmark (the file named by the card)

@@ -168,14 +168,15 @@ NVF_DEV u32 nvf_clock() {
 #endif
 // The consumers decode the next unit once, when a unit starts, and keep it (group, block, token tile) for the unit
 // after, instead of decoding it in the step loop's last round and again when it starts: on every resident tile
-// but the 64-token one, unless -DNVF_PCOMPACT=0 or -DNVF_PCOMPACT_PROBE=2; on all under -DNVF_WSNEXT=1 (tuning
-// runs; no define turns it off alone). Thirty-fifth session (X70, H100): the 32-token tile's step loop 476 -> 365
+// but the 64-token one, unless -DNVF_PCOMPACT=0 or -DNVF_PCOMPACT_PROBE=2; on all under -DNVF_WSNEXT=1, on none
+// under -DNVF_WSNEXT=-1 (tuning runs). Thirty-fifth session (X70, H100): the 32-token tile's step loop 476 -> 365
 // SASS instructions (stack 0 -> 8 bytes), 1.5-4.4 % faster at 32 tokens; the TILED 48-token tile's stack 0 -> 32
 // bytes (timed with it: X69's =2 arm); the 64-token tile's stack 8 -> 48 bytes and 3-4 % slower at 64: not there.
 #ifndef NVF_WSNEXT
 #define NVF_WSNEXT 0
 #endif
-#define NVF_WSNEXT_ON (NVF_WSNEXT || (NVF_TOK != 64 && NVF_PCOMPACT_PROBE != 2 && (NVF_PCOMPACT_DEFAULT || NVF_PCOMPACT)))
+#define NVF_WSNEXT_ON                                                                                                  \
+  (NVF_WSNEXT > 0 || (NVF_WSNEXT == 0 && NVF_TOK != 64 && NVF_PCOMPACT_PROBE != 2 && (NVF_PCOMPACT_DEFAULT || NVF_PCOMPACT)))
 #ifndef NVF_PERSIST
 #if defined(NVF_PERSIST_T32) || !(defined(NVF_WTILED) && NVF_WTILED)
 #define NVF_PERSIST (NVF_TOK == 32)

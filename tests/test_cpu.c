@@ -782,6 +782,35 @@ static void test_gemm_tile_heuristic(void) {
     CHECK(nvfp4moe__ws_ptab(c, 32, 98304u, 32u) && nvfp4moe__ws_persist(c, 48u, 1) && !nvfp4moe__ws_persist(c, 48u, 0) &&
               nvfp4moe__ws_persist(c, 64u, 1) && !nvfp4moe__ws_persist(c, 128u, 1),
           "-DNVF_PCOMPACT=2: the table, and the TILED 48-token tile resident too");
+    strcpy(c->tune_define, "-DNVF_PCOMPACT");
+    CHECK(!nvfp4moe__ws_ptab(c, 32, 98304u, 128u), "never the table on the 128-token tile");
+    /* the module a tile runs: on TILED weights with K % 256 == 0 and K <= 1024 the 128-token tile's resident twin */
+    c->tune_define[0] = '\0';
+    c->k256 = 1;
+    for (i = 0; i < 2; ++i) {
+      const int sp = i ? NVFP4MOE__SPEC_GEMM_WS128_VARN : NVFP4MOE__SPEC_GEMM_WS128;
+      const int res = i ? NVFP4MOE__SPEC_GEMM_K256_T128R_VARN : NVFP4MOE__SPEC_GEMM_K256_T128R;
+      const int k256 = sp - NVFP4MOE__SPEC_GEMM_WS128 + NVFP4MOE__SPEC_GEMM_K256_FIRST;
+      const int twin = sp - NVFP4MOE__SPEC_GEMM_P16 + NVFP4MOE__SPEC_GEMM_TILED_FIRST;
+      CHECK(nvfp4moe__gemm_module(c, sp, 1, 768) == res && nvfp4moe__gemm_module(c, sp, 1, 1024) == res &&
+                nvfp4moe__gemm_module(c, sp, 1, 256) == res,
+            "%s: the resident twin at K 256, 768, 1024", nvfp4moe__specs[sp].name);
+      CHECK(nvfp4moe__gemm_module(c, sp, 1, 1280) == k256 && nvfp4moe__gemm_module(c, sp, 1, 2048) == k256,
+            "%s: the _k256 twin at K 1280 and 2048", nvfp4moe__specs[sp].name);
+      CHECK(nvfp4moe__gemm_module(c, sp, 1, 736) == twin && nvfp4moe__gemm_module(c, sp, 0, 768) == sp,
+            "%s: K 736 (not a multiple of 256) and ROW_MAJOR weights: not resident", nvfp4moe__specs[sp].name);
+      strcpy(c->tune_define, "-DNVF_RES128=0");
+      CHECK(nvfp4moe__gemm_module(c, sp, 1, 768) == k256, "%s: -DNVF_RES128=0 keeps the _k256 twin", nvfp4moe__specs[sp].name);
+      strcpy(c->tune_define, "-DNVF_PERSIST=0");
+      CHECK(nvfp4moe__gemm_module(c, sp, 1, 768) == k256, "%s: -DNVF_PERSIST=0 keeps the _k256 twin", nvfp4moe__specs[sp].name);
+      c->tune_define[0] = '\0';
+      c->k256 = 0;
+      CHECK(nvfp4moe__gemm_module(c, sp, 1, 768) == twin, "%s: $NVFP4MOE_K256=0 keeps the _tiled twin", nvfp4moe__specs[sp].name);
+      c->k256 = 1;
+    }
+    for (i = NVFP4MOE__SPEC_GEMM_WS48; i <= NVFP4MOE__SPEC_GEMM_WS32; ++i)
+      CHECK(nvfp4moe__gemm_module(c, (int)i, 1, 768) == (int)i - NVFP4MOE__SPEC_GEMM_WS128 + NVFP4MOE__SPEC_GEMM_K256_FIRST,
+            "%s at K 768: its _k256 twin", nvfp4moe__specs[i].name);
     free(c);
   }
   /* $NVFP4MOE_VARN=0 (ctx->varn 0): the plain tile where the twin would run; the twins take the
@@ -939,9 +968,10 @@ static int is_twin(const nvfp4moe__spec* b, const nvfp4moe__spec* t, const char*
   if (n >= 6 && strcmp(b->name + n - 6, "_tiled") == 0) snprintf(name, sizeof name, "%.*s%s_tiled", (int)(n - 6), b->name, ins);
   else snprintf(name, sizeof name, "%s%s", b->name, ins);
   if (strcmp(t->name, name) != 0 || strcmp(t->file, b->file) != 0) return 0;
-  for (j = 0; j < 6 && b->defines[j]; ++j)
+  const int most = (int)(sizeof b->defines / sizeof b->defines[0]);
+  for (j = 0; j < most && b->defines[j]; ++j)
     if (!t->defines[j] || strcmp(t->defines[j], b->defines[j]) != 0) return 0;
-  return j < 6 && t->defines[j] && strcmp(t->defines[j], extra) == 0 && (j == 5 || !t->defines[j + 1]);
+  return j < most && t->defines[j] && strcmp(t->defines[j], extra) == 0 && (j == most - 1 || !t->defines[j + 1]);
 }
 
 static void test_weight_layouts(void) {
@@ -1097,7 +1127,16 @@ static void test_weight_layouts(void) {
               f->fmad_off == b->fmad_off,
           "F16 twin of %s: %s", b->name, f->name);
   }
-  CHECK(NVFP4MOE__SPEC_COUNT == NVFP4MOE__SPEC_GEMM_K256_T8 + 1 &&
+  /* the resident twins of the 128-token tile's K % 256 twins (K <= 1024): "_res" before "_tiled", -DNVF_PERSIST=1 */
+  for (s = 0; s < 2; ++s) {
+    const int base = s ? NVFP4MOE__SPEC_GEMM_WS128_VARN : NVFP4MOE__SPEC_GEMM_WS128;
+    const nvfp4moe__spec* kw = &nvfp4moe__specs[base - NVFP4MOE__SPEC_GEMM_WS128 + NVFP4MOE__SPEC_GEMM_K256_FIRST];
+    const nvfp4moe__spec* rw = &nvfp4moe__specs[NVFP4MOE__SPEC_GEMM_K256_T128R + s];
+    CHECK(is_twin(kw, rw, "_res", "-DNVF_PERSIST=1") && rw->needs == kw->needs && strcmp(rw->kernels[0], kw->kernels[0]) == 0,
+          "resident twin of %s: %s", kw->name, rw->name);
+  }
+  CHECK(NVFP4MOE__SPEC_COUNT == NVFP4MOE__SPEC_GEMM_K256_T128R_VARN + 1 &&
+        NVFP4MOE__SPEC_GEMM_K256_T128R == NVFP4MOE__SPEC_GEMM_K256_T8 + 1 &&
         NVFP4MOE__SPEC_GEMM_K256_T8 == NVFP4MOE__SPEC_GEMM_K256_FIRST + NVFP4MOE__SPEC_GEMM_WS32_VARN - NVFP4MOE__SPEC_GEMM_WS128 + 1 &&
             NVFP4MOE__SPEC_GEMM_K256_FIRST ==
                 NVFP4MOE__SPEC_GEMM_TILED_FIRST + NVFP4MOE__SPEC_GEMM_LAST - NVFP4MOE__SPEC_GEMM_P16 + 1,

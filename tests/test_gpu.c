@@ -4,7 +4,7 @@
    expert layer must stay within the NUMERICS.md tolerance of a float64 reference.
    Without a GPU every test prints SKIP with the reason. TEST_QUICK=1 runs fewer shapes
    (for compute-sanitizer); TEST_ONLY=<substring> runs the matching tests; TEST_CONFIGS=<substring>
-   limits the every-tile-configuration test to matching configurations (tuning runs). */
+   limits the every-tile-configuration and resident-units tests to matching configurations (tuning runs). */
 #define NVFP4MOE_IMPLEMENTATION
 #include "../nvfp4moe.h"
 #include "test_util.h"
@@ -854,9 +854,10 @@ static void test_gemm_every_tile_config(void) {
    gap-free numbering, from a table of units per group in shared memory, on the TILED 48-token tile, which is
    resident; the old numbering on the others) and the tuning defines -DNVF_PCOMPACT=0 (no table, the 48-token
    tile not resident: 0.5.4), =1 (the table on every resident tile) and =2 (and the 48-token tile resident), or
-   only under $NVFP4MOE_TUNE_DEFINE where a tuning run sets one. Each launch's logged dynamic shared memory says
+   only under $NVFP4MOE_TUNE_DEFINE where a tuning run sets one; and the 128-token tile, resident (never with the
+   table) on TILED weights with K % 256 == 0 and K <= 1024. Each launch's logged dynamic shared memory says
    whether the table was built: the kernel's bytes, plus 4 (groups + 1) where the define asks for it, the tile is
-   resident and it fits. */
+   resident and it fits; a resident launch has at most one CTA per SM. */
 /* The number a launch logged just before `what` (" CTAs of ", " bytes of dynamic shared memory"), or -1 */
 static long long launched_number(const char* launched, const char* what) {
   const char* e = strstr(launched, what);
@@ -864,13 +865,21 @@ static long long launched_number(const char* launched, const char* what) {
   while (b && b > launched && b[-1] >= '0' && b[-1] <= '9') --b;
   return e && b < e ? atoll(b) : -1;
 }
-/* Whether the host puts the `tok`-token tile on the resident grid under the define `def` (nvfp4moe__ws_persist's
-   rules, written out again; level: def's NVF_PCOMPACT, -1 without one) */
-static int resident_tile(const char* def, int tok, int tiled, int level) {
+/* Whether the host puts the `tok`-token tile on the resident grid under the define `def` for K `k`
+   (nvfp4moe__ws_persist's and nvfp4moe__ws_res128's rules, written out again; level: def's NVF_PCOMPACT, -1
+   without one) */
+static int resident_tile(const char* def, int tok, int tiled, int level, int k) {
   const char* d = strstr(def, "NVF_PERSIST");
+  const char* k256 = getenv("NVFP4MOE_K256");
   if (d && strncmp(d + 11, "_T32", 4) == 0) return tok == 32;
   if (d) return d[11] != '=' || atoi(d + 12) != 0; /* every tile, or none */
+  if (tok == 128) /* the resident twin of the TILED _k256 module, K <= 1024 */
+    return tiled && k % 256 == 0 && k <= 1024 && !(k256 && strcmp(k256, "0") == 0) && !strstr(def, "NVF_RES128=0");
   return tok == 32 || (tiled && (tok == 64 || (tok == 48 && (level < 0 || level >= 2))));
+}
+/* ... for some K and layout */
+static int resident_somewhere(const char* def, int tok, int level) {
+  return resident_tile(def, tok, 0, level, 256) || resident_tile(def, tok, 1, level, 256);
 }
 static void test_gemm_resident_units(void) {
   static const gcase cases[] = {
@@ -883,9 +892,13 @@ static void test_gemm_resident_units(void) {
       /* 1800 groups of 0 .. 4 tokens (random: empty, full and out-of-range masked_m), over 1024 (the ballot
          search's second round): without a workspace the 64-token tile's table (1801 ints) does not fit beside
          its 224256 bytes (227 KB on every sm_90a card), with one (no raw token stages) it does */
-      {1800, 4, 16, 256, 9, 0, 1, 0, 0, 1}};
+      {1800, 4, 16, 256, 9, 0, 1, 0, 0, 1},
+      /* K 768, TILED (the 128-token tile's resident twin): up to 300 tokens, expected_m 129, so experts past
+         the tiles it covers loop; N 400 ends inside a 192-row block */
+      {3, 300, 400, 768, 0, 1, 1, 0, 129, 1}};
   static const char* configs[] = {"gemm_sm90_ws_t32_wg4",      "gemm_sm90_ws_t32_wg4_varn", "gemm_sm90_ws_t64_wg4",
-                                  "gemm_sm90_ws_t64_wg4_varn", "gemm_sm90_ws_t48_wg4",      "gemm_sm90_ws_t48_wg4_varn"};
+                                  "gemm_sm90_ws_t64_wg4_varn", "gemm_sm90_ws_t48_wg4",      "gemm_sm90_ws_t48_wg4_varn",
+                                  "gemm_sm90_ws_t128_wg3",     "gemm_sm90_ws_t128_wg3_varn"};
   static const char* defines[] = {"", "-DNVF_PCOMPACT=0", "-DNVF_PCOMPACT=1", "-DNVF_PCOMPACT=2"};
   const char* env = getenv("NVFP4MOE_TUNE_DEFINE");
   const char* prepass = getenv("NVFP4MOE_TOKEN_PREPASS");
@@ -910,7 +923,8 @@ static void test_gemm_resident_units(void) {
   if (env && strncmp(env, "-D", 2) == 0 && strlen(env) < sizeof given && strncmp(env, "-DNVF_WTILED", 12) != 0) {
     strcpy(given, env);
     printf("# NVFP4MOE_TUNE_DEFINE=%s: only under it\n", given);
-    if (!resident_tile(given, 32, 1, -1) && !resident_tile(given, 64, 1, -1) && !resident_tile(given, 48, 1, -1)) {
+    if (!resident_somewhere(given, 32, -1) && !resident_somewhere(given, 64, -1) && !resident_somewhere(given, 48, -1) &&
+        !resident_somewhere(given, 128, -1)) {
       tu_skip("no token-producer tile is resident under this tuning define (-DNVF_PERSIST=0)");
       return;
     }
@@ -920,16 +934,17 @@ static void test_gemm_resident_units(void) {
     const char* pc = strstr(def, "NVF_PCOMPACT");
     const int level = !pc ? -1 : pc[12] != '=' ? 1 : atoi(pc + 13); /* -1: the default */
     const int compact = level != 0;
-    int with_table = 0;
+    int with_table = 0, may_table = 0;
     if (given[0] && di > 0) break;
     for (i = 0; i < sizeof configs / sizeof configs[0]; ++i) {
       const int tok = atoi(strstr(configs[i], "_t") + 2);
+      const int cwg = tok == 128 ? 3 : 4, sps = tok == 128 ? 1 : 2;
+      const int tabled = tok != 128 && (level < 0 ? tok == 48 : level > 0); /* the define asks for the table */
       nvfp4moe_context* ctx = 0;
       nvfp4moe_desc d;
-      if (!resident_tile(def, tok, 0, level) && !resident_tile(def, tok, 1, level))
-        continue; /* not resident: the every-tile test's */
-      if (g_quick && !(level < 0 ? tok == 48 : level > 0) && strstr(configs[i], "_varn"))
-        continue; /* quick, no table: the every-tile test runs those */
+      if (!resident_somewhere(def, tok, level)) continue; /* not resident: the every-tile test's */
+      if (getenv("TEST_CONFIGS") && !strstr(configs[i], getenv("TEST_CONFIGS"))) continue; /* tuning runs: a subset */
+      if (g_quick && !tabled && strstr(configs[i], "_varn")) continue; /* quick, no table: the every-tile test runs those */
       memset(&d, 0, sizeof d);
       d.logger.func = launch_logger;
       d.logger.level = NVFP4MOE_LOG_DEBUG;
@@ -940,9 +955,10 @@ static void test_gemm_resident_units(void) {
       if (env) setenv("NVFP4MOE_TUNE_DEFINE", given[0] ? given : env, 1);
       else unsetenv("NVFP4MOE_TUNE_DEFINE");
       if (!ctx) continue;
+      may_table += tabled;
       for (j = 0; j < sizeof cases / sizeof cases[0]; ++j) {
         const gcase* c = &cases[j];
-        const int resident = resident_tile(def, tok, c->tiled, level);
+        const int resident = resident_tile(def, tok, c->tiled, level, c->k);
         gdata t;
         nvfp4moe_gemm_args g;
         unsigned short* out;
@@ -951,8 +967,8 @@ static void test_gemm_resident_units(void) {
         g = gdata_args(&t);
         out = (unsigned short*)malloc(2 * t.nd);
         for (n = 0; n < 2; ++n) { /* without, then with the workspace (NaN bytes first) */
-          const int base = 6 * 2 * tok * 256 + (n ? 0 : 3 * tok * 2 * 72) + (tok <= 48 ? 4 * 4 * tok * 32 : 0);
-          const int table = (level < 0 ? tok == 48 : level > 0) && resident && base + 4 * (c->groups + 1) + 1024 <= 232448;
+          const int base = 6 * sps * tok * 256 + (n ? 0 : 3 * tok * sps * 72) + (tok <= 48 ? 4 * cwg * tok * 32 : 0);
+          const int table = tabled && resident && base + 4 * (c->groups + 1) + 1024 <= 232448;
           long long bad, smem;
           if (n) {
             g.workspace_size = nvfp4moe_gemm_workspace_size(ctx, &g);
@@ -975,8 +991,11 @@ static void test_gemm_resident_units(void) {
                 "%s %s G%d tiled%d workspace %d: launched with %lld bytes of dynamic shared memory, want %d (table %d): '%s'",
                 configs[i], def, c->groups, c->tiled, (int)n, smem, base + (table ? 4 * (c->groups + 1) : 0),
                 table, g_launched);
+          if (resident) /* at most one CTA per SM (1800 groups: far more units than SMs) */
+            CHECK(launched_number(g_launched, " CTAs of ") <= info.sm_count, "%s %s G%d K%d tiled%d: resident, yet '%s'",
+                  configs[i], def, c->groups, c->k, c->tiled, g_launched);
           if (table) { /* a CTA per unit up to the SM count: row blocks x every token tile of m_max */
-            const long long units = (long long)c->groups * ((c->n + 255) / 256) * ((c->m_max + tok - 1) / tok);
+            const long long units = (long long)c->groups * ((c->n + 64 * cwg - 1) / (64 * cwg)) * ((c->m_max + tok - 1) / tok);
             const long long want = units < info.sm_count ? units : info.sm_count;
             CHECK(launched_number(g_launched, " CTAs of ") == want, "%s %s G%d workspace %d: want %lld CTAs: '%s'", configs[i],
                   def, c->groups, (int)n, want, g_launched);
@@ -991,8 +1010,8 @@ static void test_gemm_resident_units(void) {
       }
       nvfp4moe_destroy(ctx);
     }
-    if (compact && !given[0]) CHECK(with_table > 0, "%s: no launch built the unit table", def); /* (a given define's
-                                                                          launches are checked one by one above) */
+    if (compact && !given[0] && may_table) /* (a given define's launches are checked one by one above) */
+      CHECK(with_table > 0, "%s: no launch built the unit table", def);
     tables += with_table;
   }
   printf("# %d launches with the unit table\n", tables);
