@@ -90,11 +90,14 @@
    stores and barriers as 0.5.3's); formats, results and API unchanged.
    0.5.5: the sm90 48-token tile on TILED weights runs on the resident grid, its units numbered without
    gaps from the per-CTA table; the 32- and 48-token tiles decode their next unit once, when a unit
-   starts (-DNVF_PCOMPACT=0 builds 0.5.4's kernels); formats, results and API unchanged. */
+   starts (-DNVF_PCOMPACT=0 builds 0.5.4's kernels); formats, results and API unchanged.
+   0.5.6: on TILED weights with K % 256 == 0 and K <= 1024 the sm90 128-token tile runs a resident twin
+   (gemm_sm90_ws_t128_wg3[_varn]_k256_res_tiled; -DNVF_RES128=0 keeps 0.5.5's module); formats, results
+   and API unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
-#define NVFP4MOE_VERSION_PATCH 5
-#define NVFP4MOE_VERSION_STRING "0.5.5"
+#define NVFP4MOE_VERSION_PATCH 6
+#define NVFP4MOE_VERSION_STRING "0.5.6"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
@@ -3275,7 +3278,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// session, X62, X63): 64 tokens at m = 64 -1.6 to -17.9 % on four GEMMs (gpt-oss +1.6 %, -5.2 % in\n"
   "// X62), at Poisson(40) -0.2 to -15.5 %: resident. 128 tokens gains only where K is short (Qwen3 GEMM2,\n"
   "// K 768: -10.4 % at m = 128), and the resident-built code loses even on a one-CTA-a-unit grid where K\n",
-  "// >= 2048 (DeepSeek-V3 GEMM2 +9.0 % at 128, +4.4 % at 512): not resident. ROW_MAJOR weights keep\n"
+  "// >= 2048 (DeepSeek-V3 GEMM2 +9.0 % at 128, +4.4 % at 512): not resident, but since 0.5.6 the host builds a\n"
+  "// resident twin of its TILED _k256 modules (-DNVF_PERSIST=1) for K <= 1024 (thirty-sixth session, X72, H100:\n"
+  "// Qwen3 GEMM2 -8.0 to -8.4 % at 128, 512 and Poisson(100) tokens; with the hoisted decode, which gained 1-2 %\n"
+  "// over none there). ROW_MAJOR weights keep\n"
   "// 0.5.2's rule: their 64-token tile built resident spills (48 bytes of stack on sm_90a) and was not\n"
   "// measured. Tuning runs: -DNVF_PERSIST=0/1 (every tile), -DNVF_PERSIST_T32 (0.5.2's rule: only the\n"
   "// 32-token tiles); the host parses both.\n"
@@ -3324,10 +3330,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "\n"
   "// Unit u's token step s into its raw stage with cp.async, one commit group per slot (zero-filled\n"
   "// past K, past the steps and for a token past masked_m, whose copies name the 16-byte aligned\n"
-  "// `dummy` and read nothing): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64\n"
+  "// `dummy` and read nothing): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64\n",
   "// UNITS + 4 (h UNITS + u), so a warp's copies and reads are conflict-free. Register loads would\n"
   "// not do: ptxas puts every load of a register pipeline on one scoreboard, so the first use of\n"
-  "// step s + 1 would also wait for step s + 2 (bench/NOTES.md, fourteenth session).\n",
+  "// step s + 1 would also wait for step s + 2 (bench/NOTES.md, fourteenth session).\n"
   "NVF_DEV void nvf_tp_issue(const u8* src, const u8* sf, const u8* dummy, int s, int nsteps, int k, u32 stage, int u) {\n"
   "  if (NVF_UNITS == 128 || u < NVF_UNITS) // threads past the units copy nothing (their commit groups are empty)\n"
   "  #pragma unroll\n"
@@ -3387,9 +3393,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// then makes its units take two passes each, on a fixed set of CTAs that finish late (the 48-token tile's loss on the\n"
   "// DeepSeek-V3 layer). With p.ptab (the TILED 48-token tile by default, every resident tile under\n"
   "// -DNVF_PCOMPACT=1 or 2; the table must fit) they are\n"
-  "// numbered without gaps: one unit per (group g, row block, token tile holding tokens), the token tile\n"
+  "// numbered without gaps: one unit per (group g, row block, token tile holding tokens), the token tile\n",
   "// fastest, the groups in order; tab[g] (shared memory, groups + 1 ints after the staging areas: the host\n"
-  "// adds them) counts the units before group g. Each CTA builds the table at its start (every thread loads masked_m\n",
+  "// adds them) counts the units before group g. Each CTA builds the table at its start (every thread loads masked_m\n"
   "// of its groups, then warp 0 scans them in place by shuffles, 32 groups a pass) and finds a unit's group from it\n"
   "// (nvf_ws_decode), so no thread carries a cursor over the groups (X65's cursor cost registers and serial\n"
   "// loads). Measured (bench/NOTES.md, thirty-fourth and thirty-fifth sessions, X66, X68-X70 on an H100, X67\n"
@@ -3459,9 +3465,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  w.tt = r % nt;\n"
   "  return w;\n"
   "}\n"
-  "\n"
+  "\n",
   "// The first unit at or after u (stepping by the grid) whose token tile holds tokens, or -1.\n"
-  "NVF_DEV int nvf_ws_unit(const NvfGemmParams& p, const int* tab, int u, int tiles, int nblocks) {\n",
+  "NVF_DEV int nvf_ws_unit(const NvfGemmParams& p, const int* tab, int u, int tiles, int nblocks) {\n"
   "  if (NVF_PCOMPACT && p.ptab && NVF_PCOMPACT_PROBE != 1) return u < tab[p.groups] \? u : -1;\n"
   "  for (; u < p.groups * nblocks * tiles; u += gridDim.x)\n"
   "    if ((u % tiles) * NVF_TOK < nvf_valid_rows(p.masked_m, u / (tiles * nblocks), p.m_max)) return u;\n"
@@ -3514,13 +3520,13 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    const int tok = c >> 1, h = c & 1, m = tok0 + tok;\n"
   "    if (m < valid && rw0 + 8 * h < p.n) {\n"
   "      uint4 x;\n"
-  "      asm volatile(\"ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(x.x), \"=r\"(x.y), \"=r\"(x.z), \"=r\"(x.w)\n"
+  "      asm volatile(\"ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(x.x), \"=r\"(x.y), \"=r\"(x.z), \"=r\"(x.w)\n",
   "                   : \"r\"(nvf_ws_epi_row(stg, tok, h)) : \"memory\");\n"
   "      *(uint4*)(p.d + ((i64)g * p.m_max + m) * p.ldd + rw0 + 8 * h) = x;\n"
   "    }\n"
   "  }\n"
   "}\n"
-  "\n",
+  "\n"
   "// An 8 x 8 b16 matrix in the mma fragment layout (lane l: row l / 4, columns 2 (l % 4) ..) transposed.\n"
   "NVF_DEV u32 nvf_movmatrix_trans(u32 x) {\n"
   "  u32 y;\n"
@@ -3575,9 +3581,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const int u0 = nvf_ws_unit(p, tab, blockIdx.x, tiles, nblocks);\n"
   "  if (u0 < 0) return; // no unit with tokens for this CTA\n"
   "#endif\n"
-  "#else\n"
+  "#else\n",
   "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n"
-  "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n",
+  "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n"
   "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "  if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read\n"
   "#endif\n"
@@ -3639,10 +3645,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    for (int u = u0; u >= 0; u = nvf_ws_unit(p, tab, u + gridDim.x, tiles, nblocks)) {\n"
   "      const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);\n"
   "      const int tt = w.tt, g = w.g, valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
-  "#endif\n"
+  "#endif\n",
   "    const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);\n"
   "    const u8* asf_g = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k);\n"
-  "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n",
+  "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
   "      const int m = tok0 + n;\n"
   "      const u8* src = live && m < valid \? a_g + (i64)m * (p.k / 2) : 0;\n"
   "      const u8* sf = asf_g + nvf_sf_offset_128x4(m < valid \? m : 0, 0, kc4);\n"
@@ -3704,11 +3710,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#if NVF_WSNEXT_ON\n"
   "    const NvfWsUnit wn = un >= 0 \? nvf_ws_decode<true>(p, tab, un, tiles, nblocks) : w;\n"
   "#endif\n"
-  "#else\n"
+  "#else\n",
   "  const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8\n"
   "  const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4);\n"
   "  const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
-  "#endif\n",
+  "#endif\n"
   "  for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
   "    int sub = 0; // the smaller N this tile's tokens fit\n"
   "    while (NVF_VARN && sub < 3 && valid - tok0 <= NVF_TOK - (sub + 1) * NVF_NSTEP) ++sub;\n"
@@ -3772,10 +3778,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "            c2 = nvf_clock();\n"
   "          }\n"
   "        }\n"
-  "        // (zeros past ldn; under NVF_WKFULL a step in bounds, past ldn a re-read)\n"
+  "        // (zeros past ldn; under NVF_WKFULL a step in bounds, past ldn a re-read)\n",
   "        if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(s + NVF_DEPTH - ldoff, nsteps), ldn, p.k, wq[d], ws[d]);\n"
   "        if (s < nsteps) {\n"
-  "          const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)\n",
+  "          const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)\n"
   "          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;\n"
   "          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n"
   "          if (NVF_TRACE) c1 = nvf_clock();\n"
@@ -3845,9 +3851,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "\n"
   "// nvf_gemm_wgmma_ws and nvf_gemm_wgmma_ws_l2, or nvf_gemm_wgmma_ws_tiled (gemm_common.cuh)\n"
   "NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)\n"
-  "\n"
+  "\n",
   "// The token pre-pass of a GEMM with a workspace: every token step widened once, into the slot\n"
-  "// images the producer above copies. Image f (slot fill f, steps f NVF_SPS ..) of token tile T of\n",
+  "// images the producer above copies. Image f (slot fill f, steps f NVF_SPS ..) of token tile T of\n"
   "// group g at p.tok_ws + ((g tiles_m + T) nslots + f) NVF_SLOT_BYTES, tiles_m = ceil(m_max /\n"
   "// NVF_TOK), nslots = ceil(steps / NVF_SPS): the host's nvfp4moe__tok_ws_bytes. Tokens past\n"
   "// masked_m and steps past K are zeros. 128 threads, one unit (token, step of the image) each, as\n"
@@ -7020,8 +7026,9 @@ NVFP4MOE__PRIVATE int nvfp4moe__ws_persist(const nvfp4moe_context* ctx, unsigned
    and end, which the resident grid overlaps with the next unit's first loads, are a large part of it: every
    tile resident measured Qwen3 GEMM2 (K 768) 10.5 % faster at 128 tokens and 4.8 % at 512 on an H100, where
    at K >= 2048 the same build lost up to 9 % even launched one CTA a unit (bench/NOTES.md, thirty-third
-   session, X62/X63). Not under a tuning run's -DNVF_PERSIST (whose rules then hold for every tile) or
-   -DNVF_RES128=0 (A/B runs: the kernel ignores it). */
+   session, X62/X63; the twin itself: Qwen3 GEMM2 -8.0 to -8.4 % at 128, 512 and Poisson(100) tokens, others
+   unchanged, thirty-sixth session, X72). Not under a tuning run's -DNVF_PERSIST (whose rules then hold for every
+   tile) or -DNVF_RES128=0 (A/B runs: the kernel ignores it); under -DNVF_PCOMPACT=0 too. */
 NVFP4MOE__PRIVATE int nvfp4moe__ws_res128(const nvfp4moe_context* ctx, int k) {
   return k <= 1024 && !strstr(ctx->tune_define, "NVF_PERSIST") && !strstr(ctx->tune_define, "NVF_RES128=0");
 }

@@ -145,7 +145,10 @@ NVF_DEV u32 nvf_clock() {
 // session, X62, X63): 64 tokens at m = 64 -1.6 to -17.9 % on four GEMMs (gpt-oss +1.6 %, -5.2 % in
 // X62), at Poisson(40) -0.2 to -15.5 %: resident. 128 tokens gains only where K is short (Qwen3 GEMM2,
 // K 768: -10.4 % at m = 128), and the resident-built code loses even on a one-CTA-a-unit grid where K
-// >= 2048 (DeepSeek-V3 GEMM2 +9.0 % at 128, +4.4 % at 512): not resident. ROW_MAJOR weights keep
+// >= 2048 (DeepSeek-V3 GEMM2 +9.0 % at 128, +4.4 % at 512): not resident, but since 0.5.6 the host builds a
+// resident twin of its TILED _k256 modules (-DNVF_PERSIST=1) for K <= 1024 (thirty-sixth session, X72, H100:
+// Qwen3 GEMM2 -8.0 to -8.4 % at 128, 512 and Poisson(100) tokens; with the hoisted decode, which gained 1-2 %
+// over none there). ROW_MAJOR weights keep
 // 0.5.2's rule: their 64-token tile built resident spills (48 bytes of stack on sm_90a) and was not
 // measured. Tuning runs: -DNVF_PERSIST=0/1 (every tile), -DNVF_PERSIST_T32 (0.5.2's rule: only the
 // 32-token tiles); the host parses both.
