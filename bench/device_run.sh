@@ -1839,7 +1839,7 @@ X72)
   echo "A/B 2 rc $? at $(( $(date +%s) - t0 )) s"
   ;;
 F36)
-  # thirty-sixth session (0.5.5 as committed, after X71's tests and A/B on an H100): a few GPU tests in parallel on
+  # thirty-sixth session (ran on 0.5.5 as committed, after X71, then on 0.5.6 after X72): a few GPU tests in parallel on
   # this card (token-producer every-tile, resident units, the layer), then the full benchmark (the file named by the card)
   t0=$(date +%s)
   ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
