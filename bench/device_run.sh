@@ -1803,6 +1803,17 @@ X66)
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+B36)
+  # thirty-sixth session's last call (0.5.6 as committed, tested in X72 and F36 on an H100): the full benchmark
+  # alone (the file named by the card), for an H200 if one comes
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${BT:-300} python3 tools/bench.py > "$OUT/bench.log" 2>&1
+  echo "bench exit $?"; tail -40 "$OUT/bench.log" | cut -c1-150
+  w=$(grep -m1 '^wrote ' "$OUT/bench.log" | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 X72)
   # thirty-sixth session: the 128-token tile's resident twin on TILED weights with K % 256 == 0 and K <= 1024
   # (gemm_sm90_ws_t128_wg3[_varn]_k256_res_tiled): its tests in parallel (every-tile on the 128-token tiles under
