@@ -7028,9 +7028,12 @@ NVFP4MOE__PRIVATE int nvfp4moe__ws_persist(const nvfp4moe_context* ctx, unsigned
    at K >= 2048 the same build lost up to 9 % even launched one CTA a unit (bench/NOTES.md, thirty-third
    session, X62/X63; the twin itself: Qwen3 GEMM2 -8.0 to -8.4 % at 128, 512 and Poisson(100) tokens, others
    unchanged, thirty-sixth session, X72). Not under a tuning run's -DNVF_PERSIST (whose rules then hold for every
-   tile) or -DNVF_RES128=0 (A/B runs: the kernel ignores it); under -DNVF_PCOMPACT=0 too. */
+   tile) or -DNVF_RES128=0 (A/B runs: the kernel ignores it); under -DNVF_PCOMPACT=0 too. A tuning run's
+   -DNVF_RES128K=<K> moves the bound. */
 NVFP4MOE__PRIVATE int nvfp4moe__ws_res128(const nvfp4moe_context* ctx, int k) {
-  return k <= 1024 && !strstr(ctx->tune_define, "NVF_PERSIST") && !strstr(ctx->tune_define, "NVF_RES128=0");
+  const char* d = strstr(ctx->tune_define, "NVF_RES128K=");
+  return k <= (d ? atoi(d + 12) : 1024) && !strstr(ctx->tune_define, "NVF_PERSIST") &&
+         !strstr(ctx->tune_define, "NVF_RES128=0");
 }
 
 /* Whether a resident grid of the `tok`-token tile numbers its units without gaps from a table of groups + 1

@@ -1803,6 +1803,29 @@ X66)
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X73)
+  # thirty-sixth session: where the 128-token tile's resident twin should stop. a = -DNVF_Y=1 (0.5.6: K <= 1024),
+  # b = -DNVF_RES128K=2048 (resident up to K 2048): Qwen3-235B EP8 GEMM2 (K 1536), Qwen3 GEMM1 and DeepSeek-V3 GEMM2
+  # (K 2048), Qwen3 GEMM2 (K 768, resident in both: the control); uniform 128/512 and Poisson(100), 8 rounds. First
+  # every-tile and resident units on the 128-token tiles under b.
+  t0=$(date +%s)
+  PDEFS="-DNVF_Y=1 -DNVF_RES128K=2048" precompile_defs
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  (NVFP4MOE_TUNE_DEFINE=-DNVF_RES128K=2048 TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=ws_t128 timeout 120 ./build/test_gpu \
+     > "$OUT/t_et.log" 2>&1; echo "# rc $?" >> "$OUT/t_et.log") &
+  (NVFP4MOE_TUNE_DEFINE=-DNVF_RES128K=2048 TEST_QUICK=1 TEST_ONLY=resident_units TEST_CONFIGS=ws_t128 timeout 120 ./build/test_gpu \
+     > "$OUT/t_ru.log" 2>&1; echo "# rc $?" >> "$OUT/t_ru.log") &
+  wait
+  for l in "$OUT"/t_*.log; do echo "$(basename "$l"): $(grep -E '^PASS|^FAIL|^SKIP|^# rc' "$l" | cut -c1-110 | tr '\n' ' ')"; done
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+  a="-DNVF_Y=1"; b="-DNVF_RES128K=2048"; r="$a,$b,$b,$a"; sh="qwen3_235b_ep8_gemm2,qwen3_30b_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm2"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-100} python3 tools/bench.py --defines "$r,$r,$r,$r" --ms 128,512 --only gemm --shapes "$sh" \
+    --out "$OUT/ab_res128k_uniform.json" > "$OUT/ab1.log" 2>&1
+  echo "A/B 1 rc $? at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${ABT2:-60} python3 tools/bench.py --defines "$r,$r,$r,$r" --poisson --ms 100 --only gemm --shapes "$sh" \
+    --out "$OUT/ab_res128k_poisson.json" > "$OUT/ab2.log" 2>&1
+  echo "A/B 2 rc $? at $(( $(date +%s) - t0 )) s"
+  ;;
 B36)
   # thirty-sixth session's last call (0.5.6 as committed, tested in X72 and F36 on an H100): the full benchmark
   # alone (the file named by the card), for an H200 if one comes

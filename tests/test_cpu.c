@@ -803,6 +803,9 @@ static void test_gemm_tile_heuristic(void) {
       CHECK(nvfp4moe__gemm_module(c, sp, 1, 768) == k256, "%s: -DNVF_RES128=0 keeps the _k256 twin", nvfp4moe__specs[sp].name);
       strcpy(c->tune_define, "-DNVF_PERSIST=0");
       CHECK(nvfp4moe__gemm_module(c, sp, 1, 768) == k256, "%s: -DNVF_PERSIST=0 keeps the _k256 twin", nvfp4moe__specs[sp].name);
+      strcpy(c->tune_define, "-DNVF_RES128K=2048");
+      CHECK(nvfp4moe__gemm_module(c, sp, 1, 2048) == res && nvfp4moe__gemm_module(c, sp, 1, 2304) == k256,
+            "%s: -DNVF_RES128K=2048 moves the bound to K 2048", nvfp4moe__specs[sp].name);
       c->tune_define[0] = '\0';
       c->k256 = 0;
       CHECK(nvfp4moe__gemm_module(c, sp, 1, 768) == twin, "%s: $NVFP4MOE_K256=0 keeps the _tiled twin", nvfp4moe__specs[sp].name);

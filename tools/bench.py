@@ -49,6 +49,9 @@ from nvfp4moe_ctypes import (Desc, GemmArgs, Info, MoeArgs, MoeWeights, QuantArg
 SHAPES = [("qwen3_30b_gemm1", 128, 1536, 2048), ("qwen3_30b_gemm2", 128, 2048, 768),
           ("dsv3_ep8_gemm1", 32, 4096, 7168), ("dsv3_ep8_gemm2", 32, 7168, 2048),
           ("gpt_oss_gemm1", 128, 5760, 2880)]
+# GEMM shapes that only the A/B runs' --shapes can name (not in the full benchmark): Qwen3-235B-A22B's GEMM2 under
+# EP8 (16 experts, hidden 4096, moe_intermediate 1536), a K between the standard shapes' 768 and 2048
+AB_SHAPES = [("qwen3_235b_ep8_gemm2", 16, 4096, 1536)]
 
 
 def gemm_bytes(G, N, K, m):
@@ -126,7 +129,8 @@ def main():
                if "--envs" in sys.argv else None)
     tune_ms = [int(v) for v in sys.argv[sys.argv.index("--ms") + 1].split(",")] if "--ms" in sys.argv else [1, 8, 32]
     # --shapes a,b,a: the GEMM shapes of the A/B runs, in this order (repeats allowed: sequence effects)
-    tune_shapes = ([next(sh for sh in SHAPES if sh[0] == nm) for nm in sys.argv[sys.argv.index("--shapes") + 1].split(",")]
+    tune_shapes = ([next(sh for sh in SHAPES + AB_SHAPES if sh[0] == nm)
+                    for nm in sys.argv[sys.argv.index("--shapes") + 1].split(",")]
                    if "--shapes" in sys.argv else SHAPES)
     # --layout row_major|tiled|preferred (default): the weights' byte layout (nvfp4moe_weight_layout).
     # The weights are random bytes, so one buffer serves either layout.
