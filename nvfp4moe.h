@@ -3263,7 +3263,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "}\n"
   "\n"
   "// NVF_PERSIST (1 for the 32-token tiles and, on TILED weights, the 48- and 64-token ones; the host's\n"
-  "// nvfp4moe__ws_persist mirrors it): a resident grid (the host launches at most one CTA per SM and sets\n"
+  "// nvfp4moe__ws_persist mirrors it; and the 128-token tile's resident twin, below): a resident grid (the host launches at most one CTA per SM and sets\n"
   "// p.tiles_m). Each CTA takes the work units u = blockIdx.x, + gridDim.x, .. (unit: group, row block,\n"
   "// token tile; the token tile fastest, as the one-CTA-a-unit grid's order) that hold tokens, and its\n"
   "// consumers load the next unit's first weight steps under the current unit's last ones, so the weight\n"
@@ -3276,12 +3276,13 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// instead, thirty-fourth and thirty-fifth sessions: since 0.5.5 the TILED 48-token tile is resident with\n"
   "// the table, NVF_PCOMPACT below). On an H100 with the register epilogue (thirty-third\n"
   "// session, X62, X63): 64 tokens at m = 64 -1.6 to -17.9 % on four GEMMs (gpt-oss +1.6 %, -5.2 % in\n"
-  "// X62), at Poisson(40) -0.2 to -15.5 %: resident. 128 tokens gains only where K is short (Qwen3 GEMM2,\n"
-  "// K 768: -10.4 % at m = 128), and the resident-built code loses even on a one-CTA-a-unit grid where K\n",
+  "// X62), at Poisson(40) -0.2 to -15.5 %: resident. 128 tokens gains only where K is short (Qwen3 GEMM2,\n",
+  "// K 768: -10.4 % at m = 128), and the resident-built code loses even on a one-CTA-a-unit grid where K\n"
   "// >= 2048 (DeepSeek-V3 GEMM2 +9.0 % at 128, +4.4 % at 512): not resident, but since 0.5.6 the host builds a\n"
   "// resident twin of its TILED _k256 modules (-DNVF_PERSIST=1) for K <= 1024 (thirty-sixth session, X72, H100:\n"
-  "// Qwen3 GEMM2 -8.0 to -8.4 % at 128, 512 and Poisson(100) tokens; with the hoisted decode, which gained 1-2 %\n"
-  "// over none there). ROW_MAJOR weights keep\n"
+  "// Qwen3 GEMM2 -8.0 to -8.4 % at 128, 512 and Poisson(100) tokens; with the hoisted decode: against none there\n"
+  "// -1.9 % at Poisson(100), within the noise at 128 and 512; at K 1536 and 2048 the twin on the resident grid\n"
+  "// measured mixed, -3.6 to +2.6 %, X73). ROW_MAJOR weights keep\n"
   "// 0.5.2's rule: their 64-token tile built resident spills (48 bytes of stack on sm_90a) and was not\n"
   "// measured. Tuning runs: -DNVF_PERSIST=0/1 (every tile), -DNVF_PERSIST_T32 (0.5.2's rule: only the\n"
   "// 32-token tiles); the host parses both.\n"
@@ -3289,7 +3290,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// where the table fits). By default (0.5.5) only on the TILED 48-token tile, which it puts on the resident grid\n"
   "// (bench/NOTES.md, thirty-fifth session: at Poisson(33) tokens 2 to 16 % faster, where on the 32- and 64-token tiles\n"
   "// it bought nothing); tuning runs: 0 none (0.5.4's kernels, the 48-token tile not resident), 1 on every resident\n"
-  "// tile, 2 on every resident tile and the TILED 48-token tile resident.\n"
+  "// tile but the 128-token one, 2 as 1 and the TILED 48-token tile resident.\n"
   "#ifdef NVF_PCOMPACT_PROBE // (thirty-fifth session, timing only, alone; the host builds the table: its define reads\n"
   "#define NVF_PCOMPACT 1    // \"NVF_PCOMPACT\") 1: the table built but not used (the old numbering); 2: used, without\n"
   "                          // the hoisted decode; other values as -DNVF_PCOMPACT=1\n"
@@ -3327,10 +3328,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "\n"
   "static_assert(NVF_TOK == 32 || NVF_TOK == 48 || NVF_TOK == 64 || NVF_TOK == 128, \"NVF_TOK must be 32, 48, 64 or 128\");\n"
   "#include \"gemm_wgmma_step.cuh\"\n"
-  "\n"
+  "\n",
   "// Unit u's token step s into its raw stage with cp.async, one commit group per slot (zero-filled\n"
   "// past K, past the steps and for a token past masked_m, whose copies name the 16-byte aligned\n"
-  "// `dummy` and read nothing): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64\n",
+  "// `dummy` and read nothing): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64\n"
   "// UNITS + 4 (h UNITS + u), so a warp's copies and reads are conflict-free. Register loads would\n"
   "// not do: ptxas puts every load of a register pipeline on one scoreboard, so the first use of\n"
   "// step s + 1 would also wait for step s + 2 (bench/NOTES.md, fourteenth session).\n"
@@ -3389,11 +3390,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "}\n"
   "\n"
   "// The resident grid's work units. By default every (group, row block, token tile < tiles) is a unit and\n"
-  "// CTAs skip those without tokens: an expert with more than tiles_m token tiles (tiles_m from expected_m)\n"
+  "// CTAs skip those without tokens: an expert with more than tiles_m token tiles (tiles_m from expected_m)\n",
   "// then makes its units take two passes each, on a fixed set of CTAs that finish late (the 48-token tile's loss on the\n"
-  "// DeepSeek-V3 layer). With p.ptab (the TILED 48-token tile by default, every resident tile under\n"
-  "// -DNVF_PCOMPACT=1 or 2; the table must fit) they are\n"
-  "// numbered without gaps: one unit per (group g, row block, token tile holding tokens), the token tile\n",
+  "// DeepSeek-V3 layer). With p.ptab (the TILED 48-token tile by default, every resident tile but the 128-token\n"
+  "// one under -DNVF_PCOMPACT=1 or 2; the table must fit) they are\n"
+  "// numbered without gaps: one unit per (group g, row block, token tile holding tokens), the token tile\n"
   "// fastest, the groups in order; tab[g] (shared memory, groups + 1 ints after the staging areas: the host\n"
   "// adds them) counts the units before group g. Each CTA builds the table at its start (every thread loads masked_m\n"
   "// of its groups, then warp 0 scans them in place by shuffles, 32 groups a pass) and finds a unit's group from it\n"
@@ -3449,7 +3450,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        break;\n"
   "      }\n"
   "    }\n"
-  "    const int h = lo + lane + 1; // (lane 31 tests the next boundary: not <= u)\n"
+  "    const int h = lo + lane + 1; // (lane 31 tests the next boundary: not <= u)\n",
   "    lo += __popc(__ballot_sync(0xffffffffu, h < p.groups && tab[h] <= u));\n"
   "  } else {\n"
   "    int hi = p.groups; // tab[lo] <= u < tab[hi]\n"
@@ -3465,7 +3466,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  w.tt = r % nt;\n"
   "  return w;\n"
   "}\n"
-  "\n",
+  "\n"
   "// The first unit at or after u (stepping by the grid) whose token tile holds tokens, or -1.\n"
   "NVF_DEV int nvf_ws_unit(const NvfGemmParams& p, const int* tab, int u, int tiles, int nblocks) {\n"
   "  if (NVF_PCOMPACT && p.ptab && NVF_PCOMPACT_PROBE != 1) return u < tab[p.groups] \? u : -1;\n"
@@ -3511,7 +3512,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  #pragma unroll\n"
   "  for (int q = 0; q < NVF_TOK / 16; ++q) { // four matrices a stmatrix: lane k names row k % 8 of matrix k / 8\n"
   "    const int mi = 4 * q + (lane >> 3), tok = 8 * (mi >> 1) + (lane & 7), h = mi & 1;\n"
-  "    asm volatile(\"stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\" ::\"r\"(nvf_ws_epi_row(stg, tok, h)),\n"
+  "    asm volatile(\"stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\" ::\"r\"(nvf_ws_epi_row(stg, tok, h)),\n",
   "                 \"r\"(v[4 * q]), \"r\"(v[4 * q + 1]), \"r\"(v[4 * q + 2]), \"r\"(v[4 * q + 3]) : \"memory\");\n"
   "  }\n"
   "  __syncwarp();\n"
@@ -3520,7 +3521,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    const int tok = c >> 1, h = c & 1, m = tok0 + tok;\n"
   "    if (m < valid && rw0 + 8 * h < p.n) {\n"
   "      uint4 x;\n"
-  "      asm volatile(\"ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(x.x), \"=r\"(x.y), \"=r\"(x.z), \"=r\"(x.w)\n",
+  "      asm volatile(\"ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(x.x), \"=r\"(x.y), \"=r\"(x.z), \"=r\"(x.w)\n"
   "                   : \"r\"(nvf_ws_epi_row(stg, tok, h)) : \"memory\");\n"
   "      *(uint4*)(p.d + ((i64)g * p.m_max + m) * p.ldd + rw0 + 8 * h) = x;\n"
   "    }\n"
@@ -3573,7 +3574,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]\n"
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
   "#if NVF_PERSIST\n"
-  "  const int tiles = p.tiles_m; // token tiles per (group, block)\n"
+  "  const int tiles = p.tiles_m; // token tiles per (group, block)\n",
   "  int* const tab = (int*)(smem + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws \? 0 : NVF_TSTAGES * NVF_STAGE_BYTES) +\n"
   "                          (NVF_EPI_SMEM \? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0)); // p.ptab: units before each group\n"
   "  if (NVF_PCOMPACT && p.ptab) nvf_ws_build_tab(p, tab, tiles, nblocks);\n"
@@ -3581,7 +3582,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const int u0 = nvf_ws_unit(p, tab, blockIdx.x, tiles, nblocks);\n"
   "  if (u0 < 0) return; // no unit with tokens for this CTA\n"
   "#endif\n"
-  "#else\n",
+  "#else\n"
   "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n"
   "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n"
   "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
@@ -3638,14 +3639,14 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    const bool live = NVF_UNITS == 128 || pt < NVF_UNITS;\n"
   "    const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS; // slot fills per token tile\n"
   "    const u32 stage0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES;\n"
-  "    const u32 dst0 = nvf_slot_unit_offset(n, ss);\n"
+  "    const u32 dst0 = nvf_slot_unit_offset(n, ss);\n",
   "    int slot = 0, st = 0; // ring slot, raw stage of the fill\n"
   "    u32 phase = 1;        // empty: the phase before a fresh barrier's first counts as completed\n"
   "#if NVF_PERSIST\n"
   "    for (int u = u0; u >= 0; u = nvf_ws_unit(p, tab, u + gridDim.x, tiles, nblocks)) {\n"
   "      const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);\n"
   "      const int tt = w.tt, g = w.g, valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
-  "#endif\n",
+  "#endif\n"
   "    const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);\n"
   "    const u8* asf_g = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k);\n"
   "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
@@ -3702,7 +3703,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  while (u >= 0) {\n"
   "#if !NVF_WSNEXT_ON\n"
   "    const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);\n"
-  "#endif\n"
+  "#endif\n",
   "    const int tt = w.tt, g = w.g, r0 = w.blk * NVF_ROWS + rw;\n"
   "    const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "    const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
@@ -3710,7 +3711,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#if NVF_WSNEXT_ON\n"
   "    const NvfWsUnit wn = un >= 0 \? nvf_ws_decode<true>(p, tab, un, tiles, nblocks) : w;\n"
   "#endif\n"
-  "#else\n",
+  "#else\n"
   "  const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8\n"
   "  const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4);\n"
   "  const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
@@ -3770,7 +3771,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "                    ws[d][0] ^ ws[d][1];\n"
   "          else if (!NVF_WSP_W) {\n"
   "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);\n"
-  "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);\n"
+  "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);\n",
   "          }\n"
   "          if (NVF_TRACE) {\n"
   "            #pragma unroll\n"
@@ -3778,7 +3779,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "            c2 = nvf_clock();\n"
   "          }\n"
   "        }\n"
-  "        // (zeros past ldn; under NVF_WKFULL a step in bounds, past ldn a re-read)\n",
+  "        // (zeros past ldn; under NVF_WKFULL a step in bounds, past ldn a re-read)\n"
   "        if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(s + NVF_DEPTH - ldoff, nsteps), ldn, p.k, wq[d], ws[d]);\n"
   "        if (s < nsteps) {\n"
   "          const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)\n"
@@ -3839,7 +3840,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      else\n"
   "        nvf_wg_epilogue(p, g, valid, alpha, tok0, r0, t, acc);\n"
   "    }\n"
-  "  }\n"
+  "  }\n",
   "#if NVF_PERSIST\n"
   "    u = un; // (wr is the next unit's rows already: its last round set it)\n"
   "#if NVF_WSNEXT_ON\n"
@@ -3851,7 +3852,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "\n"
   "// nvf_gemm_wgmma_ws and nvf_gemm_wgmma_ws_l2, or nvf_gemm_wgmma_ws_tiled (gemm_common.cuh)\n"
   "NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)\n"
-  "\n",
+  "\n"
   "// The token pre-pass of a GEMM with a workspace: every token step widened once, into the slot\n"
   "// images the producer above copies. Image f (slot fill f, steps f NVF_SPS ..) of token tile T of\n"
   "// group g at p.tok_ws + ((g tiles_m + T) nslots + f) NVF_SLOT_BYTES, tiles_m = ceil(m_max /\n"
@@ -7023,11 +7024,11 @@ NVFP4MOE__PRIVATE int nvfp4moe__ws_persist(const nvfp4moe_context* ctx, unsigned
 
 /* Whether the TILED 128-token tile with K % 256 == 0 runs its resident twin (GEMM_K256_T128R, built with
    -DNVF_PERSIST=1): where K <= 1024. There a unit is a few 128-K steps (six at K 768), so each unit's start
-   and end, which the resident grid overlaps with the next unit's first loads, are a large part of it: every
-   tile resident measured Qwen3 GEMM2 (K 768) 10.5 % faster at 128 tokens and 4.8 % at 512 on an H100, where
-   at K >= 2048 the same build lost up to 9 % even launched one CTA a unit (bench/NOTES.md, thirty-third
-   session, X62/X63; the twin itself: Qwen3 GEMM2 -8.0 to -8.4 % at 128, 512 and Poisson(100) tokens, others
-   unchanged, thirty-sixth session, X72). Not under a tuning run's -DNVF_PERSIST (whose rules then hold for every
+   and end, which the resident grid overlaps with the next unit's first loads, are a large part of it: on an
+   H100 every tile resident measured Qwen3 GEMM2 (K 768) 10.5 % faster at 128 tokens and 4.8 % at 512
+   (bench/NOTES.md, thirty-third session, X62), the twin -8.0 to -8.4 % at 128, 512 and Poisson(100) tokens,
+   others unchanged (thirty-sixth session, X72). At K 1536 and 2048 the twin measured mixed, -3.6 to +2.6 %
+   against a control band of about +-1 % (X73), so the bound stays where the gain was measured. Not under a tuning run's -DNVF_PERSIST (whose rules then hold for every
    tile) or -DNVF_RES128=0 (A/B runs: the kernel ignores it); under -DNVF_PCOMPACT=0 too. A tuning run's
    -DNVF_RES128K=<K> moves the bound. */
 NVFP4MOE__PRIVATE int nvfp4moe__ws_res128(const nvfp4moe_context* ctx, int k) {
@@ -7039,7 +7040,8 @@ NVFP4MOE__PRIVATE int nvfp4moe__ws_res128(const nvfp4moe_context* ctx, int k) {
 /* Whether a resident grid of the `tok`-token tile numbers its units without gaps from a table of groups + 1
    ints in shared memory (gemm_wgmma_ws.cu, nvf_ws_build_tab; p.ptab): by default the 48-token tile's (on the
    32- and 64-token tiles it bought nothing and cost up to 3.5 % at Poisson(16) tokens: bench/NOTES.md,
-   thirty-fifth session), every tile's under a tuning run's -DNVF_PCOMPACT[=1 or 2], none under =0; and only
+   thirty-fifth session), every tile's but the 128-token one's under a tuning run's -DNVF_PCOMPACT[=1 or 2], none
+   under =0; and only
    where the table fits beside the kernel's `smem` bytes */
 NVFP4MOE__PRIVATE int nvfp4moe__ws_ptab(const nvfp4moe_context* ctx, int groups, unsigned smem, unsigned tok) {
   const int pc = nvfp4moe__ws_pcompact(ctx);
@@ -7086,7 +7088,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
   int bm;
   if (ws) {
     /* one CTA per (group, 64 NVF_CWG weight rows, token tile), or a resident grid taking those units
-       in turn (below; nvfp4moe__ws_persist says where): NVF_CWG consumer warpgroups and a token producer;
+       in turn (below; nvfp4moe__ws_persist and nvfp4moe__ws_res128 say where): NVF_CWG consumer warpgroups and a
+       token producer;
        shared memory as NVF_WS_SMEM: 6 ring slots of NVF_SPS steps (1 for 128 tokens, else 2), 3 raw
        token stages of NVF_UNITS = NVF_TOK NVF_SPS units of 72 bytes (none with a workspace), and for
        32 and 48 tokens each consumer warp's staged results (NVF_EPI_SMEM) */
@@ -7122,7 +7125,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
       if (r != NVFP4MOE_SUCCESS) return r;
     }
     {
-      /* the resident grid (gemm_wgmma_ws.cu, NVF_PERSIST; nvfp4moe__ws_persist): at most one CTA per
+      /* the resident grid (gemm_wgmma_ws.cu, NVF_PERSIST; nvfp4moe__ws_persist, or the 128-token tile's resident
+         twin, nvfp4moe__ws_res128): at most one CTA per
          SM, each taking every grid-th (group, row block, token tile) unit; the kernel reads tiles_m */
       nvfp4moe__gemm_params q = *p;
       unsigned grid = nvfp4moe__wgmma_grid(p, 64 * cwg, tok, em);

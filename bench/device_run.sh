@@ -1803,6 +1803,20 @@ X66)
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X74)
+  # thirty-sixth session, after review: the resident-units test with its new case (400 groups, K 768, TILED: every
+  # resident tile's CTAs take several units, the 128-token twin's included), every define set; memcheck on it for
+  # the 128-token tiles
+  t0=$(date +%s)
+  (TEST_QUICK=1 TEST_ONLY=resident_units timeout 150 ./build/test_gpu > "$OUT/t_ru.log" 2>&1; echo "# rc $?" >> "$OUT/t_ru.log") &
+  TEST_QUICK=1 TEST_ONLY=resident_units TEST_CONFIGS=ws_t128 timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 \
+    ./build/test_gpu > "$OUT/memcheck.ru.log" 2>&1
+  echo "memcheck resident units (128-token tiles) exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.ru.log" | head -1)"
+  wait
+  echo "t_ru.log: $(grep -E '^PASS|^FAIL|^SKIP|^# [0-9]+ launches|^# rc' "$OUT/t_ru.log" | cut -c1-110 | tr '\n' ' ')"
+  grep -h -A3 "^FAIL" "$OUT/t_ru.log" | head -12
+  echo "done at $(( $(date +%s) - t0 )) s"
+  ;;
 X73)
   # thirty-sixth session: where the 128-token tile's resident twin should stop. a = -DNVF_Y=1 (0.5.6: K <= 1024),
   # b = -DNVF_RES128K=2048 (resident up to K 2048): Qwen3-235B EP8 GEMM2 (K 1536), Qwen3 GEMM1 and DeepSeek-V3 GEMM2

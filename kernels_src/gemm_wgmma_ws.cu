@@ -130,7 +130,7 @@ NVF_DEV u32 nvf_clock() {
 }
 
 // NVF_PERSIST (1 for the 32-token tiles and, on TILED weights, the 48- and 64-token ones; the host's
-// nvfp4moe__ws_persist mirrors it): a resident grid (the host launches at most one CTA per SM and sets
+// nvfp4moe__ws_persist mirrors it; and the 128-token tile's resident twin, below): a resident grid (the host launches at most one CTA per SM and sets
 // p.tiles_m). Each CTA takes the work units u = blockIdx.x, + gridDim.x, .. (unit: group, row block,
 // token tile; the token tile fastest, as the one-CTA-a-unit grid's order) that hold tokens, and its
 // consumers load the next unit's first weight steps under the current unit's last ones, so the weight
@@ -147,8 +147,9 @@ NVF_DEV u32 nvf_clock() {
 // K 768: -10.4 % at m = 128), and the resident-built code loses even on a one-CTA-a-unit grid where K
 // >= 2048 (DeepSeek-V3 GEMM2 +9.0 % at 128, +4.4 % at 512): not resident, but since 0.5.6 the host builds a
 // resident twin of its TILED _k256 modules (-DNVF_PERSIST=1) for K <= 1024 (thirty-sixth session, X72, H100:
-// Qwen3 GEMM2 -8.0 to -8.4 % at 128, 512 and Poisson(100) tokens; with the hoisted decode, which gained 1-2 %
-// over none there). ROW_MAJOR weights keep
+// Qwen3 GEMM2 -8.0 to -8.4 % at 128, 512 and Poisson(100) tokens; with the hoisted decode: against none there
+// -1.9 % at Poisson(100), within the noise at 128 and 512; at K 1536 and 2048 the twin on the resident grid
+// measured mixed, -3.6 to +2.6 %, X73). ROW_MAJOR weights keep
 // 0.5.2's rule: their 64-token tile built resident spills (48 bytes of stack on sm_90a) and was not
 // measured. Tuning runs: -DNVF_PERSIST=0/1 (every tile), -DNVF_PERSIST_T32 (0.5.2's rule: only the
 // 32-token tiles); the host parses both.
@@ -156,7 +157,7 @@ NVF_DEV u32 nvf_clock() {
 // where the table fits). By default (0.5.5) only on the TILED 48-token tile, which it puts on the resident grid
 // (bench/NOTES.md, thirty-fifth session: at Poisson(33) tokens 2 to 16 % faster, where on the 32- and 64-token tiles
 // it bought nothing); tuning runs: 0 none (0.5.4's kernels, the 48-token tile not resident), 1 on every resident
-// tile, 2 on every resident tile and the TILED 48-token tile resident.
+// tile but the 128-token one, 2 as 1 and the TILED 48-token tile resident.
 #ifdef NVF_PCOMPACT_PROBE // (thirty-fifth session, timing only, alone; the host builds the table: its define reads
 #define NVF_PCOMPACT 1    // "NVF_PCOMPACT") 1: the table built but not used (the old numbering); 2: used, without
                           // the hoisted decode; other values as -DNVF_PCOMPACT=1
@@ -258,8 +259,8 @@ NVF_DEV void nvf_ws_mmas(float* acc, const u32* a, u32 buf, int sub) {
 // The resident grid's work units. By default every (group, row block, token tile < tiles) is a unit and
 // CTAs skip those without tokens: an expert with more than tiles_m token tiles (tiles_m from expected_m)
 // then makes its units take two passes each, on a fixed set of CTAs that finish late (the 48-token tile's loss on the
-// DeepSeek-V3 layer). With p.ptab (the TILED 48-token tile by default, every resident tile under
-// -DNVF_PCOMPACT=1 or 2; the table must fit) they are
+// DeepSeek-V3 layer). With p.ptab (the TILED 48-token tile by default, every resident tile but the 128-token
+// one under -DNVF_PCOMPACT=1 or 2; the table must fit) they are
 // numbered without gaps: one unit per (group g, row block, token tile holding tokens), the token tile
 // fastest, the groups in order; tab[g] (shared memory, groups + 1 ints after the staging areas: the host
 // adds them) counts the units before group g. Each CTA builds the table at its start (every thread loads masked_m

@@ -1174,7 +1174,9 @@ static void test_weight_layouts(void) {
       static const struct { const char* name; int spec; } forced[] = {
           {"gemm_swapab_t16_tiled", NVFP4MOE__SPEC_GEMM_T16},
           {"gemm_sm90_ws_t32_wg4_varn_k256_tiled", NVFP4MOE__SPEC_GEMM_WS32_VARN},
-          {"gemm_swapab_t8_k256_tiled", NVFP4MOE__SPEC_GEMM_T8}};
+          {"gemm_swapab_t8_k256_tiled", NVFP4MOE__SPEC_GEMM_T8},
+          {"gemm_sm90_ws_t128_wg3_k256_res_tiled", NVFP4MOE__SPEC_GEMM_WS128},
+          {"gemm_sm90_ws_t128_wg3_varn_k256_res_tiled", NVFP4MOE__SPEC_GEMM_WS128_VARN}};
       size_t fi;
       for (fi = 0; fi < sizeof forced / sizeof forced[0]; ++fi) {
         ct = 0;

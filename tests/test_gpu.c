@@ -896,7 +896,11 @@ static void test_gemm_resident_units(void) {
       {1800, 4, 16, 256, 9, 0, 1, 0, 0, 1},
       /* K 768, TILED (the 128-token tile's resident twin): up to 300 tokens, expected_m 129, so experts past
          the tiles it covers loop; N 400 ends inside a 192-row block */
-      {3, 300, 400, 768, 0, 1, 1, 0, 129, 1}};
+      {3, 300, 400, 768, 0, 1, 1, 0, 129, 1},
+      /* K 768, TILED, 400 groups of 0 .. 4 tokens (random, out-of-range masked_m too): 400 units over the SMs, so
+         each CTA takes about three and loads the next one's first steps in its last round (six 128-K steps a
+         unit); a grid of more CTAs than SMs here would fail the resident check below */
+      {400, 4, 192, 768, 9, 1, 1, 0, 0, 1}};
   static const char* configs[] = {"gemm_sm90_ws_t32_wg4",      "gemm_sm90_ws_t32_wg4_varn", "gemm_sm90_ws_t64_wg4",
                                   "gemm_sm90_ws_t64_wg4_varn", "gemm_sm90_ws_t48_wg4",      "gemm_sm90_ws_t48_wg4_varn",
                                   "gemm_sm90_ws_t128_wg3",     "gemm_sm90_ws_t128_wg3_varn"};
