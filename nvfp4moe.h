@@ -7033,8 +7033,8 @@ NVFP4MOE__PRIVATE int nvfp4moe__ws_persist(const nvfp4moe_context* ctx, unsigned
    -DNVF_RES128K=<K> moves the bound. */
 NVFP4MOE__PRIVATE int nvfp4moe__ws_res128(const nvfp4moe_context* ctx, int k) {
   const char* d = strstr(ctx->tune_define, "NVF_RES128K=");
-  return k <= (d ? atoi(d + 12) : 1024) && !strstr(ctx->tune_define, "NVF_PERSIST") &&
-         !strstr(ctx->tune_define, "NVF_RES128=0");
+  const char* off = strstr(ctx->tune_define, "NVF_RES128=");
+  return k <= (d ? atoi(d + 12) : 1024) && !strstr(ctx->tune_define, "NVF_PERSIST") && !(off && atoi(off + 11) == 0);
 }
 
 /* Whether a resident grid of the `tok`-token tile numbers its units without gaps from a table of groups + 1

@@ -1803,6 +1803,21 @@ X66)
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X75)
+  # proposed first call of the next session (not run in the thirty-sixth): X73 again with more rounds where it
+  # leaned to a gain (512 tokens and Poisson(100)), to tell whether the 128-token twin pays up to K 2048: a =
+  # -DNVF_Y=1 (K <= 1024), b = -DNVF_RES128K=2048; 16 rounds; control Qwen3 GEMM2 (the twin in both arms)
+  t0=$(date +%s)
+  PDEFS="-DNVF_Y=1 -DNVF_RES128K=2048" precompile_defs
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  a="-DNVF_Y=1"; b="-DNVF_RES128K=2048"; r="$a,$b,$b,$a"; sh="qwen3_235b_ep8_gemm2,qwen3_30b_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm2"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --defines "$r,$r,$r,$r,$r,$r,$r,$r" --ms 512 --only gemm \
+    --shapes "$sh" --out "$OUT/ab_res128k_512.json" > "$OUT/ab1.log" 2>&1
+  echo "A/B 1 rc $? at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${ABT2:-100} python3 tools/bench.py --defines "$r,$r,$r,$r,$r,$r,$r,$r" --poisson --ms 100 \
+    --only gemm --shapes "$sh" --out "$OUT/ab_res128k_poisson16.json" > "$OUT/ab2.log" 2>&1
+  echo "A/B 2 rc $? at $(( $(date +%s) - t0 )) s"
+  ;;
 X74)
   # thirty-sixth session, after review: the resident-units test with its new case (400 groups, K 768, TILED: every
   # resident tile's CTAs take several units, the 128-token twin's included), every define set; memcheck on it for

@@ -801,6 +801,8 @@ static void test_gemm_tile_heuristic(void) {
             "%s: K 736 (not a multiple of 256) and ROW_MAJOR weights: not resident", nvfp4moe__specs[sp].name);
       strcpy(c->tune_define, "-DNVF_RES128=0");
       CHECK(nvfp4moe__gemm_module(c, sp, 1, 768) == k256, "%s: -DNVF_RES128=0 keeps the _k256 twin", nvfp4moe__specs[sp].name);
+      strcpy(c->tune_define, "-DNVF_RES128=1");
+      CHECK(nvfp4moe__gemm_module(c, sp, 1, 768) == res, "%s: -DNVF_RES128=1 keeps the twin", nvfp4moe__specs[sp].name);
       strcpy(c->tune_define, "-DNVF_PERSIST=0");
       CHECK(nvfp4moe__gemm_module(c, sp, 1, 768) == k256, "%s: -DNVF_PERSIST=0 keeps the _k256 twin", nvfp4moe__specs[sp].name);
       strcpy(c->tune_define, "-DNVF_RES128K=2048");

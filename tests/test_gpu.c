@@ -875,7 +875,7 @@ static int resident_tile(const char* def, int tok, int tiled, int level, int k) 
   if (d) return d[11] != '=' || atoi(d + 12) != 0; /* every tile, or none */
   if (tok == 128) /* the resident twin of the TILED _k256 module, K <= 1024 (or a tuning run's -DNVF_RES128K=<K>) */
     return tiled && k % 256 == 0 && k <= (strstr(def, "NVF_RES128K=") ? atoi(strstr(def, "NVF_RES128K=") + 12) : 1024) &&
-           !(k256 && strcmp(k256, "0") == 0) && !strstr(def, "NVF_RES128=0");
+           !(k256 && strcmp(k256, "0") == 0) && !(strstr(def, "NVF_RES128=") && atoi(strstr(def, "NVF_RES128=") + 11) == 0);
   return tok == 32 || (tiled && (tok == 64 || (tok == 48 && (level < 0 || level >= 2))));
 }
 /* ... for some K and layout */
