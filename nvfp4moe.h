@@ -3263,8 +3263,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "}\n"
   "\n"
   "// NVF_PERSIST (1 for the 32-token tiles and, on TILED weights, the 48- and 64-token ones; the host's\n"
-  "// nvfp4moe__ws_persist mirrors it; and the 128-token tile's resident twin, below): a resident grid (the host launches at most one CTA per SM and sets\n"
-  "// p.tiles_m). Each CTA takes the work units u = blockIdx.x, + gridDim.x, .. (unit: group, row block,\n"
+  "// nvfp4moe__ws_persist mirrors it; and the 128-token tile's resident twin, below): a resident grid (the host\n"
+  "// launches at most one CTA per SM and sets p.tiles_m). Each CTA takes the work units u = blockIdx.x, + gridDim.x, .. (unit: group, row block,\n"
   "// token tile; the token tile fastest, as the one-CTA-a-unit grid's order) that hold tokens, and its\n"
   "// consumers load the next unit's first weight steps under the current unit's last ones, so the weight\n"
   "// stream does not drain and refill at each unit. On an H200 (bench/NOTES.md, twenty-fifth session, X27,\n"
@@ -7028,9 +7028,9 @@ NVFP4MOE__PRIVATE int nvfp4moe__ws_persist(const nvfp4moe_context* ctx, unsigned
    H100 every tile resident measured Qwen3 GEMM2 (K 768) 10.5 % faster at 128 tokens and 4.8 % at 512
    (bench/NOTES.md, thirty-third session, X62), the twin -8.0 to -8.4 % at 128, 512 and Poisson(100) tokens,
    others unchanged (thirty-sixth session, X72). At K 1536 and 2048 the twin measured mixed, -3.6 to +2.6 %
-   against a control band of about +-1 % (X73), so the bound stays where the gain was measured. Not under a tuning run's -DNVF_PERSIST (whose rules then hold for every
-   tile) or -DNVF_RES128=0 (A/B runs: the kernel ignores it); under -DNVF_PCOMPACT=0 too. A tuning run's
-   -DNVF_RES128K=<K> moves the bound. */
+   against a control band of about +-1 % (X73), so the bound stays where the gain was measured. Not under a
+   tuning run's -DNVF_PERSIST (whose rules then hold for every tile) or -DNVF_RES128=0 (A/B runs: the kernel
+   ignores it); under -DNVF_PCOMPACT=0 too. A tuning run's -DNVF_RES128K=<K> moves the bound. */
 NVFP4MOE__PRIVATE int nvfp4moe__ws_res128(const nvfp4moe_context* ctx, int k) {
   const char* d = strstr(ctx->tune_define, "NVF_RES128K=");
   const char* off = strstr(ctx->tune_define, "NVF_RES128=");
@@ -7041,8 +7041,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__ws_res128(const nvfp4moe_context* ctx, int k) {
    ints in shared memory (gemm_wgmma_ws.cu, nvf_ws_build_tab; p.ptab): by default the 48-token tile's (on the
    32- and 64-token tiles it bought nothing and cost up to 3.5 % at Poisson(16) tokens: bench/NOTES.md,
    thirty-fifth session), every tile's but the 128-token one's under a tuning run's -DNVF_PCOMPACT[=1 or 2], none
-   under =0; and only
-   where the table fits beside the kernel's `smem` bytes */
+   under =0; and only where the table fits beside the kernel's `smem` bytes */
 NVFP4MOE__PRIVATE int nvfp4moe__ws_ptab(const nvfp4moe_context* ctx, int groups, unsigned smem, unsigned tok) {
   const int pc = nvfp4moe__ws_pcompact(ctx);
   if (pc == 0 || (pc < 0 && tok != 48u) || tok >= 128u) return 0; /* (never measured on the 128-token tile) */

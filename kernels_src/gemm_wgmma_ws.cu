@@ -130,8 +130,8 @@ NVF_DEV u32 nvf_clock() {
 }
 
 // NVF_PERSIST (1 for the 32-token tiles and, on TILED weights, the 48- and 64-token ones; the host's
-// nvfp4moe__ws_persist mirrors it; and the 128-token tile's resident twin, below): a resident grid (the host launches at most one CTA per SM and sets
-// p.tiles_m). Each CTA takes the work units u = blockIdx.x, + gridDim.x, .. (unit: group, row block,
+// nvfp4moe__ws_persist mirrors it; and the 128-token tile's resident twin, below): a resident grid (the host
+// launches at most one CTA per SM and sets p.tiles_m). Each CTA takes the work units u = blockIdx.x, + gridDim.x, .. (unit: group, row block,
 // token tile; the token tile fastest, as the one-CTA-a-unit grid's order) that hold tokens, and its
 // consumers load the next unit's first weight steps under the current unit's last ones, so the weight
 // stream does not drain and refill at each unit. On an H200 (bench/NOTES.md, twenty-fifth session, X27,
