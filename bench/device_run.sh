@@ -1168,7 +1168,7 @@ X32)
   d="-DNVF_PINGPONG=0,-DNVF_PINGPONG=1"
   PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --defines "$d,$d" --ms "${MS:-32}" \
     --only gemm,layer --out "$OUT/ab_pingpong.json" 2>&1 | grep -E "tune=" | cut -c1-150
-  PYTHONUNBUFFERED=1 timeout ${PBT:-100} python3 tools/bench.py --defines "$d" --poisson --ms 16,32 \
+  PYTHONUNBUFFERED=1 timeout ${PBT:-100} python3 tools/bench.py --envs "$e" --poisson --ms 16,32 \
     --only gemm --out "$OUT/ab_pingpong_poisson.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
 X33)
@@ -1802,6 +1802,26 @@ X66)
   PYTHONUNBUFFERED=1 timeout ${ABT2:-130} python3 tools/bench.py --defines "$a,$b,$b,$a" --ms 32,64 --only gemm \
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
+X76)
+  # thirty-seventh session: where the DeepSeek-V3 layer's time goes. The layer (386 us in F36) is 20-25 us more
+  # than its parts timed alone (GEMMs at Poisson(33) with m_max 59, both quantizers); the layer's buffers have
+  # m_max 256. (1) each layer's kernels from a profiler trace of its graph (NVFP4MOE_BENCH_PROFILE=1): durations
+  # and gaps; (2) the DeepSeek-V3 GEMMs at Poisson(33) with m_max 59 against 256 (same draw), four runs interleaved
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout 150 python3 tools/bench.py --only layer \
+    --out "$OUT/layer_profile.json" > "$OUT/profile.log" 2>&1
+  echo "profile rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^(dsv3|qwen3|gpt)" "$OUT/profile.log" | cut -c1-1500
+  sh="dsv3_ep8_gemm1,dsv3_ep8_gemm2"; e="NVFP4MOE_Y=1,NVFP4MOE_Y=1,NVFP4MOE_Y=1"  # (no such switch: three default contexts)
+  for i in 1 2; do
+    PYTHONUNBUFFERED=1 timeout 60 python3 tools/bench.py --envs "$e" --poisson --ms 33 --only gemm --shapes "$sh" \
+      --out "$OUT/mmax59_$i.json" > "$OUT/mmax59_$i.log" 2>&1; echo "m_max 59 run $i rc $?"
+    PYTHONUNBUFFERED=1 timeout 60 python3 tools/bench.py --envs "$e" --poisson --ms 33 --mmax 256 --only gemm \
+      --shapes "$sh" --out "$OUT/mmax256_$i.json" > "$OUT/mmax256_$i.log" 2>&1; echo "m_max 256 run $i rc $?"
+  done
+  echo "done at $(( $(date +%s) - t0 )) s"
   ;;
 X75)
   # proposed first call of the next session (not run in the thirty-sixth): X73 again with more rounds where it

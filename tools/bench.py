@@ -25,7 +25,8 @@ Writes bench/results/<card>.json (h200.json, h100.json, ...) (a JSON array of re
     python3 tools/bench.py --envs "NVFP4MOE_PDL=0,NVFP4MOE_PDL=1" --only quant,layer --out PATH
     (with --envs, --defines, --configs: --shapes dsv3_ep8_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2 picks and orders the GEMMs)
                                                    (contexts under run-time environment switches)
-    (NVFP4MOE_BENCH_NO_WS=1: the GEMMs without a workspace; NVFP4MOE_BENCH_LAYERS=a,b: only those layers)
+    (NVFP4MOE_BENCH_NO_WS=1: the GEMMs without a workspace; NVFP4MOE_BENCH_LAYERS=a,b: only those layers;
+    NVFP4MOE_BENCH_PROFILE=1: each layer's kernels from a profiler trace of its graph, in the record as "kernels")
     (and --poisson: masked_m drawn from Poisson(m) per group, m_max = m + 4 sqrt(m) + 4, as in a layer;
      the time compares arms, the floor columns still count m tokens per group)
 """
@@ -104,6 +105,49 @@ def time_graph(calls, inner=20, replays=7):
     return times[len(times) // 2]
 
 
+def profile_graph(call, inner=10, replays=5):
+    """The kernels of `call`, one launch sequence, from a torch.profiler (CUPTI) trace of a CUDA
+    graph of `inner` calls replayed `replays` times: per position in the sequence its kernel's
+    name, median duration and median gap from the previous kernel's end (us), plus the median
+    span of one call (first start to last end) and period (start to the next call's start)."""
+    import tempfile
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        call()
+    torch.cuda.current_stream().wait_stream(s)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(inner):
+            call()
+    g.replay()
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        for _ in range(replays):
+            g.replay()
+        torch.cuda.synchronize()
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        prof.export_chrome_trace(f.name)
+        ev = json.load(open(f.name))
+    ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+    ks = sorted((e["ts"], e["dur"], e["name"]) for e in ev if e.get("cat") == "kernel" and "dur" in e)
+    if not ks or len(ks) % (inner * replays):
+        return {"error": f"{len(ks)} kernels traced for {inner * replays} calls"}
+    n = len(ks) // (inner * replays)
+    calls = [ks[i:i + n] for i in range(0, len(ks), n)]
+    med = lambda v: sorted(v)[len(v) // 2]  # noqa: E731
+    seq = []
+    for j in range(n):
+        durs = [c[j][1] for c in calls]
+        gaps = [c[j][0] - (c[j - 1][0] + c[j - 1][1]) for c in calls] if j else [0.0]
+        seq.append(dict(name=re.sub(r"\(.*", "", calls[0][j][2])[:60], dur_us=round(med(durs), 2),
+                        gap_us=round(med(gaps), 2)))
+    spans = [c[-1][0] + c[-1][1] - c[0][0] for c in calls]
+    periods = [calls[i + 1][0][0] - calls[i][0][0] for i in range(len(calls) - 1) if (i + 1) % inner]
+    return {"seq": seq, "span_us": round(med(spans), 2), "period_us": round(med(periods), 2) if periods else None}
+
+
 def random_fp4(shape):
     return torch.randint(0, 256, shape, dtype=torch.uint8, device="cuda")
 
@@ -138,6 +182,8 @@ def main():
     # --poisson: in the A/B runs, masked_m drawn per group from Poisson(m) (the same draw in every arm),
     # m_max = m + 4 sqrt(m) + 4, expected_m = m, as a layer's experts get them; else masked_m = m_max = m
     poisson = "--poisson" in sys.argv
+    # --mmax N: with --poisson, m_max N instead (a layer's buffers: the DeepSeek-V3 layer row has 256)
+    mmax_opt = int(sys.argv[sys.argv.index("--mmax") + 1]) if "--mmax" in sys.argv else None
 
     def give_workspace(c, ga, keep):
         # the workspace the configuration asks for (the token-producer tiles' widened tokens),
@@ -274,6 +320,11 @@ def main():
                        masked_m_max=max(mm), **extra)
             if t_rm is not None:
                 r["row_major_time_us"] = round(t_rm, 3)
+            if os.environ.get("NVFP4MOE_BENCH_PROFILE"):
+                mw.layout = lay
+                r["kernels"] = profile_graph(lambda: check(lib.nvfp4moe_moe_forward(c, ctypes.byref(mw), ctypes.byref(ma),
+                                                                                     stream()), name))
+                print(name, json.dumps(r["kernels"]))
             g1 = E * 2 * I * (H // 2 + H // 16) + tok * (H // 2 + H // 16) + tok * 2 * I * 2
             g2 = E * H * (I // 2 + I // 16) + tok * (I // 2 + I // 16) + tok * H * 2
             r["gemm_memory_floor_sum_us"] = round((g1 + g2) / bw * 1e6, 3)
@@ -305,7 +356,7 @@ def main():
                 w = random_fp4((G, N, wrow(K)))
                 wsf = random_sf(G * lib.nvfp4moe_sf_bytes(N, K, 0))
                 for m in tune_ms:
-                    mmax = m + int(4 * m ** 0.5) + 4 if poisson else m
+                    mmax = (mmax_opt or m + int(4 * m ** 0.5) + 4) if poisson else m
                     A = random_fp4((G, mmax, K // 2))
                     asf = random_sf(G * lib.nvfp4moe_sf_bytes(mmax, K, 0))
                     if poisson:
