@@ -1803,6 +1803,19 @@ X66)
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X77)
+  # thirty-seventh session, after X76 (the DeepSeek-V3 layer's SiLU quantizer ran about 24 us past GEMM1's end,
+  # where the SiLU quantizer alone takes about 11): the layers' kernels traced under the default, under
+  # NVFP4MOE_PDL=0 (no programmatic dependent launch) and under NVFP4MOE_LAYER_WIDEN=0 (the SiLU quantizer without
+  # the widened tokens, GEMM2 with its pre-pass); contexts in the order Y P W W P Y (Y: no such switch, the default)
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  e="NVFP4MOE_Y=1,NVFP4MOE_PDL=0,NVFP4MOE_LAYER_WIDEN=0,NVFP4MOE_LAYER_WIDEN=0,NVFP4MOE_PDL=0,NVFP4MOE_Y=1"
+  NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout 200 python3 tools/bench.py --envs "$e" --only layer \
+    --out "$OUT/layer_profile_envs.json" > "$OUT/profile_envs.log" 2>&1
+  echo "profile rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^(dsv3|qwen3|gpt)" "$OUT/profile_envs.log" | cut -c1-1500
+  ;;
 X76)
   # thirty-seventh session: where the DeepSeek-V3 layer's time goes. The layer (386 us in F36) is 20-25 us more
   # than its parts timed alone (GEMMs at Poisson(33) with m_max 59, both quantizers); the layer's buffers have

@@ -324,7 +324,7 @@ def main():
                 mw.layout = lay
                 r["kernels"] = profile_graph(lambda: check(lib.nvfp4moe_moe_forward(c, ctypes.byref(mw), ctypes.byref(ma),
                                                                                      stream()), name))
-                print(name, json.dumps(r["kernels"]))
+                print(name, extra.get("tune", ""), json.dumps(r["kernels"]))
             g1 = E * 2 * I * (H // 2 + H // 16) + tok * (H // 2 + H // 16) + tok * 2 * I * 2
             g2 = E * H * (I // 2 + I // 16) + tok * (I // 2 + I // 16) + tok * H * 2
             r["gemm_memory_floor_sum_us"] = round((g1 + g2) / bw * 1e6, 3)
