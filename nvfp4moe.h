@@ -5264,6 +5264,8 @@ struct nvfp4moe_context {
                             ($NVFP4MOE_K256) */
   int layer_widen;       /* which of the expert layer's quantizers write those tokens instead of the pre-pass: bit 0 the
                             input's (GEMM1), bit 1 the SiLU's (GEMM2) ($NVFP4MOE_LAYER_WIDEN) */
+  int layer_pdl;         /* under pdl 1, which of the expert layer's quantizers take a programmatic dependent launch:
+                            bit 0 the input's, bit 1 the SiLU's ($NVFP4MOE_LAYER_PDL) */
   int sm100_self_test;
   nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
   unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
@@ -5937,6 +5939,16 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   ctx->layer_widen = v && v[0] >= '0' && v[0] <= '3' && !v[1] ? v[0] - '0' : 2;
   if (v && !(v[0] >= '0' && v[0] <= '3' && !v[1]))
     nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_LAYER_WIDEN=%s is not a mask 0-3: the default (2)", v);
+  /* Which of the expert layer's quantizers take a programmatic dependent launch where the
+     quantization kernels do (ctx->pdl 1): a mask, bit 0 the input quantizer, bit 1 the SiLU
+     quantizer. Default 1: traced in the DeepSeek-V3 EP8 layer on an H100, the SiLU quantizer
+     ran 24.6 us past GEMM1's end with it against 19.3 us without, while in the other three
+     layers it gained 0.2-0.5 us; the input quantizer gains there 0.3-1.3 us (bench/NOTES.md,
+     thirty-seventh session). 3 keeps 0.5.6's launches (A/B runs). */
+  v = nvfp4moe__getenv("NVFP4MOE_LAYER_PDL");
+  ctx->layer_pdl = v && v[0] >= '0' && v[0] <= '3' && !v[1] ? v[0] - '0' : 1;
+  if (v && !(v[0] >= '0' && v[0] <= '3' && !v[1]))
+    nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_LAYER_PDL=%s is not a mask 0-3: the default (1)", v);
   nvfp4moe__resolve_cache_dir(ctx);
   nvfp4moe__source_digest(ctx->source_digest);
   ctx->desc.cache_dir = ctx->cache_dir;
@@ -6062,9 +6074,15 @@ NVFP4MOE__PRIVATE int nvfp4moe__num_regs(nvfp4moe_context* ctx, int s, int k) {
   return regs;
 }
 
-/* pdl_always: a programmatic dependent launch wherever the context allows one at all (ctx->pdl
-   != 0), for a kernel written to start under the kernel before it (the swap-AB GEMM after its
-   token pre-pass); otherwise as ctx->pdl says */
+/* Whether kernel s launches as a programmatic dependent launch. pdl_always 1: wherever the context
+   allows one at all (ctx->pdl != 0), for a kernel written to start under the kernel before it (the
+   swap-AB GEMM after its token pre-pass); -1: only where every kernel does (ctx->pdl 2; the expert
+   layer's quantizers that ctx->layer_pdl leaves out); 0: as ctx->pdl says */
+NVFP4MOE__PRIVATE int nvfp4moe__pdl_on(const nvfp4moe_context* ctx, int s, int pdl_always) {
+  return ctx->pdl == 2 ||
+         (ctx->pdl == 1 && pdl_always >= 0 && (pdl_always || strncmp(nvfp4moe__specs[s].name, "gemm_", 5) != 0));
+}
+
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_as(nvfp4moe_context* ctx, const char* op, int s, int k, unsigned grid,
                                                       unsigned block, unsigned smem, nvfp4moe_stream stream, void** args,
                                                       int pdl_always) {
@@ -6076,7 +6094,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_as(nvfp4moe_context* ctx, con
   if (r != NVFP4MOE_SUCCESS) return r;
   r = nvfp4moe__set_smem(ctx, s, k, smem);
   if (r != NVFP4MOE_SUCCESS) return r;
-  pdl = ctx->pdl == 2 || (ctx->pdl == 1 && (pdl_always || strncmp(nvfp4moe__specs[s].name, "gemm_", 5) != 0));
+  pdl = nvfp4moe__pdl_on(ctx, s, pdl_always);
   if (pdl) {
     nvfp4moe__CUlaunchAttribute at;
     nvfp4moe__CUlaunchConfig cfg;
@@ -6611,11 +6629,14 @@ NVFP4MOE__PRIVATE nvfp4moe__quant_params nvfp4moe__quant_params_of(const nvfp4mo
 }
 
 /* img, img_tok: the expert layer's widened tokens (the _img kernels' two more arguments), or 0;
-   img_layout: the weight layout of the GEMM that reads them (TILED: widened to F16) */
+   img_layout: the weight layout of the GEMM that reads them (TILED: widened to F16); pdl: -1 no
+   programmatic dependent launch unless every kernel takes one, 0 as the context says
+   (nvfp4moe__pdl_on) */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ctx, const char* fn,
                                                             const nvfp4moe__quant_params* p, int silu,
                                                             nvfp4moe_devptr img, int img_tok,
-                                                            nvfp4moe_weight_layout img_layout, nvfp4moe_stream stream) {
+                                                            nvfp4moe_weight_layout img_layout, nvfp4moe_stream stream,
+                                                            int pdl) {
   /* A team of threads per row (a power of two, at least 4: the kernels step a thread's
      128x4 SF bytes by team / 4 column groups), each keeping nb blocks of 16 in registers
      (NVF_QNB of quantize.cu: 4, SiLU 1; other values in the tuning variants there),
@@ -6689,14 +6710,15 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
   args[0] = (void*)&q;
   args[1] = &img;
   args[2] = &img_tok;
-  return nvfp4moe__launch(ctx, fn, spec, kern, (unsigned)(ctas < cap ? ctas : cap), 256, smem, stream, args);
+  return nvfp4moe__launch_as(ctx, fn, spec, kern, (unsigned)(ctas < cap ? ctas : cap), 256, smem, stream, args, pdl);
 }
 
 /* img (img_tok): the expert layer's widened tokens for its GEMM tile of img_tok tokens, or 0; img_layout:
-   that GEMM's weight layout */
+   that GEMM's weight layout; pdl: as nvfp4moe__launch_quantize's */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__quantize_op(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* a,
                                                         nvfp4moe_stream stream, const char* fn, int per_token, int silu,
-                                                        nvfp4moe_devptr img, int img_tok, nvfp4moe_weight_layout img_layout) {
+                                                        nvfp4moe_devptr img, int img_tok, nvfp4moe_weight_layout img_layout,
+                                                        int pdl) {
   long long stride = 0;
   nvfp4moe__quant_params p;
   nvfp4moe__scope sc;
@@ -6707,26 +6729,26 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__quantize_op(nvfp4moe_context* ctx, c
   r = nvfp4moe__enter(ctx, fn, &sc);
   if (r != NVFP4MOE_SUCCESS) return r;
   p = nvfp4moe__quant_params_of(a, stride, per_token);
-  return nvfp4moe__leave(&sc, nvfp4moe__launch_quantize(ctx, fn, &p, silu, img, img_tok, img_layout, stream));
+  return nvfp4moe__leave(&sc, nvfp4moe__launch_quantize(ctx, fn, &p, silu, img, img_tok, img_layout, stream, pdl));
 }
 
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_per_token(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* args,
                                                            nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_token", 1, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_token", 1, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0);
 }
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_per_tensor(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* args,
                                                             nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_tensor", 0, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_tensor", 0, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0);
 }
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_silu_mul_quantize_per_token(nvfp4moe_context* ctx,
                                                                     const nvfp4moe_quantize_args* args,
                                                                     nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_token", 1, 1, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_token", 1, 1, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0);
 }
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_silu_mul_quantize_per_tensor(nvfp4moe_context* ctx,
                                                                      const nvfp4moe_quantize_args* args,
                                                                      nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_tensor", 0, 1, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_tensor", 0, 1, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0);
 }
 
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_weights(nvfp4moe_context* ctx, const nvfp4moe_weight_quantize_args* a,
@@ -6770,7 +6792,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_weights(nvfp4moe_context* ctx, 
     p.q = a->out_e2m1; p.sf = a->out_sf; p.scale_in = a->out_scale;
     p.groups = a->experts; p.rows = a->n; p.k = a->k;
     p.fo6 = nvfp4moe__fo6(a->flags); p.fp16 = fp16; p.pad_rows = 1;
-    r = nvfp4moe__launch_quantize(ctx, fn, &p, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, stream);
+    r = nvfp4moe__launch_quantize(ctx, fn, &p, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, stream, 0);
   }
   return nvfp4moe__leave(&sc, r);
 }
@@ -7443,7 +7465,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__self_test_quantize(nvfp4moe_context* ctx, int mo
   if (nvfp4moe__cu.cuMemAlloc(&dev, 65536) != 0) { snprintf(why, nwhy, "no memory for the self-test"); return 0; }
   p = nvfp4moe__quant_params_of(&a, K, 1);
   p.x = dev; p.q = dev + 16384; p.sf = dev + 32768; p.scale_out = dev + 49152;
-  if (nvfp4moe__cu.cuMemcpyHtoD(dev, x, sizeof x) != 0 || nvfp4moe__launch_quantize(ctx, "self-test", &p, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0) != NVFP4MOE_SUCCESS ||
+  if (nvfp4moe__cu.cuMemcpyHtoD(dev, x, sizeof x) != 0 || nvfp4moe__launch_quantize(ctx, "self-test", &p, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0, 0) != NVFP4MOE_SUCCESS ||
       nvfp4moe__cu.cuStreamSynchronize(0) != 0 || nvfp4moe__cu.cuMemcpyDtoH(q[1], dev + 16384, sizeof q[1]) != 0 ||
       nvfp4moe__cu.cuMemcpyDtoH(sf[1], dev + 32768, nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4)) != 0 ||
       nvfp4moe__cu.cuMemcpyDtoH(s[1], dev + 49152, sizeof s[1]) != 0) {
@@ -7618,7 +7640,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   q.scale = per_token ? base + ws.xs : w->input_scale1;
   if (ctx)
     r = nvfp4moe__quantize_op(ctx, &q, stream, per_token ? "nvfp4moe_quantize_per_token" : "nvfp4moe_quantize_per_tensor",
-                              per_token, 0, img1 ? base + ws.tok : 0, img1, w->layout);
+                              per_token, 0, img1 ? base + ws.tok : 0, img1, w->layout, ctx->layer_pdl & 1 ? 0 : -1);
   else r = per_token ? nvfp4moe_ref_quantize_per_token(&q) : nvfp4moe_ref_quantize_per_tensor(&q);
   if (r != NVFP4MOE_SUCCESS) return r;
 
@@ -7632,7 +7654,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   r = ctx ? nvfp4moe__gemm_op(ctx, &g, img1 != 0, stream) : nvfp4moe_ref_grouped_gemm_nt_masked(&g);
   if (r != NVFP4MOE_SUCCESS) return r;
 
-  /* 3. y = bf16(silu(gate * gs) * (up * us)) -> NVFP4 */
+  /* 3. y = bf16(silu(gate * gs) * (up * us)) -> NVFP4 (by default not a programmatic dependent
+     launch: ctx->layer_pdl) */
   memset(&q, 0, sizeof q);
   q.dtype = NVFP4MOE_DTYPE_BF16; q.groups = w->experts; q.rows = a->m_max; q.k = w->inter;
   q.x = base + ws.h; q.masked_m = a->masked_m; q.out_e2m1 = base + ws.yq; q.out_sf = base + ws.ysf;
@@ -7641,7 +7664,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   if (ctx)
     r = nvfp4moe__quantize_op(ctx, &q, stream,
                               per_token ? "nvfp4moe_silu_mul_quantize_per_token" : "nvfp4moe_silu_mul_quantize_per_tensor",
-                              per_token, 1, img2 ? base + ws.tok : 0, img2, w->layout);
+                              per_token, 1, img2 ? base + ws.tok : 0, img2, w->layout, ctx->layer_pdl & 2 ? 0 : -1);
   else r = per_token ? nvfp4moe_ref_silu_mul_quantize_per_token(&q) : nvfp4moe_ref_silu_mul_quantize_per_tensor(&q);
   if (r != NVFP4MOE_SUCCESS) return r;
 

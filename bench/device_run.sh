@@ -1803,6 +1803,23 @@ X66)
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X78)
+  # thirty-seventh session: the expert layer's SiLU quantizer without programmatic dependent launch (new default,
+  # NVFP4MOE_LAYER_PDL=1) against 0.5.6's launches (=3) and no PDL at all (NVFP4MOE_PDL=0): the quick layer tests,
+  # then the layers timed and traced, contexts P3 Y P0 P0 Y P3 twice (Y: no such switch, the new default)
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  for t in moe_layer layer_quantizer_widened; do
+    TEST_QUICK=1 TEST_ONLY=$t timeout 150 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
+    summ "$t (quick)" "$OUT/test_$t.log" $?
+  done
+  r="NVFP4MOE_LAYER_PDL=3,NVFP4MOE_Y=1,NVFP4MOE_PDL=0,NVFP4MOE_PDL=0,NVFP4MOE_Y=1,NVFP4MOE_LAYER_PDL=3"
+  NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout 300 python3 tools/bench.py --envs "$r,$r" --only layer \
+    --out "$OUT/layer_pdl_ab.json" > "$OUT/layer_pdl_ab.log" 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
+  grep -E "^dsv3_ep8_layer " "$OUT/layer_pdl_ab.log" | head -3 | cut -c1-600
+  ;;
 X77)
   # thirty-seventh session, after X76 (the DeepSeek-V3 layer's SiLU quantizer ran about 24 us past GEMM1's end,
   # where the SiLU quantizer alone takes about 11): the layers' kernels traced under the default, under

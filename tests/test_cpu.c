@@ -1189,6 +1189,34 @@ static void test_weight_layouts(void) {
         nvfp4moe_destroy(ct);
       }
     }
+    { /* which of the expert layer's quantizers take a programmatic dependent launch ($NVFP4MOE_LAYER_PDL, default 1:
+         the input quantizer only), and the launch decision under each context setting */
+      static const struct { const char* v; int mask; } lp[] = {{0, 1}, {"3", 3}, {"0", 0}, {"2", 2}, {"7", 1}, {"1x", 1}};
+      size_t li;
+      nvfp4moe_context* c = (nvfp4moe_context*)calloc(1, sizeof *c);
+      for (li = 0; li < sizeof lp / sizeof lp[0]; ++li) {
+        ct = 0;
+        if (lp[li].v) setenv("NVFP4MOE_LAYER_PDL", lp[li].v, 1);
+        CHECK(nvfp4moe_create(&d, &ct) == NVFP4MOE_SUCCESS && ct && ct->layer_pdl == lp[li].mask,
+              "NVFP4MOE_LAYER_PDL=%s: mask %d, got %d", lp[li].v ? lp[li].v : "(unset)", lp[li].mask, ct ? ct->layer_pdl : -1);
+        unsetenv("NVFP4MOE_LAYER_PDL");
+        nvfp4moe_destroy(ct);
+      }
+      CHECK(c != 0, "calloc");
+      if (c) {
+        c->pdl = 1; /* the default: the quantization kernels */
+        CHECK(nvfp4moe__pdl_on(c, NVFP4MOE__SPEC_QUANTIZE, 0) && !nvfp4moe__pdl_on(c, NVFP4MOE__SPEC_QUANTIZE, -1) &&
+                  !nvfp4moe__pdl_on(c, NVFP4MOE__SPEC_GEMM_WS128, 0) && nvfp4moe__pdl_on(c, NVFP4MOE__SPEC_GEMM_WS128, 1),
+              "pdl 1: quantizers unless left out (-1), GEMMs only where written for it (1)");
+        c->pdl = 2; /* $NVFP4MOE_PDL=1: every kernel, the left-out quantizers too */
+        CHECK(nvfp4moe__pdl_on(c, NVFP4MOE__SPEC_QUANTIZE, -1) && nvfp4moe__pdl_on(c, NVFP4MOE__SPEC_GEMM_WS128, 0),
+              "pdl 2: every launch");
+        c->pdl = 0;
+        CHECK(!nvfp4moe__pdl_on(c, NVFP4MOE__SPEC_QUANTIZE, 0) && !nvfp4moe__pdl_on(c, NVFP4MOE__SPEC_GEMM_WS128, 1),
+              "pdl 0: none");
+        free(c);
+      }
+    }
     nvfp4moe_destroy(c90);
     nvfp4moe_destroy(c80);
   }

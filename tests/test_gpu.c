@@ -1478,7 +1478,7 @@ static void test_layer_quantizer_widened_tokens(void) {
       memset(&q, 0, sizeof q);
       q.dtype = NVFP4MOE_DTYPE_BF16; q.groups = G; q.rows = M; q.k = K; q.x = dx; q.masked_m = dmm; q.out_e2m1 = dq;
       q.out_sf = dsf; q.scale = dscale;
-      CHECK(nvfp4moe__quantize_op(g_ctx, &q, 0, "test", per_token, silu, dimg, tok, lay) == NVFP4MOE_SUCCESS, "quantize: %s",
+      CHECK(nvfp4moe__quantize_op(g_ctx, &q, 0, "test", per_token, silu, dimg, tok, lay, silu ? -1 : 0) == NVFP4MOE_SUCCESS, "quantize: %s",
             nvfp4moe_last_error());
       if (per_token) g.row_scale = dscale; else g.alpha = dscale;
       g.workspace = dws; g.workspace_size = wsz;
