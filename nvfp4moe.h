@@ -5265,7 +5265,8 @@ struct nvfp4moe_context {
   int layer_widen;       /* which of the expert layer's quantizers write those tokens instead of the pre-pass: bit 0 the
                             input's (GEMM1), bit 1 the SiLU's (GEMM2) ($NVFP4MOE_LAYER_WIDEN) */
   int layer_pdl;         /* under pdl 1, which of the expert layer's quantizers take a programmatic dependent launch:
-                            bit 0 the input's, bit 1 the SiLU's ($NVFP4MOE_LAYER_PDL) */
+                            bit 0 the input's, bit 1 the SiLU's; -1 the default, the input's always and the SiLU's
+                            unless it writes GEMM2's widened tokens ($NVFP4MOE_LAYER_PDL) */
   int sm100_self_test;
   nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
   unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
@@ -5940,15 +5941,18 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   if (v && !(v[0] >= '0' && v[0] <= '3' && !v[1]))
     nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_LAYER_WIDEN=%s is not a mask 0-3: the default (2)", v);
   /* Which of the expert layer's quantizers take a programmatic dependent launch where the
-     quantization kernels do (ctx->pdl 1): a mask, bit 0 the input quantizer, bit 1 the SiLU
-     quantizer. Default 1: traced in the DeepSeek-V3 EP8 layer on an H100, the SiLU quantizer
-     ran 24.6 us past GEMM1's end with it against 19.3 us without, while in the other three
-     layers it gained 0.2-0.5 us; the input quantizer gains there 0.3-1.3 us (bench/NOTES.md,
-     thirty-seventh session). 3 keeps 0.5.6's launches (A/B runs). */
+     quantization kernels do (ctx->pdl 1): $NVFP4MOE_LAYER_PDL is a mask, bit 0 the input
+     quantizer, bit 1 the SiLU quantizer (3: 0.5.6's launches, for A/B runs). Unset (-1): the
+     input quantizer always, the SiLU quantizer only where it does not write GEMM2's widened
+     tokens. Traced on an H100 (bench/NOTES.md, thirty-seventh session): in the DeepSeek-V3 EP8
+     layer, whose SiLU quantizer writes them, it ran 24.6 us past GEMM1's end with the early
+     launch against 19.3 us without (the layer 1.6 % faster without; Qwen3's layer, which also
+     writes them, +0.1 %), while the decode layer's plain one (after a swap-AB GEMM) gained
+     0.9 us with it. */
   v = nvfp4moe__getenv("NVFP4MOE_LAYER_PDL");
-  ctx->layer_pdl = v && v[0] >= '0' && v[0] <= '3' && !v[1] ? v[0] - '0' : 1;
+  ctx->layer_pdl = v && v[0] >= '0' && v[0] <= '3' && !v[1] ? v[0] - '0' : -1;
   if (v && !(v[0] >= '0' && v[0] <= '3' && !v[1]))
-    nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_LAYER_PDL=%s is not a mask 0-3: the default (1)", v);
+    nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_LAYER_PDL=%s is not a mask 0-3: the default", v);
   nvfp4moe__resolve_cache_dir(ctx);
   nvfp4moe__source_digest(ctx->source_digest);
   ctx->desc.cache_dir = ctx->cache_dir;
@@ -7640,7 +7644,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   q.scale = per_token ? base + ws.xs : w->input_scale1;
   if (ctx)
     r = nvfp4moe__quantize_op(ctx, &q, stream, per_token ? "nvfp4moe_quantize_per_token" : "nvfp4moe_quantize_per_tensor",
-                              per_token, 0, img1 ? base + ws.tok : 0, img1, w->layout, ctx->layer_pdl & 1 ? 0 : -1);
+                              per_token, 0, img1 ? base + ws.tok : 0, img1, w->layout,
+                              ctx->layer_pdl < 0 || (ctx->layer_pdl & 1) ? 0 : -1);
   else r = per_token ? nvfp4moe_ref_quantize_per_token(&q) : nvfp4moe_ref_quantize_per_tensor(&q);
   if (r != NVFP4MOE_SUCCESS) return r;
 
@@ -7654,8 +7659,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   r = ctx ? nvfp4moe__gemm_op(ctx, &g, img1 != 0, stream) : nvfp4moe_ref_grouped_gemm_nt_masked(&g);
   if (r != NVFP4MOE_SUCCESS) return r;
 
-  /* 3. y = bf16(silu(gate * gs) * (up * us)) -> NVFP4 (by default not a programmatic dependent
-     launch: ctx->layer_pdl) */
+  /* 3. y = bf16(silu(gate * gs) * (up * us)) -> NVFP4 (by default a programmatic dependent launch
+     only where it writes no widened tokens: ctx->layer_pdl) */
   memset(&q, 0, sizeof q);
   q.dtype = NVFP4MOE_DTYPE_BF16; q.groups = w->experts; q.rows = a->m_max; q.k = w->inter;
   q.x = base + ws.h; q.masked_m = a->masked_m; q.out_e2m1 = base + ws.yq; q.out_sf = base + ws.ysf;
@@ -7664,7 +7669,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   if (ctx)
     r = nvfp4moe__quantize_op(ctx, &q, stream,
                               per_token ? "nvfp4moe_silu_mul_quantize_per_token" : "nvfp4moe_silu_mul_quantize_per_tensor",
-                              per_token, 1, img2 ? base + ws.tok : 0, img2, w->layout, ctx->layer_pdl & 2 ? 0 : -1);
+                              per_token, 1, img2 ? base + ws.tok : 0, img2, w->layout,
+                              (ctx->layer_pdl < 0 ? !img2 : ctx->layer_pdl & 2) ? 0 : -1);
   else r = per_token ? nvfp4moe_ref_silu_mul_quantize_per_token(&q) : nvfp4moe_ref_silu_mul_quantize_per_tensor(&q);
   if (r != NVFP4MOE_SUCCESS) return r;
 

@@ -1803,6 +1803,25 @@ X66)
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X79)
+  # thirty-seventh session, after X78: the layer default as committed (the SiLU quantizer without programmatic
+  # dependent launch only where it writes GEMM2's widened tokens), its quick layer tests; then on the DeepSeek-V3 and
+  # Qwen3 layers (timed and traced) a = the default, b = NVFP4MOE_LAYER_WIDEN=0 (GEMM2's pre-pass; the SiLU
+  # quantizer then launched early), c = b with NVFP4MOE_LAYER_PDL=1 (not early), d = NVFP4MOE_PDL=0, e =
+  # NVFP4MOE_LAYER_PDL=3 (0.5.6), in the order a b c d e e d c b a, twice
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  for t in moe_layer layer_quantizer_widened; do
+    TEST_QUICK=1 TEST_ONLY=$t timeout 150 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
+    summ "$t (quick)" "$OUT/test_$t.log" $?
+  done
+  a="NVFP4MOE_Y=1"; b="NVFP4MOE_LAYER_WIDEN=0"; c="NVFP4MOE_LAYER_WIDEN=0;NVFP4MOE_LAYER_PDL=1"; d="NVFP4MOE_PDL=0"
+  e="NVFP4MOE_LAYER_PDL=3"; r="$a,$b,$c,$d,$e,$e,$d,$c,$b,$a"
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout 300 \
+    python3 tools/bench.py --envs "$r,$r" --only layer --out "$OUT/layer_widen_pdl_ab.json" > "$OUT/layer_widen_pdl_ab.log" 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
+  ;;
 X78)
   # thirty-seventh session: the expert layer's SiLU quantizer without programmatic dependent launch (new default,
   # NVFP4MOE_LAYER_PDL=1) against 0.5.6's launches (=3) and no PDL at all (NVFP4MOE_PDL=0): the quick layer tests,

@@ -1189,9 +1189,9 @@ static void test_weight_layouts(void) {
         nvfp4moe_destroy(ct);
       }
     }
-    { /* which of the expert layer's quantizers take a programmatic dependent launch ($NVFP4MOE_LAYER_PDL, default 1:
-         the input quantizer only), and the launch decision under each context setting */
-      static const struct { const char* v; int mask; } lp[] = {{0, 1}, {"3", 3}, {"0", 0}, {"2", 2}, {"7", 1}, {"1x", 1}};
+    { /* which of the expert layer's quantizers take a programmatic dependent launch ($NVFP4MOE_LAYER_PDL; unset
+         or not a mask 0-3: -1, the layer's default), and the launch decision under each context setting */
+      static const struct { const char* v; int mask; } lp[] = {{0, -1}, {"3", 3}, {"0", 0}, {"2", 2}, {"7", -1}, {"1x", -1}};
       size_t li;
       nvfp4moe_context* c = (nvfp4moe_context*)calloc(1, sizeof *c);
       for (li = 0; li < sizeof lp / sizeof lp[0]; ++li) {
