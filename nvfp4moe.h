@@ -93,11 +93,14 @@
    starts (-DNVF_PCOMPACT=0 builds 0.5.4's kernels); formats, results and API unchanged.
    0.5.6: on TILED weights with K % 256 == 0 and K <= 1024 the sm90 128-token tile runs a resident twin
    (gemm_sm90_ws_t128_wg3[_varn]_k256_res_tiled; -DNVF_RES128=0 keeps 0.5.5's module); formats, results
+   and API unchanged.
+   0.5.7: the expert layer's SiLU quantizer is not a programmatic dependent launch where it writes
+   GEMM2's widened tokens ($NVFP4MOE_LAYER_PDL=3 keeps 0.5.6's launches); kernels, formats, results
    and API unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
-#define NVFP4MOE_VERSION_PATCH 6
-#define NVFP4MOE_VERSION_STRING "0.5.6"
+#define NVFP4MOE_VERSION_PATCH 7
+#define NVFP4MOE_VERSION_STRING "0.5.7"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static

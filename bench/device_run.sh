@@ -1803,6 +1803,25 @@ X66)
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+F37)
+  # thirty-seventh session's last call (0.5.7 as committed): F36's tests in parallel (token-producer every-tile,
+  # resident units, the layer) plus the widened-token test, then the full benchmark with the layers' kernels traced
+  # (NVFP4MOE_BENCH_PROFILE=1: after each layer's timing; the file named by the card)
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  (TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout 150 ./build/test_gpu > "$OUT/t_et.log" 2>&1; echo "# rc $?" >> "$OUT/t_et.log") &
+  (TEST_QUICK=1 TEST_ONLY=resident_units timeout 150 ./build/test_gpu > "$OUT/t_ru.log" 2>&1; echo "# rc $?" >> "$OUT/t_ru.log") &
+  (TEST_QUICK=1 TEST_ONLY=test_moe_layer timeout 150 ./build/test_gpu > "$OUT/t_layer.log" 2>&1; echo "# rc $?" >> "$OUT/t_layer.log") &
+  (TEST_QUICK=1 TEST_ONLY=layer_quantizer_widened timeout 150 ./build/test_gpu > "$OUT/t_wid.log" 2>&1; echo "# rc $?" >> "$OUT/t_wid.log") &
+  wait
+  for l in "$OUT"/t_*.log; do echo "$(basename "$l"): $(grep -E '^PASS|^FAIL|^SKIP|^# rc' "$l" | cut -c1-110 | tr '\n' ' ')"; done
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+  NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout ${BT:-330} python3 tools/bench.py > "$OUT/bench.log" 2>&1
+  echo "bench exit $?"; grep -vE "^(dsv3|qwen3|gpt)_.*layer" "$OUT/bench.log" | tail -40 | cut -c1-150
+  w=$(grep -m1 '^wrote ' "$OUT/bench.log" | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 X79)
   # thirty-seventh session, after X78: the layer default as committed (the SiLU quantizer without programmatic
   # dependent launch only where it writes GEMM2's widened tokens), its quick layer tests; then on the DeepSeek-V3 and
