@@ -42,8 +42,9 @@
        NVFP4MOE_BACKEND      portable | sm90 | sm100 (after desc.backend)
        NVFP4MOE_NO_JIT=1     fail with NVFP4MOE_ERROR_CACHE_MISS instead of compiling
        NVFP4MOE_PDL          programmatic dependent launch (sm_90+): unset = the quantization
-                             kernels, 0 = none, 1 = every kernel (each waits for the kernel
-                             ahead of it on the stream before touching memory, README)
+                             kernels (but the expert layer's SiLU quantizer after a token-producer
+                             GEMM1: NVFP4MOE_LAYER_PDL, README), 0 = none, 1 = every kernel (each
+                             waits for the kernel ahead of it on the stream before touching memory)
        NVFP4MOE_LOG_LEVEL    level of loggers left at 0 and of the host reference functions:
                              1 error ... 4 debug, 0 or negative = silent (default 2, warnings)
        NVFP4MOE_GEMM_CONFIG, NVFP4MOE_TUNE_DEFINE   benchmarks and tuning only (README)
@@ -94,9 +95,9 @@
    0.5.6: on TILED weights with K % 256 == 0 and K <= 1024 the sm90 128-token tile runs a resident twin
    (gemm_sm90_ws_t128_wg3[_varn]_k256_res_tiled; -DNVF_RES128=0 keeps 0.5.5's module); formats, results
    and API unchanged.
-   0.5.7: the expert layer's SiLU quantizer is not a programmatic dependent launch where it writes
-   GEMM2's widened tokens ($NVFP4MOE_LAYER_PDL=3 keeps 0.5.6's launches); kernels, formats, results
-   and API unchanged. */
+   0.5.7: the expert layer's SiLU quantizer is not a programmatic dependent launch after a GEMM1 on
+   the sm90 token-producer tiles ($NVFP4MOE_LAYER_PDL=3 keeps 0.5.6's launches); kernels, formats,
+   results and API unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
 #define NVFP4MOE_VERSION_PATCH 7
@@ -5260,7 +5261,8 @@ struct nvfp4moe_context {
   int desc_backend_forced; /* desc->backend or $NVFP4MOE_BACKEND named a backend */
   int forced_gemm_spec; /* $NVFP4MOE_GEMM_CONFIG (tests, benchmarks), -1 = heuristic */
   char tune_define[64];  /* $NVFP4MOE_TUNE_DEFINE at creation (tuning runs), "" = none */
-  int pdl;               /* programmatic dependent launch (sm_90+): 0 off, 1 quantization kernels, 2 every kernel */
+  int pdl;               /* programmatic dependent launch (sm_90+): 0 off, 1 quantization kernels (the expert layer's
+                            as layer_pdl says), 2 every kernel */
   int token_prepass;     /* the token-producer tiles take a workspace of widened tokens ($NVFP4MOE_TOKEN_PREPASS) */
   int varn;              /* the heuristic may pick the token-producer tiles' _VARN twins ($NVFP4MOE_VARN) */
   int k256;              /* TILED token-producer and 8-token swap-AB tiles run their _k256 twins where K % 256 == 0
@@ -5269,7 +5271,7 @@ struct nvfp4moe_context {
                             input's (GEMM1), bit 1 the SiLU's (GEMM2) ($NVFP4MOE_LAYER_WIDEN) */
   int layer_pdl;         /* under pdl 1, which of the expert layer's quantizers take a programmatic dependent launch:
                             bit 0 the input's, bit 1 the SiLU's; -1 the default, the input's always and the SiLU's
-                            unless it writes GEMM2's widened tokens ($NVFP4MOE_LAYER_PDL) */
+                            unless GEMM1 ran a token-producer tile ($NVFP4MOE_LAYER_PDL; nvfp4moe__layer_quant_pdl) */
   int sm100_self_test;
   nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
   unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
@@ -5944,14 +5946,14 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   if (v && !(v[0] >= '0' && v[0] <= '3' && !v[1]))
     nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_LAYER_WIDEN=%s is not a mask 0-3: the default (2)", v);
   /* Which of the expert layer's quantizers take a programmatic dependent launch where the
-     quantization kernels do (ctx->pdl 1): $NVFP4MOE_LAYER_PDL is a mask, bit 0 the input
-     quantizer, bit 1 the SiLU quantizer (3: 0.5.6's launches, for A/B runs). Unset (-1): the
-     input quantizer always, the SiLU quantizer only where it does not write GEMM2's widened
-     tokens. Traced on an H100 (bench/NOTES.md, thirty-seventh session): in the DeepSeek-V3 EP8
-     layer, whose SiLU quantizer writes them, it ran 24.6 us past GEMM1's end with the early
-     launch against 19.3 us without (the layer 1.6 % faster without; Qwen3's layer, which also
-     writes them, +0.1 %), while the decode layer's plain one (after a swap-AB GEMM) gained
-     0.9 us with it. */
+     quantization kernels do (ctx->pdl 1, $NVFP4MOE_PDL unset): $NVFP4MOE_LAYER_PDL is a mask,
+     bit 0 the input quantizer, bit 1 the SiLU quantizer (3: 0.5.6's launches, for A/B runs).
+     Unset (-1): the input quantizer always, the SiLU quantizer unless GEMM1 ran a token-producer
+     tile. Traced on an H100 (bench/NOTES.md, thirty-seventh session): after the DeepSeek-V3 EP8
+     GEMM1 (48-token tile) the SiLU quantizer ran 24.6 us past GEMM1's end with the early launch
+     against 19.3 us without (the layer 1.2-1.6 % faster without; also without its widened
+     tokens, 0.7 %; Qwen3's layer, 32-token tile, +0.1-0.4 %), while after the swap-AB GEMM1 of
+     the decode layer it gained 0.9 us with it. */
   v = nvfp4moe__getenv("NVFP4MOE_LAYER_PDL");
   ctx->layer_pdl = v && v[0] >= '0' && v[0] <= '3' && !v[1] ? v[0] - '0' : -1;
   if (v && !(v[0] >= '0' && v[0] <= '3' && !v[1]))
@@ -7605,6 +7607,14 @@ NVFP4MOE__PRIVATE int nvfp4moe__layer_img_tok(const nvfp4moe_context* ctx, const
                                                                                  : 0;
 }
 
+/* The pdl argument (nvfp4moe__launch_quantize) of the expert layer's input (silu 0) or SiLU (silu 1)
+   quantizer: 0 where ctx->layer_pdl's bit says so; unset (-1), the input quantizer always and the
+   SiLU quantizer unless GEMM1 ran a token-producer tile (gemm1_tp); else -1 (no early launch) */
+NVFP4MOE__PRIVATE int nvfp4moe__layer_quant_pdl(const nvfp4moe_context* ctx, int silu, int gemm1_tp) {
+  if (ctx->layer_pdl < 0) return silu && gemm1_tp ? -1 : 0;
+  return ctx->layer_pdl & (silu ? 2 : 1) ? 0 : -1;
+}
+
 /* The layer's four steps; ctx null runs the host reference on host buffers. */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
                                                     const nvfp4moe_moe_args* a, nvfp4moe_stream stream) {
@@ -7615,7 +7625,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   nvfp4moe_gemm_args g;
   nvfp4moe_devptr base, alpha2;
   nvfp4moe_result r;
-  int per_token, img1, img2;
+  int per_token, img1, img2, gemm1_tp;
   size_t need = 0;
   memset(&ws, 0, sizeof ws);
   if (w && a && w->experts >= 1 && w->hidden >= 1 && w->inter >= 1 && a->m_max >= 1) {
@@ -7634,6 +7644,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   g.groups = w->experts; g.m_max = a->m_max; g.expected_m = a->expected_m; g.b_layout = w->layout;
   g.n = 2 * w->inter; g.k = w->hidden;
   img1 = ctx && (ctx->layer_widen & 1) ? nvfp4moe__layer_img_tok(ctx, &g) : 0;
+  gemm1_tp = ctx && nvfp4moe__layer_img_tok(ctx, &g) != 0; /* GEMM1 on a token-producer tile (nvfp4moe__layer_quant_pdl) */
   g.n = w->hidden; g.k = w->inter;
   /* (the SiLU one only where it keeps one register block a thread, inter <= 4096: past that the
      plain SiLU quantizer takes its wide specialisation, which the _img kernel has not) */
@@ -7648,7 +7659,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   if (ctx)
     r = nvfp4moe__quantize_op(ctx, &q, stream, per_token ? "nvfp4moe_quantize_per_token" : "nvfp4moe_quantize_per_tensor",
                               per_token, 0, img1 ? base + ws.tok : 0, img1, w->layout,
-                              ctx->layer_pdl < 0 || (ctx->layer_pdl & 1) ? 0 : -1);
+                              nvfp4moe__layer_quant_pdl(ctx, 0, gemm1_tp));
   else r = per_token ? nvfp4moe_ref_quantize_per_token(&q) : nvfp4moe_ref_quantize_per_tensor(&q);
   if (r != NVFP4MOE_SUCCESS) return r;
 
@@ -7662,8 +7673,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   r = ctx ? nvfp4moe__gemm_op(ctx, &g, img1 != 0, stream) : nvfp4moe_ref_grouped_gemm_nt_masked(&g);
   if (r != NVFP4MOE_SUCCESS) return r;
 
-  /* 3. y = bf16(silu(gate * gs) * (up * us)) -> NVFP4 (by default a programmatic dependent launch
-     only where it writes no widened tokens: ctx->layer_pdl) */
+  /* 3. y = bf16(silu(gate * gs) * (up * us)) -> NVFP4 (by default no programmatic dependent launch
+     after a token-producer GEMM1: nvfp4moe__layer_quant_pdl) */
   memset(&q, 0, sizeof q);
   q.dtype = NVFP4MOE_DTYPE_BF16; q.groups = w->experts; q.rows = a->m_max; q.k = w->inter;
   q.x = base + ws.h; q.masked_m = a->masked_m; q.out_e2m1 = base + ws.yq; q.out_sf = base + ws.ysf;
@@ -7673,7 +7684,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
     r = nvfp4moe__quantize_op(ctx, &q, stream,
                               per_token ? "nvfp4moe_silu_mul_quantize_per_token" : "nvfp4moe_silu_mul_quantize_per_tensor",
                               per_token, 1, img2 ? base + ws.tok : 0, img2, w->layout,
-                              (ctx->layer_pdl < 0 ? !img2 : ctx->layer_pdl & 2) ? 0 : -1);
+                              nvfp4moe__layer_quant_pdl(ctx, 1, gemm1_tp));
   else r = per_token ? nvfp4moe_ref_silu_mul_quantize_per_token(&q) : nvfp4moe_ref_silu_mul_quantize_per_tensor(&q);
   if (r != NVFP4MOE_SUCCESS) return r;
 

@@ -1168,7 +1168,7 @@ X32)
   d="-DNVF_PINGPONG=0,-DNVF_PINGPONG=1"
   PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --defines "$d,$d" --ms "${MS:-32}" \
     --only gemm,layer --out "$OUT/ab_pingpong.json" 2>&1 | grep -E "tune=" | cut -c1-150
-  PYTHONUNBUFFERED=1 timeout ${PBT:-100} python3 tools/bench.py --envs "$e" --poisson --ms 16,32 \
+  PYTHONUNBUFFERED=1 timeout ${PBT:-100} python3 tools/bench.py --defines "$d" --poisson --ms 16,32 \
     --only gemm --out "$OUT/ab_pingpong_poisson.json" 2>&1 | grep -E "tune=" | cut -c1-150
   ;;
 X33)
@@ -1802,6 +1802,26 @@ X66)
   PYTHONUNBUFFERED=1 timeout ${ABT2:-130} python3 tools/bench.py --defines "$a,$b,$b,$a" --ms 32,64 --only gemm \
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
+F37B)
+  # thirty-seventh session, after review: F37 traced each layer after timing it, so every layer timed after the
+  # first trace may carry the profiler's overhead. 0.5.7 as committed (the SiLU quantizer's early launch keyed on
+  # GEMM1's tile): the quick layer and widened-token tests, the full benchmark without tracing (the record), then
+  # the layers' A/B without tracing, contexts Y P3 P3 Y Y P3 (Y: the default, P3: NVFP4MOE_LAYER_PDL=3, 0.5.6)
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  for t in test_moe_layer layer_quantizer_widened; do
+    TEST_QUICK=1 TEST_ONLY=$t timeout 120 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
+    summ "$t (quick)" "$OUT/test_$t.log" $?
+  done
+  PYTHONUNBUFFERED=1 timeout ${BT:-330} python3 tools/bench.py > "$OUT/bench.log" 2>&1
+  echo "bench exit $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^wrote" "$OUT/bench.log" | cut -c1-150
+  w=$(grep -m1 '^wrote ' "$OUT/bench.log" | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
+  r="NVFP4MOE_Y=1,NVFP4MOE_LAYER_PDL=3,NVFP4MOE_LAYER_PDL=3,NVFP4MOE_Y=1,NVFP4MOE_Y=1,NVFP4MOE_LAYER_PDL=3"
+  PYTHONUNBUFFERED=1 timeout 150 python3 tools/bench.py --envs "$r" --only layer --out "$OUT/layer_pdl_noprof_ab.json" \
+    > "$OUT/layer_ab.log" 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
   ;;
 F37)
   # thirty-seventh session's last call (0.5.7 as committed): F36's tests in parallel (token-producer every-tile,

@@ -1197,6 +1197,7 @@ static void test_weight_layouts(void) {
       for (li = 0; li < sizeof lp / sizeof lp[0]; ++li) {
         ct = 0;
         if (lp[li].v) setenv("NVFP4MOE_LAYER_PDL", lp[li].v, 1);
+        else unsetenv("NVFP4MOE_LAYER_PDL"); /* (a caller's A/B setting must not decide the unset case) */
         CHECK(nvfp4moe_create(&d, &ct) == NVFP4MOE_SUCCESS && ct && ct->layer_pdl == lp[li].mask,
               "NVFP4MOE_LAYER_PDL=%s: mask %d, got %d", lp[li].v ? lp[li].v : "(unset)", lp[li].mask, ct ? ct->layer_pdl : -1);
         unsetenv("NVFP4MOE_LAYER_PDL");
@@ -1214,6 +1215,17 @@ static void test_weight_layouts(void) {
         c->pdl = 0;
         CHECK(!nvfp4moe__pdl_on(c, NVFP4MOE__SPEC_QUANTIZE, 0) && !nvfp4moe__pdl_on(c, NVFP4MOE__SPEC_GEMM_WS128, 1),
               "pdl 0: none");
+        /* the layer's quantizers: unset, the SiLU one not early after a token-producer GEMM1; a mask as it says */
+        c->layer_pdl = -1;
+        CHECK(nvfp4moe__layer_quant_pdl(c, 0, 1) == 0 && nvfp4moe__layer_quant_pdl(c, 0, 0) == 0 &&
+                  nvfp4moe__layer_quant_pdl(c, 1, 1) == -1 && nvfp4moe__layer_quant_pdl(c, 1, 0) == 0,
+              "layer default: input quantizer early, SiLU quantizer early only after a swap-AB GEMM1");
+        c->layer_pdl = 3;
+        CHECK(nvfp4moe__layer_quant_pdl(c, 0, 1) == 0 && nvfp4moe__layer_quant_pdl(c, 1, 1) == 0, "mask 3: both (0.5.6)");
+        c->layer_pdl = 2;
+        CHECK(nvfp4moe__layer_quant_pdl(c, 0, 0) == -1 && nvfp4moe__layer_quant_pdl(c, 1, 1) == 0, "mask 2: the SiLU one");
+        c->layer_pdl = 0;
+        CHECK(nvfp4moe__layer_quant_pdl(c, 0, 0) == -1 && nvfp4moe__layer_quant_pdl(c, 1, 0) == -1, "mask 0: neither");
         free(c);
       }
     }

@@ -26,7 +26,9 @@ Writes bench/results/<card>.json (h200.json, h100.json, ...) (a JSON array of re
     (with --envs, --defines, --configs: --shapes dsv3_ep8_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2 picks and orders the GEMMs)
                                                    (contexts under run-time environment switches)
     (NVFP4MOE_BENCH_NO_WS=1: the GEMMs without a workspace; NVFP4MOE_BENCH_LAYERS=a,b: only those layers;
-    NVFP4MOE_BENCH_PROFILE=1: each layer's kernels from a profiler trace of its graph, in the record as "kernels")
+    NVFP4MOE_BENCH_PROFILE=1: each layer's kernels from a profiler trace of its graph, in the record as "kernels";
+    for A/B runs, not record runs: later timings in the process may carry the profiler's overhead)
+    (--poisson --mmax N: the Poisson A/B runs with m_max N)
     (and --poisson: masked_m drawn from Poisson(m) per group, m_max = m + 4 sqrt(m) + 4, as in a layer;
      the time compares arms, the floor columns still count m tokens per group)
 """
@@ -108,8 +110,13 @@ def time_graph(calls, inner=20, replays=7):
 def profile_graph(call, inner=10, replays=5):
     """The kernels of `call`, one launch sequence, from a torch.profiler (CUPTI) trace of a CUDA
     graph of `inner` calls replayed `replays` times: per position in the sequence its kernel's
-    name, median duration and median gap from the previous kernel's end (us), plus the median
-    span of one call (first start to last end) and period (start to the next call's start)."""
+    name, median duration and median gap from the previous kernel's end (us; for the first
+    kernel, from the previous call's last kernel in the same replay: negative where it started
+    under it), plus the median span of one call (first start to last end) and period (start to
+    the next call's start). A kernel launched with programmatic dependent launch can start under
+    the one before it: its duration then includes its wait (griddepcontrol.wait), and its gap is
+    negative. Timings taken later in the same process may carry the profiler's overhead
+    (CUPTI stays attached unless TEARDOWN_CUPTI=1), so record runs do not trace."""
     import tempfile
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
@@ -129,18 +136,23 @@ def profile_graph(call, inner=10, replays=5):
         torch.cuda.synchronize()
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
         prof.export_chrome_trace(f.name)
-        ev = json.load(open(f.name))
+        with open(f.name) as fh:
+            ev = json.load(fh)
     ev = ev["traceEvents"] if isinstance(ev, dict) else ev
     ks = sorted((e["ts"], e["dur"], e["name"]) for e in ev if e.get("cat") == "kernel" and "dur" in e)
     if not ks or len(ks) % (inner * replays):
         return {"error": f"{len(ks)} kernels traced for {inner * replays} calls"}
     n = len(ks) // (inner * replays)
     calls = [ks[i:i + n] for i in range(0, len(ks), n)]
+    if any([k[2] for k in c] != [k[2] for k in calls[0]] for c in calls):
+        return {"error": "the calls' kernel sequences differ"}
     med = lambda v: sorted(v)[len(v) // 2]  # noqa: E731
     seq = []
     for j in range(n):
         durs = [c[j][1] for c in calls]
-        gaps = [c[j][0] - (c[j - 1][0] + c[j - 1][1]) for c in calls] if j else [0.0]
+        gaps = ([c[j][0] - (c[j - 1][0] + c[j - 1][1]) for c in calls] if j else
+                [calls[i][0][0] - (calls[i - 1][-1][0] + calls[i - 1][-1][1]) for i in range(1, len(calls)) if i % inner]
+                or [0.0])
         seq.append(dict(name=re.sub(r"\(.*", "", calls[0][j][2])[:60], dur_us=round(med(durs), 2),
                         gap_us=round(med(gaps), 2)))
     spans = [c[-1][0] + c[-1][1] - c[0][0] for c in calls]
@@ -184,6 +196,8 @@ def main():
     poisson = "--poisson" in sys.argv
     # --mmax N: with --poisson, m_max N instead (a layer's buffers: the DeepSeek-V3 layer row has 256)
     mmax_opt = int(sys.argv[sys.argv.index("--mmax") + 1]) if "--mmax" in sys.argv else None
+    if mmax_opt is not None and (not poisson or mmax_opt < 1):
+        sys.exit("--mmax N (N >= 1) needs --poisson")
 
     def give_workspace(c, ga, keep):
         # the workspace the configuration asks for (the token-producer tiles' widened tokens),
