@@ -78,9 +78,8 @@ def stream():
     return ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
 
 
-def time_graph(calls, inner=20, replays=7):
-    """Median microseconds per call of `calls` (a list of closures, cycled) replayed from a
-    CUDA graph of `inner` launches."""
+def capture_graph(calls, inner):
+    """A CUDA graph of `inner` launches of `calls` (closures, cycled), warmed up and replayed once."""
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
@@ -94,6 +93,13 @@ def time_graph(calls, inner=20, replays=7):
             calls[i % len(calls)]()
     g.replay()
     torch.cuda.synchronize()
+    return g
+
+
+def time_graph(calls, inner=20, replays=7):
+    """Median microseconds per call of `calls` (a list of closures, cycled) replayed from a
+    CUDA graph of `inner` launches."""
+    g = capture_graph(calls, inner)
     times = []
     for _ in range(replays):
         e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -118,18 +124,7 @@ def profile_graph(call, inner=10, replays=5):
     negative. Timings taken later in the same process may carry the profiler's overhead
     (CUPTI stays attached unless TEARDOWN_CUPTI=1), so record runs do not trace."""
     import tempfile
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        call()
-    torch.cuda.current_stream().wait_stream(s)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(inner):
-            call()
-    g.replay()
-    torch.cuda.synchronize()
+    g = capture_graph([call], inner)
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
         for _ in range(replays):
             g.replay()
