@@ -7625,7 +7625,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   nvfp4moe_gemm_args g;
   nvfp4moe_devptr base, alpha2;
   nvfp4moe_result r;
-  int per_token, img1, img2, gemm1_tp;
+  int per_token, img1, img2, tok1;
   size_t need = 0;
   memset(&ws, 0, sizeof ws);
   if (w && a && w->experts >= 1 && w->hidden >= 1 && w->inter >= 1 && a->m_max >= 1) {
@@ -7643,8 +7643,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   memset(&g, 0, sizeof g);
   g.groups = w->experts; g.m_max = a->m_max; g.expected_m = a->expected_m; g.b_layout = w->layout;
   g.n = 2 * w->inter; g.k = w->hidden;
-  img1 = ctx && (ctx->layer_widen & 1) ? nvfp4moe__layer_img_tok(ctx, &g) : 0;
-  gemm1_tp = ctx && nvfp4moe__layer_img_tok(ctx, &g) != 0; /* GEMM1 on a token-producer tile (nvfp4moe__layer_quant_pdl) */
+  tok1 = ctx ? nvfp4moe__layer_img_tok(ctx, &g) : 0; /* (also says GEMM1 runs a token-producer tile: nvfp4moe__layer_quant_pdl) */
+  img1 = ctx && (ctx->layer_widen & 1) ? tok1 : 0;
   g.n = w->hidden; g.k = w->inter;
   /* (the SiLU one only where it keeps one register block a thread, inter <= 4096: past that the
      plain SiLU quantizer takes its wide specialisation, which the _img kernel has not) */
@@ -7659,7 +7659,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   if (ctx)
     r = nvfp4moe__quantize_op(ctx, &q, stream, per_token ? "nvfp4moe_quantize_per_token" : "nvfp4moe_quantize_per_tensor",
                               per_token, 0, img1 ? base + ws.tok : 0, img1, w->layout,
-                              nvfp4moe__layer_quant_pdl(ctx, 0, gemm1_tp));
+                              nvfp4moe__layer_quant_pdl(ctx, 0, tok1 != 0));
   else r = per_token ? nvfp4moe_ref_quantize_per_token(&q) : nvfp4moe_ref_quantize_per_tensor(&q);
   if (r != NVFP4MOE_SUCCESS) return r;
 
@@ -7684,7 +7684,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
     r = nvfp4moe__quantize_op(ctx, &q, stream,
                               per_token ? "nvfp4moe_silu_mul_quantize_per_token" : "nvfp4moe_silu_mul_quantize_per_tensor",
                               per_token, 1, img2 ? base + ws.tok : 0, img2, w->layout,
-                              nvfp4moe__layer_quant_pdl(ctx, 1, gemm1_tp));
+                              nvfp4moe__layer_quant_pdl(ctx, 1, tok1 != 0));
   else r = per_token ? nvfp4moe_ref_silu_mul_quantize_per_token(&q) : nvfp4moe_ref_silu_mul_quantize_per_tensor(&q);
   if (r != NVFP4MOE_SUCCESS) return r;
 
