@@ -4445,13 +4445,14 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// Quantize one block of a row (its 8 words and amax bits) and store its 8 code bytes at qp\n"
   "// and its SF byte at sfp; mode 1 (zero row) and 2 (faulted row) store the fixed bytes.\n"
   "// IMG: also the block's widened tokens (nvf_img_block: the row's image imgp, block b).\n"
-  "template <bool F16, bool IMG = false>\n"
+  "// OUT (the _img8 kernels): nothing stored; the codes and the SF byte in res[0..2] instead.\n"
+  "template <bool F16, bool IMG = false, bool OUT = false>\n"
   "NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6, u8* qp, u8* sfp, u8* imgp = nullptr,\n"
-  "                                int bmma = 0, int b = 0) {\n"
+  "                                int bmma = 0, int b = 0, u32* res = nullptr) {\n"
   "  u32 q[2] = {0u, 0u}, sfb;\n"
-  "  // Fast path: a finite non-zero block amax in a fast row, and every |x * out| of the block\n"
+  "  // Fast path: a finite non-zero block amax in a fast row, and every |x * out| of the block\n",
   "  // below 7 (one product: the block max's), which also excludes SF 0 (out = inf) and needs\n"
-  "  // no cap on the codes. Anything else (a block whose max product reaches 7, as with some\n",
+  "  // no cap on the codes. Anything else (a block whose max product reaches 7, as with some\n"
   "  // subnormal SFs or saturated given scales; a tiny or huge s; 4over6) takes the general path\n"
   "  // below, which recomputes the block from the start (the same bytes).\n"
   "  if (rq.fast) { // (a zero, infinite or NaN amax fails the product test below)\n"
@@ -4460,6 +4461,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    if (__fmul_rn(__uint_as_float(am), out) < 7.0f) {\n"
   "      q[0] = nvf_e2m1_pack8<F16, false>(w, out);\n"
   "      q[1] = nvf_e2m1_pack8<F16, false>(w + 4, out);\n"
+  "      if (OUT) { res[0] = q[0]; res[1] = q[1]; res[2] = sfb; return; }\n"
   "      nvf_store_q(qp, q[0], q[1]);\n"
   "      nvf_store_sf(sfp, sfb);\n"
   "      if (IMG) nvf_img_block(imgp, bmma, b, q[0], q[1], sfb);\n"
@@ -4471,9 +4473,37 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    if (am >= 0x7F800000u) sfb = 0x7Fu; // given scale: a non-finite block is faulted on its own\n"
   "    else sfb = nvf_block_quantize<F16>(w, am, rq.s, rq.t, fo6, q);\n"
   "  }\n"
+  "  if (OUT) { res[0] = q[0]; res[1] = q[1]; res[2] = sfb; return; }\n"
   "  nvf_store_q(qp, q[0], q[1]);\n"
   "  nvf_store_sf(sfp, sfb);\n"
   "  if (IMG) nvf_img_block(imgp, bmma, b, q[0], q[1], sfb);\n"
+  "}\n"
+  "\n"
+  "// Row r of group g's decode scale s and its quantization constants: per-token, s = row amax\n"
+  "// (rmax, f32 bits, the team's) / 2688, written to scale_out by the writer thread; else the\n"
+  "// given scale. mode 1 (zero row) and 2 (faulted row) store fixed bytes (nvf_quantize_store).\n"
+  "// (The _img8 kernels'; nvf_quantize_rows has the same lines inline.)\n"
+  "NVF_DEV void nvf_row_setup(const NvfQuantParams& p, u32 rmax, int g, int r, bool writer, NvfRowQ& rq) {\n"
+  "  float& s = rq.s;\n"
+  "  int& mode = rq.mode;\n"
+  "  if (p.per_token) {\n"
+  "    s = __fmul_rn(__uint_as_float(rmax), nvf_f32(NVF_RCP2688_BITS));\n"
+  "    if (rmax >= 0x7F800000u) { s = nvf_f32(0x7FC00000u); mode = 2; }\n"
+  "    else if (s < NVF_FLT_MIN) { s = 0.0f; mode = 1; } // zero row, or the product underflowed\n"
+  "    else mode = 0;\n"
+  "    if (writer) p.scale_out[(i64)g * p.rows + r] = s;\n"
+  "  } else {\n"
+  "    s = p.scale_in \? p.scale_in[g] : p.scale_value;\n"
+  "    if (s == 0.0f) mode = 1;\n"
+  "    else if (!(s >= NVF_FLT_MIN) || nvf_is_nonfinite(s)) mode = 2;\n"
+  "    else mode = 0;\n"
+  "  }\n"
+  "  const bool in_range = s >= nvf_f32(0x0D800000u) && s < 256.0f; // 2^-100 <= s < 2^8 (so mode 0)\n"
+  "  rq.fast = in_range && p.fo6 == 0;\n"
+  "  // 1/s: rcp.rn, which is 1.0f/s correctly rounded, the in-range way where it can be\n"
+  "  rq.t = in_range \? __fmul_rn(nvf_rcp_in_range(s), nvf_f32(NVF_RCP6_BITS))\n"
+  "         : mode == 0 \? __fmul_rn(__fdiv_rn(1.0f, s), nvf_f32(NVF_RCP6_BITS)) : 0.0f;\n"
+  "  rq.s120 = __fmul_rn(s, nvf_f32(0x7B800000u));                                  // s * 2^120\n"
   "}\n"
   "\n"
   "// Team-wide max of u32 (team threads, a power of two, aligned in the CTA). Teams wider\n"
@@ -4485,7 +4515,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    asm(\"redux.sync.max.u32 %0, %0, 0xffffffff;\" : \"+r\"(v));\n"
   "  } else { // a team inside one warp\n"
   "    const u32 mask = ((1u << team) - 1u) << (lane & ~(team - 1));\n"
-  "    for (int o = team >> 1; o > 0; o >>= 1) {\n"
+  "    for (int o = team >> 1; o > 0; o >>= 1) {\n",
   "      const u32 t = __shfl_xor_sync(mask, v, o);\n"
   "      v = t > v \? t : v;\n"
   "    }\n"
@@ -4511,10 +4541,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  return v;\n"
   "}\n"
   "\n"
-  "// Valid rows of every group as a dense list: prefix[g] = rows before group g.\n"
-  "NVF_DEV int nvf_masked_prefix(const NvfQuantParams& p, int* prefix) {\n"
+  "// Valid rows of every group as a dense list: prefix[g] = rows before group g (shift 3: chunks\n"
+  "// of 8 rows, the _img8 kernels' work items).\n"
+  "NVF_DEV int nvf_masked_prefix(const NvfQuantParams& p, int* prefix, int shift = 0) {\n"
   "  const int G = p.groups;\n"
-  "  for (int g = threadIdx.x; g < G; g += NVF_QT) prefix[g + 1] = nvf_valid_rows(p.masked_m, g, p.rows);\n"
+  "  for (int g = threadIdx.x; g < G; g += NVF_QT)\n"
+  "    prefix[g + 1] = (nvf_valid_rows(p.masked_m, g, p.rows) + (1 << shift) - 1) >> shift;\n"
   "  __syncthreads();\n"
   "  if (threadIdx.x < 32) {\n"
   "    const int lane = threadIdx.x, per = (G + 31) / 32, lo = lane * per, hi = min(G, lo + per);\n"
@@ -4534,7 +4566,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  return prefix[G];\n"
   "}\n"
   "\n"
-  "// Work item -> (group, row): the dense list of valid rows, or every (padded) row.\n",
+  "// Work item -> (group, row): the dense list of valid rows, or every (padded) row.\n"
   "NVF_DEV void nvf_item_row(const NvfQuantParams& p, i64 item, bool dense, const int* prefix, int rows_pad, int& g,\n"
   "                          int& r) {\n"
   "  if (dense) { // the group holding valid row number `item`\n"
@@ -4572,7 +4604,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  if (team == 32) __syncwarp();\n"
   "  else asm volatile(\"bar.sync %0, %1;\" : : \"r\"(1 + ((int)threadIdx.x >> (__ffs(team) - 1))), \"r\"(team) : \"memory\");\n"
   "}\n"
-  "\n"
+  "\n",
   "// Fills a slot with work item `item`'s row (one bulk copy), or, for an item past the end, a\n"
   "// padding row or a row past masked_m, completes the slot's phase with no bytes (the team\n"
   "// reads nothing from it then), so every item takes one phase of its slot's mbarrier.\n"
@@ -4606,7 +4638,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "template <> struct NvfIndex<true> { typedef int T; };\n"
   "\n"
   "// IMG (the _img kernels: unstaged): each row's blocks also widened into img for a GEMM tile of\n"
-  "// img_tok tokens (nvf_img_row).\n",
+  "// img_tok tokens (nvf_img_row).\n"
   "template <bool SILU, bool F16, bool STAGED, int NB, bool IMG = false>\n"
   "NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32], u8* img = nullptr,\n"
   "                               int img_tok = 0) {\n"
@@ -4627,7 +4659,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  // no barrier and no shared-memory search (every lane of a warp has the same work item).\n"
   "  const bool wdense = dense && !ST && p.groups <= 32 && team >= 32;\n"
   "  int wincl = 0;\n"
-  "  if (wdense) {\n"
+  "  if (wdense) {\n",
   "    const int lane = threadIdx.x & 31;\n"
   "    wincl = lane < p.groups \? nvf_valid_rows(p.masked_m, lane, p.rows) : 0;\n"
   "    #pragma unroll\n"
@@ -4669,7 +4701,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      nvf_item_row(p, item, dense, prefix, rows_pad, g, r);\n"
   "    }\n"
   "    u8* sfg = p.sf + (i64)g * sf_gbytes;\n"
-  "    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {\n",
+  "    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {\n"
   "      if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on\n"
   "        if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes,\n"
   "                                   slots + slot * rowbytes, slot_bar + 8u * slot);\n"
@@ -4699,12 +4731,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      else if (b < nblk) nvf_load_block<SILU, F16>(p, xrow, b, gs, us, v[i]);\n"
   "    }\n"
   "    #pragma unroll\n"
-  "    for (int i = 0; i < NB; ++i)\n"
+  "    for (int i = 0; i < NB; ++i)\n",
   "      if (tl + team * i < nblk) {\n"
   "        bmax[i] = nvf_block_amax_bits<KF16>(v[i]);\n"
   "        rmax = bmax[i] > rmax \? bmax[i] : rmax;\n"
   "      }\n"
-  "    NvfRowQ rq;\n"
+  "    NvfRowQ rq; // (nvf_row_setup spelled out: the call compiles to other SASS than the kernels measured and tested)\n"
   "    float& s = rq.s;\n"
   "    int& mode = rq.mode;\n"
   "    if (p.per_token) {\n"
@@ -4736,7 +4768,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    rq.s120 = __fmul_rn(s, nvf_f32(0x7B800000u));                                  // s * 2^120\n"
   "\n"
   "    // Pass 2: quantize and store; the register blocks unrolled (no copies of their words),\n"
-  "    // blocks past them read again. This thread's block i is b = tl + team * i: its codes at\n",
+  "    // blocks past them read again. This thread's block i is b = tl + team * i: its codes at\n"
   "    // qt + i * team * 8, its SF byte at st + i * sstep (128x4: the host's teams are multiples\n"
   "    // of 4, so b % 4 = tl % 4 and b / 4 = tl / 4 + i * team / 4).\n"
   "    u8* qt = p.q + ((i64)g * p.rows + r) * (p.k / 2) + tq;\n"
@@ -4769,7 +4801,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      slot = slot == nslot - 1 \? 0 : slot + 1;\n"
   "    }\n"
   "    if (!ST)\n"
-  "    for (int b = tl + team * NB, i = NB; b < nblk; b += team, ++i) {\n"
+  "    for (int b = tl + team * NB, i = NB; b < nblk; b += team, ++i) {\n",
   "      u32 tw[8], am = 0;\n"
   "      if (mode == 0) {\n"
   "        nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);\n"
@@ -4784,13 +4816,190 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  }\n"
   "}\n"
   "\n"
+  "// ---- the _img8 kernels: eight tokens a CTA, whole lines of widened tokens ----\n"
+  "// The expert layer's quantizers that write their GEMM's widened tokens (as the _img kernels,\n"
+  "// the same bytes) with each 128-byte line of the image (8 tokens x 16 bytes of one MMA's K\n"
+  "// half) stored whole, where an _img kernel's team owns one token, 16 bytes of each line (half\n"
+  "// sectors: bench/NOTES.md, twenty-first and thirty-seventh sessions). A CTA takes a chunk of 8\n"
+  "// rows r0 .. r0 + 7 of one group (r0 % 8 == 0, so the chunk is 8 tokens of one 8-token group of\n"
+  "// a GEMM tile), a warp a row. Lane l holds quads Q = l + 32 i: step s = Q / 2, parity\n"
+  "// par = Q % 2, blocks 8 s + 2 t + par (t = 0..3), whose widened words t make the 16-byte pieces\n"
+  "// 8 par .. 8 par + 7 of the step (piece 2 m + h: MMA m, K half h; nvf_img_block). Round i is\n"
+  "// steps 16 i .. 16 i + 15: the warps put their pieces into a shared tile (two in turn), meet,\n"
+  "// and the CTA copies the tile out line by line. The codes go out 32 bytes a lane and the SFs 4\n"
+  "// bytes (one 128x4 column group) after one exchange with the partner lane (the other parity).\n"
+  "// NQ quads a lane stay in registers from the amax pass; the rest are read again. Masked, bf16,\n"
+  "// 128x4 SFs, K % 32 == 0 (the host's conditions, nvfp4moe__qimg8_applies).\n"
+  "#define NVF_Q8_STEPS 16                       // steps a round\n"
+  "#define NVF_Q8_TILE (8 * NVF_Q8_STEPS * 256)  // bytes of a round's tile\n"
+  "// Piece q (0..15) of row n, local step sl in the tile, 16-byte units: the low 3 bits of q\n"
+  "// XOR-rotated by row, step and parity, so that the 8 lanes of a quarter warp hit 8 bank groups\n"
+  "// both when a warp writes its row's pieces (lanes: 4 steps x 2 parities) and when 8 threads\n"
+  "// read one line's 8 rows.\n"
+  "NVF_DEV int nvf_q8_unit(int n, int sl, int q) {\n"
+  "  return (n * NVF_Q8_STEPS + sl) * 16 + ((q & 8) | ((q & 7) ^ ((n + 2 * sl + (q >> 3)) & 7)));\n"
+  "}\n"
+  "\n"
+  "// One round of a warp's row: its lane's quad Q (held words w, or read again when w is null),\n"
+  "// codes and SFs stored, widened pieces into the tile. mask: the lanes with a quad this round\n"
+  "// (partners come in pairs: the same step).\n"
+  "template <bool SILU>\n"
+  "NVF_DEV void nvf_q8_round(const NvfQuantParams& p, const NvfRowQ& rq, const u8* xrow, float gs, float us, int g, int r,\n"
+  "                          int n, int Q, const u32 (*w)[8], const u32* bmax, u8* tile, u32 mask) {\n"
+  "  const int nblk = p.k / 16, s = Q >> 1, par = Q & 1, sl = s % NVF_Q8_STEPS;\n"
+  "  u32 q[4][2], sfb[4];\n"
+  "  #pragma unroll\n"
+  "  for (int t = 0; t < 4; ++t) {\n"
+  "    const int b = 8 * s + 2 * t + par;\n"
+  "    u32 res[3] = {0u, 0u, 0u};\n"
+  "    if (b < nblk) {\n"
+  "      if (w) {\n"
+  "        nvf_quantize_store<false, false, true>(w[t], bmax[t], rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);\n"
+  "      } else {\n"
+  "        u32 tw[8], am = 0;\n"
+  "        if (rq.mode == 0) {\n"
+  "          nvf_load_block<SILU, false>(p, xrow, b, gs, us, tw);\n"
+  "          am = nvf_block_amax_bits<false>(tw);\n",
+  "        }\n"
+  "        nvf_quantize_store<false, false, true>(tw, am, rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);\n"
+  "      }\n"
+  "    }\n"
+  "    q[t][0] = res[0]; q[t][1] = res[1]; sfb[t] = res[2];\n"
+  "  }\n"
+  "  // Widened pieces: piece 8 par + c (c = 4 jj + pp), word t = pair pp of word jj of block t's codes\n"
+  "  // times its SF; one 16-byte store a piece.\n"
+  "  u32 wd[4][8];\n"
+  "  #pragma unroll\n"
+  "  for (int t = 0; t < 4; t += 2) {\n"
+  "    u32 sa, sb;\n"
+  "    nvf_sf2_to_bf16x2(sfb[t] | sfb[t + 1] << 8, sa, sb);\n"
+  "    #pragma unroll\n"
+  "    for (int jj = 0; jj < 2; ++jj) {\n"
+  "      u32 ra[4], rb[4];\n"
+  "      nvf_fp4x8_to_bf16x2(q[t][jj], ra);\n"
+  "      nvf_fp4x8_to_bf16x2(q[t + 1][jj], rb);\n"
+  "      #pragma unroll\n"
+  "      for (int pp = 0; pp < 4; ++pp) {\n"
+  "        wd[t][4 * jj + pp] = nvf_bf16x2_mul(ra[pp], sa);\n"
+  "        wd[t + 1][4 * jj + pp] = nvf_bf16x2_mul(rb[pp], sb);\n"
+  "      }\n"
+  "    }\n"
+  "  }\n"
+  "  #pragma unroll\n"
+  "  for (int c = 0; c < 8; ++c)\n"
+  "    *(uint4*)(tile + nvf_q8_unit(n, sl, 8 * par + c) * 16) = make_uint4(wd[0][c], wd[1][c], wd[2][c], wd[3][c]);\n"
+  "  // Codes and SFs: lane par 0 takes blocks 8 s + 0..3, par 1 blocks 8 s + 4..7 (par 0 sends\n"
+  "  // its t 2, 3 = blocks 4, 6; par 1 its t 0, 1 = blocks 1, 3).\n"
+  "  u32 snd[4], rcv[4];\n"
+  "  snd[0] = par \? q[0][0] : q[2][0]; snd[1] = par \? q[0][1] : q[2][1];\n"
+  "  snd[2] = par \? q[1][0] : q[3][0]; snd[3] = par \? q[1][1] : q[3][1];\n"
+  "  const u32 sfs = par \? sfb[0] | sfb[1] << 8 : sfb[2] | sfb[3] << 8;\n"
+  "  #pragma unroll\n"
+  "  for (int j = 0; j < 4; ++j) rcv[j] = __shfl_xor_sync(mask, snd[j], 1);\n"
+  "  const u32 sfr = __shfl_xor_sync(mask, sfs, 1);\n"
+  "  u32 c[8], sf4;\n"
+  "  if (par) { // blocks 4..7: partner t2, own t2, partner t3, own t3\n"
+  "    c[0] = rcv[0]; c[1] = rcv[1]; c[2] = q[2][0]; c[3] = q[2][1];\n"
+  "    c[4] = rcv[2]; c[5] = rcv[3]; c[6] = q[3][0]; c[7] = q[3][1];\n"
+  "    sf4 = (sfr & 0xFFu) | sfb[2] << 8 | (sfr >> 8) << 16 | sfb[3] << 24;\n"
+  "  } else {   // blocks 0..3: own t0, partner t0, own t1, partner t1\n"
+  "    c[0] = q[0][0]; c[1] = q[0][1]; c[2] = rcv[0]; c[3] = rcv[1];\n"
+  "    c[4] = q[1][0]; c[5] = q[1][1]; c[6] = rcv[2]; c[7] = rcv[3];\n"
+  "    sf4 = sfb[0] | (sfr & 0xFFu) << 8 | sfb[1] << 16 | (sfr >> 8) << 24;\n"
+  "  }\n"
+  "  const int cg = 2 * s + par; // the 128x4 column group of blocks 4 cg .. 4 cg + 3\n"
+  "  if (4 * cg < nblk) {\n"
+  "    u8* qp = p.q + ((i64)g * p.rows + r) * (p.k / 2) + cg * 32;\n"
+  "    // (K % 32 == 0, the host's condition: rows start 16-byte aligned, and a last part group has 2 blocks)\n"
+  "    *(uint4*)qp = make_uint4(c[0], c[1], c[2], c[3]);\n"
+  "    if (4 * cg + 3 < nblk) *(uint4*)(qp + 16) = make_uint4(c[4], c[5], c[6], c[7]);\n"
+  "    u8* sfp = p.sf + (i64)g * nvf_sf_group_bytes_128x4(p.rows, p.k) + nvf_sf_offset_128x4(r, 4 * cg, (nblk + 3) / 4);\n"
+  "    asm volatile(\"st.global.cs.b32 [%0], %1;\" ::\"l\"(sfp), \"r\"(sf4) : \"memory\"); // (blocks past K: SF 0, the padding)\n"
+  "  }\n"
+  "}\n"
+  "\n"
+  "template <bool SILU, int NQ>\n"
+  "NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u8* img, int img_tok) {\n"
+  "  const int lane = threadIdx.x & 31, n = threadIdx.x >> 5; // the warp's row in the chunk\n"
+  "  const int nblk = p.k / 16, nsteps = (nblk + 7) / 8, rounds = (nsteps + NVF_Q8_STEPS - 1) / NVF_Q8_STEPS;\n"
+  "  const int bmma = img_tok * 32;\n"
+  "  const int total = nvf_masked_prefix(p, prefix, 3);\n"
+  "  int buf = 0;\n"
+  "  for (int item = blockIdx.x; item < total; item += gridDim.x) {\n"
+  "    int g, c;\n"
+  "    nvf_item_row(p, item, true, prefix, 0, g, c);\n"
+  "    const int r0 = c * 8, nv = min(8, nvf_valid_rows(p.masked_m, g, p.rows) - r0), r = r0 + n;\n"
+  "    const bool live = n < nv;\n",
+  "    const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;\n"
+  "    const float gs = p.gate_scale \? p.gate_scale[g] : 1.0f, us = p.up_scale \? p.up_scale[g] : 1.0f;\n"
+  "    // Pass 1: the first NQ quads of the lane into registers, their amax; the row amax.\n"
+  "    u32 v[NQ][4][8], bmax[NQ][4];\n"
+  "    u32 rmax = 0;\n"
+  "    NvfRowQ rq;\n"
+  "    if (live) {\n"
+  "      #pragma unroll\n"
+  "      for (int i = 0; i < NQ; ++i)\n"
+  "        #pragma unroll\n"
+  "        for (int t = 0; t < 4; ++t) {\n"
+  "          const int Q = lane + 32 * i, b = 8 * (Q >> 1) + 2 * t + (Q & 1);\n"
+  "          bmax[i][t] = 0;\n"
+  "          if (b < nblk) {\n"
+  "            nvf_load_block<SILU, false>(p, xrow, b, gs, us, v[i][t]);\n"
+  "            bmax[i][t] = nvf_block_amax_bits<false>(v[i][t]);\n"
+  "            rmax = bmax[i][t] > rmax \? bmax[i][t] : rmax;\n"
+  "          }\n"
+  "        }\n"
+  "      if (p.per_token) {\n"
+  "        for (int Q = lane + 32 * NQ; (Q >> 1) < nsteps; Q += 32) // the lane's other quads\n"
+  "          #pragma unroll\n"
+  "          for (int t = 0; t < 4; ++t) {\n"
+  "            const int b = 8 * (Q >> 1) + 2 * t + (Q & 1);\n"
+  "            if (b < nblk) {\n"
+  "              u32 tw[8];\n"
+  "              nvf_load_block<SILU, false>(p, xrow, b, gs, us, tw);\n"
+  "              const u32 m = nvf_block_amax_bits<false>(tw);\n"
+  "              rmax = m > rmax \? m : rmax;\n"
+  "            }\n"
+  "          }\n"
+  "        asm(\"redux.sync.max.u32 %0, %0, 0xffffffff;\" : \"+r\"(rmax));\n"
+  "      }\n"
+  "      nvf_row_setup(p, rmax, g, r, lane == 0, rq);\n"
+  "    }\n"
+  "    // Pass 2, round by round (every warp meets at each round's barrier)\n"
+  "    u8* const imgp = nvf_img_row(p, img, img_tok, g, r0); // token 0 of the chunk, step 0\n"
+  "    for (int rd = 0; rd < rounds; ++rd) {\n"
+  "      u8* tile = nvf_qstage + buf * NVF_Q8_TILE;\n"
+  "      const int Q = lane + 32 * rd;\n"
+  "      if (live) { // (the whole warp: the mask of the lanes with a quad is known before they part)\n"
+  "        const u32 mask = __ballot_sync(0xFFFFFFFFu, (Q >> 1) < nsteps);\n"
+  "        if ((Q >> 1) < nsteps) {\n"
+  "          bool held = false;\n"
+  "          #pragma unroll\n"
+  "          for (int i = 0; i < NQ; ++i)\n"
+  "            if (rd == i) { nvf_q8_round<SILU>(p, rq, xrow, gs, us, g, r, n, Q, v[i], bmax[i], tile, mask); held = true; }\n"
+  "          if (!held) nvf_q8_round<SILU>(p, rq, xrow, gs, us, g, r, n, Q, nullptr, nullptr, tile, mask);\n"
+  "        }\n"
+  "      }\n"
+  "      __syncthreads();\n"
+  "      // the tile out: thread u takes row u % 8 of piece (u / 8) % 16 of local step u / 128\n"
+  "      for (int u = threadIdx.x; u < 8 * NVF_Q8_STEPS * 16; u += NVF_QT) {\n"
+  "        const int nn = u & 7, pq = (u >> 3) & 15, sl = u >> 7, s = rd * NVF_Q8_STEPS + sl;\n"
+  "        if (nn < nv && s < nsteps)\n"
+  "          *(uint4*)(imgp + (i64)s * 8 * bmma + (pq >> 1) * bmma + (pq & 1) * 128 + nn * 16) =\n"
+  "              *(const uint4*)(tile + nvf_q8_unit(nn, sl, pq) * 16);\n"
+  "      }\n"
+  "      buf ^= 1; // (the next round writes the other tile: this one is read until the next barrier)\n"
+  "    }\n"
+  "  }\n"
+  "}\n"
+  "\n"
   "// Specialisations of this file: -DNVF_SILU builds only the fused SiLU kernel (its exp and\n"
   "// twice-wide loads make it the slow one to compile), the default the rest.\n"
   "// One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from\n"
   "// unrolling the second instantiation's register blocks). The staged kernels compile for\n"
   "// every architecture; below sm_90 they are the plain ones, never launched.\n"
   "#define NVF_QUANT_KERNEL(name, silu, f16, staged, nb, minb)                              \\\n"
-  "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p) { \\\n"
+  "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p) { \\\n",
   "    nvf_pdl_enter();                                                                      \\\n"
   "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
   "    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \\\n"
@@ -4798,10 +5007,19 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  }\n"
   "#define NVF_QUANT_IMG_KERNEL(name, silu, nb, minb)                                         \\\n"
   "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p, u8* img, int img_tok) { \\\n"
-  "    nvf_pdl_enter();                                                                      \\\n",
+  "    nvf_pdl_enter();                                                                      \\\n"
   "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
   "    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \\\n"
   "    nvf_quantize_rows<silu, false, false, nb, true>(p, prefix, red, img, img_tok);        \\\n"
+  "  }\n"
+  "// The _img8 kernels (nvf_quantize_img8): 2 CTAs per SM (64 KB of tiles each); the plain one keeps\n"
+  "// 1 quad a lane in registers (2 spilled at 128 registers), so rows past K 2048 are read again (the\n"
+  "// SiLU one: computed again).\n"
+  "#define NVF_QUANT_IMG8_KERNEL(name, silu, nq)                                              \\\n"
+  "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, 2) name(const NvfQuantParams p, u8* img, int img_tok) { \\\n"
+  "    nvf_pdl_enter();                                                                      \\\n"
+  "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
+  "    nvf_quantize_img8<silu, nq>(p, prefix, img, img_tok);                                 \\\n"
   "  }\n"
   "// (The SiLU build with -DNVF_QSILU2 is the \"wide\" SiLU specialisation of the host: rows\n"
   "// past one register block per thread, K > 4096, get 2 blocks and 3 CTAs, so fewer blocks\n"
@@ -4812,11 +5030,13 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// first needs them).\n"
   "#if defined(NVF_SILU) && defined(NVF_QIMG_ONLY)\n"
   "NVF_QUANT_IMG_KERNEL(nvf_silu_mul_quantize_img, true, NVF_QNB, NVF_QMINB)\n"
+  "NVF_QUANT_IMG8_KERNEL(nvf_silu_mul_quantize_img8, true, 1)\n"
   "#elif defined(NVF_SILU)\n"
   "NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QNB, NVF_QMINB)\n"
   "NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QNB, NVF_QMINB)\n"
   "#elif defined(NVF_QIMG_ONLY)\n"
   "NVF_QUANT_IMG_KERNEL(nvf_quantize_img, false, NVF_QNB, NVF_QMINB)\n"
+  "NVF_QUANT_IMG8_KERNEL(nvf_quantize_img8, false, 1)\n"
   "#elif defined(NVF_QSTAGED_ONLY)\n"
   "NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
   "NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
@@ -4829,7 +5049,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// block later), as f32 bits into amax[E] (zeroed by the host first).\n"
   "extern \"C\" __global__ void nvf_weight_amax(const u8* w, int fp16, i64 elems_per_expert, int blocks_per_expert,\n"
   "                                           u32* amax) {\n"
-  "  nvf_pdl_enter();\n"
+  "  nvf_pdl_enter();\n",
   "  const int e = blockIdx.x / blocks_per_expert, bx = blockIdx.x % blocks_per_expert;\n"
   "  const u8* base = w + (i64)e * elems_per_expert * 2;\n"
   "  u32 m = 0;\n"
@@ -4864,7 +5084,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "}\n"
   "\n"
   "// out[i] = a[i] * b[i] (b null: a[i]); the expert layer's GEMM alphas.\n"
-  "extern \"C\" __global__ void nvf_scale_product(const float* a, const float* b, float* out, int n) {\n",
+  "extern \"C\" __global__ void nvf_scale_product(const float* a, const float* b, float* out, int n) {\n"
   "  nvf_pdl_enter();\n"
   "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
   "  if (i < n) out[i] = b \? __fmul_rn(a[i], b[i]) : a[i];\n"
@@ -4901,7 +5121,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// to tiled, the pieces past K/2 of a last partial step are written as zeros. Each 4-byte word's codes\n"
   "// are encoded on the way to tiled and decoded on the way back (nvf_wenc_word, dequant_bf16.cuh).\n"
   "extern \"C\" __global__ void nvf_weights_relayout(const u8* src, u8* dst, i64 rows, int k, int to_tiled) {\n"
-  "  nvf_pdl_enter();\n"
+  "  nvf_pdl_enter();\n",
   "  const int pieces = (int)(((i64)k + 127) / 128 * 4); // 16-byte pieces per tiled row\n"
   "  const i64 rb = (i64)pieces * 16;\n"
   "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < rows * pieces; i += (i64)gridDim.x * blockDim.x) {\n"
@@ -4933,7 +5153,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  const i64 total = (i64)p.groups * p.rows * nblk;\n"
   "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (i64)gridDim.x * blockDim.x) {\n"
   "    const int b = (int)(i % nblk);\n"
-  "    const i64 gr = i / nblk;\n",
+  "    const i64 gr = i / nblk;\n"
   "    const int g = (int)(gr / p.rows), r = (int)(gr % p.rows);\n"
   "    if (r >= nvf_valid_rows(p.masked_m, g, p.rows)) continue;\n"
   "    const float s = p.scale_per_row \? p.scale[gr] : p.scale[g];\n"
@@ -5104,6 +5324,8 @@ enum { NVFP4MOE__K_QUANTIZE_STAGED = 0, NVFP4MOE__K_QUANTIZE_STAGED_F16 };
 /* kernels of the silu_quantize specialisation */
 /* kernels of the silu_quantize and silu_quantize_wide specialisations */
 enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
+/* kernels of the four _img specialisations (quantize_img, silu_quantize_img and their _f16) */
+enum { NVFP4MOE__K_QUANTIZE_IMG = 0, NVFP4MOE__K_QUANTIZE_IMG8 };
 
 /* The kernels of every swap-AB and wgmma module: plain weight loads, then the same kernel with
    256-byte L2 fetches (nvfp4moe__gemm_kernel picks one). */
@@ -5198,16 +5420,17 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
      {"nvf_silu_mul_quantize", "nvf_silu_mul_quantize_f16", 0}},
     /* the expert layer's: quantize and SiLU-quantize that also write the widened tokens of the
        layer's token-producer GEMM tiles (sm90 backend), instead of the GEMM's pre-pass */
-    {"quantize_img", "quantize.cu", {"-DNVF_QIMG_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1, {"nvf_quantize_img", 0}},
+    {"quantize_img", "quantize.cu", {"-DNVF_QIMG_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1,
+     {"nvf_quantize_img", "nvf_quantize_img8", 0}},
     {"silu_quantize_img", "quantize.cu", {"-DNVF_SILU", "-DNVF_QIMG_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1,
-     {"nvf_silu_mul_quantize_img", 0}},
+     {"nvf_silu_mul_quantize_img", "nvf_silu_mul_quantize_img8", 0}},
     /* ... for GEMMs on TILED weights: their tokens widened to F16, as those GEMM modules read them
        (common.cuh, NVF_F16; the layout define, not -DNVF_F16=1, so that a tuning define of NVF_F16
        sets both sides: the options are sorted and NVRTC keeps a macro's last -D) */
     {"quantize_img_f16", "quantize.cu", {"-DNVF_QIMG_ONLY", "-DNVF_QIMG_TILED=1", 0}, NVFP4MOE__NEEDS_SM80, 1,
-     {"nvf_quantize_img", 0}},
+     {"nvf_quantize_img", "nvf_quantize_img8", 0}},
     {"silu_quantize_img_f16", "quantize.cu", {"-DNVF_SILU", "-DNVF_QIMG_ONLY", "-DNVF_QIMG_TILED=1", 0}, NVFP4MOE__NEEDS_SM80,
-     1, {"nvf_silu_mul_quantize_img", 0}},
+     1, {"nvf_silu_mul_quantize_img", "nvf_silu_mul_quantize_img8", 0}},
     NVFP4MOE__GEMM_SPECS("", 0, NVFP4MOE__PORTABLE_KERNELS, NVFP4MOE__SWAPAB_KERNELS, NVFP4MOE__SWAPAB_KERNELS,
                          NVFP4MOE__WGMMA_KERNELS, NVFP4MOE__WS_KERNELS)
     {"gemm_sm100_n128", "gemm_sm100.cu", {"-DNVF_BN=128", 0}, NVFP4MOE__NEEDS_SM100, 0,
@@ -5272,6 +5495,8 @@ struct nvfp4moe_context {
   int layer_pdl;         /* under pdl 1, which of the expert layer's quantizers take a programmatic dependent launch:
                             bit 0 the input's, bit 1 the SiLU's; -1 the default, the input's always and the SiLU's
                             unless GEMM1 ran a token-producer tile ($NVFP4MOE_LAYER_PDL; nvfp4moe__layer_quant_pdl) */
+  int qimg8;             /* the layer's quantizers write the widened tokens with the _img8 kernels (whole lines)
+                            where they can, else the _img kernels ($NVFP4MOE_QIMG8) */
   int sm100_self_test;
   nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
   unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
@@ -5958,6 +6183,11 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   ctx->layer_pdl = v && v[0] >= '0' && v[0] <= '3' && !v[1] ? v[0] - '0' : -1;
   if (v && !(v[0] >= '0' && v[0] <= '3' && !v[1]))
     nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_LAYER_PDL=%s is not a mask 0-3: the default", v);
+  /* The quantizers that write the layer's widened tokens: the _img8 kernels (a CTA a chunk of 8
+     tokens, whole 128-byte lines of the image through shared memory) where they apply
+     (nvfp4moe__launch_quantize); $NVFP4MOE_QIMG8=0 keeps the _img kernels (A/B runs, tests). */
+  v = nvfp4moe__getenv("NVFP4MOE_QIMG8");
+  ctx->qimg8 = !(v && strcmp(v, "0") == 0);
   nvfp4moe__resolve_cache_dir(ctx);
   nvfp4moe__source_digest(ctx->source_digest);
   ctx->desc.cache_dir = ctx->cache_dir;
@@ -6637,6 +6867,16 @@ NVFP4MOE__PRIVATE nvfp4moe__quant_params nvfp4moe__quant_params_of(const nvfp4mo
   return p;
 }
 
+/* Whether the layer quantizer that writes widened tokens for a tile of img_tok tokens runs an _img8
+   kernel (kernels_src/quantize.cu, nvf_quantize_img8): masked bf16 input, 128x4 SFs, a dense list
+   of chunks (groups <= NVF_QMAXG), 8-token groups whole in a tile, K % 32 == 0 (as the GEMMs) and
+   the codes' and SFs' 16- and 4-byte stores aligned; ctx->qimg8 ($NVFP4MOE_QIMG8=0: the _img kernels everywhere). */
+NVFP4MOE__PRIVATE int nvfp4moe__qimg8_applies(const nvfp4moe_context* ctx, const nvfp4moe__quant_params* p, int img_tok) {
+  return ctx->qimg8 && p->masked_m && !p->fp16 && !p->sf_linear && p->groups <= 1024 &&
+         (long long)p->groups * p->rows < 0x7FFFFFFFLL && p->k % 32 == 0 && img_tok > 0 && img_tok % 8 == 0 &&
+         p->q % 16 == 0 && p->sf % 4 == 0;
+}
+
 /* img, img_tok: the expert layer's widened tokens (the _img kernels' two more arguments), or 0;
    img_layout: the weight layout of the GEMM that reads them (TILED: widened to F16); pdl: -1 no
    programmatic dependent launch unless every kernel takes one, 0 as the context says
@@ -6675,7 +6915,20 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
     spec = silu ? NVFP4MOE__SPEC_SILU_QUANTIZE_IMG : NVFP4MOE__SPEC_QUANTIZE_IMG;
     if (img_layout == NVFP4MOE_WEIGHTS_TILED)
       spec += NVFP4MOE__SPEC_QUANTIZE_IMG_F16 - NVFP4MOE__SPEC_QUANTIZE_IMG;
-    kern = 0;
+    kern = NVFP4MOE__K_QUANTIZE_IMG;
+    if (nvfp4moe__qimg8_applies(ctx, p, img_tok)) {
+      /* a CTA a chunk of 8 valid rows (at most groups * ceil(rows / 8) of them), two 32 KB tiles */
+      smem = 2u * 8u * 16u * 256u;
+      r = nvfp4moe__prepare(ctx, spec);
+      if (r != NVFP4MOE_SUCCESS) return r;
+      cap = (long long)nvfp4moe__occupancy(ctx, spec, NVFP4MOE__K_QUANTIZE_IMG8, 256, smem) * ctx->sm_count;
+      ctas = (long long)p->groups * ((p->rows + 7) / 8);
+      args[0] = (void*)&q;
+      args[1] = &img;
+      args[2] = &img_tok;
+      return nvfp4moe__launch_as(ctx, fn, spec, NVFP4MOE__K_QUANTIZE_IMG8, (unsigned)(ctas < cap ? ctas : cap), 256,
+                                 smem, stream, args, pdl);
+    }
   }
   need = (p->k / 16 + nb - 1) / nb;
   while (team < need && team < 256) team *= 2;

@@ -1842,6 +1842,39 @@ F37)
   w=$(grep -m1 '^wrote ' "$OUT/bench.log" | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X80)
+  # thirty-eighth session: the _img8 kernels (a CTA a chunk of 8 tokens, whole image lines through shared memory).
+  # The widened-token test (10 cases, the _img and _img8 kernels each: image against the pre-pass, codes, SFs and
+  # per-token scales against the plain quantizer) and the quick layer tests; memcheck and racecheck on the
+  # widened-token test; then the DeepSeek-V3 and Qwen3 layers timed and traced: a = NVFP4MOE_QIMG8=0 (0.5.7),
+  # b = the default (the SiLU quantizer's _img8), c = b with NVFP4MOE_LAYER_WIDEN=3 (the input quantizer's _img8
+  # too, GEMM1 without its pre-pass), d = a with NVFP4MOE_LAYER_WIDEN=3; order a b c d d c b a, twice
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  (TEST_ONLY=layer_quantizer_widened timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu \
+     > "$OUT/memcheck_w.log" 2>&1; echo "# rc $?" >> "$OUT/memcheck_w.log"
+   TEST_ONLY=layer_quantizer_widened timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 ./build/test_gpu \
+     > "$OUT/racecheck_w.log" 2>&1; echo "# rc $?" >> "$OUT/racecheck_w.log") &
+  TEST_ONLY=layer_quantizer_widened timeout 150 ./build/test_gpu > "$OUT/test_widened.log" 2>&1
+  summ "widened tokens" "$OUT/test_widened.log" $?
+  grep -E "^# widened" "$OUT/test_widened.log" | head -20
+  grep -h -A6 "^FAIL" "$OUT/test_widened.log" | head -12
+  TEST_QUICK=1 TEST_ONLY=moe_layer timeout 150 ./build/test_gpu > "$OUT/test_moe_layer.log" 2>&1
+  summ "moe_layer (quick)" "$OUT/test_moe_layer.log" $?
+  grep -h -A6 "^FAIL" "$OUT/test_moe_layer.log" | head -12
+  echo "tests at $(( $(date +%s) - t0 )) s"
+  if grep -q "^FAIL" "$OUT/test_widened.log" "$OUT/test_moe_layer.log"; then wait; exit 0; fi
+  a="NVFP4MOE_QIMG8=0"; b="NVFP4MOE_Y=1"; c="NVFP4MOE_LAYER_WIDEN=3"; d="NVFP4MOE_QIMG8=0;NVFP4MOE_LAYER_WIDEN=3"
+  r="$a,$b,$c,$d,$d,$c,$b,$a"
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout ${ABT:-270} \
+    python3 tools/bench.py --envs "$r,$r" --only layer --out "$OUT/layer_img8_ab.json" > "$OUT/layer_img8_ab.log" 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
+  wait
+  for l in "$OUT"/memcheck_w.log "$OUT"/racecheck_w.log; do
+    echo "$(basename "$l"): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^PASS|^FAIL|^# rc' "$l" | cut -c1-110 | tr '\n' ' ')"
+  done
+  ;;
 X79)
   # thirty-seventh session, after X78: the layer default as committed (the SiLU quantizer without programmatic
   # dependent launch only where it writes GEMM2's widened tokens), its quick layer tests; then on the DeepSeek-V3 and

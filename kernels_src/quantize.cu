@@ -318,9 +318,10 @@ NVF_DEV void nvf_img_block(u8* imgp, int bmma, int b, u32 q0, u32 q1, u32 sfb) {
 // Quantize one block of a row (its 8 words and amax bits) and store its 8 code bytes at qp
 // and its SF byte at sfp; mode 1 (zero row) and 2 (faulted row) store the fixed bytes.
 // IMG: also the block's widened tokens (nvf_img_block: the row's image imgp, block b).
-template <bool F16, bool IMG = false>
+// OUT (the _img8 kernels): nothing stored; the codes and the SF byte in res[0..2] instead.
+template <bool F16, bool IMG = false, bool OUT = false>
 NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6, u8* qp, u8* sfp, u8* imgp = nullptr,
-                                int bmma = 0, int b = 0) {
+                                int bmma = 0, int b = 0, u32* res = nullptr) {
   u32 q[2] = {0u, 0u}, sfb;
   // Fast path: a finite non-zero block amax in a fast row, and every |x * out| of the block
   // below 7 (one product: the block max's), which also excludes SF 0 (out = inf) and needs
@@ -333,6 +334,7 @@ NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6
     if (__fmul_rn(__uint_as_float(am), out) < 7.0f) {
       q[0] = nvf_e2m1_pack8<F16, false>(w, out);
       q[1] = nvf_e2m1_pack8<F16, false>(w + 4, out);
+      if (OUT) { res[0] = q[0]; res[1] = q[1]; res[2] = sfb; return; }
       nvf_store_q(qp, q[0], q[1]);
       nvf_store_sf(sfp, sfb);
       if (IMG) nvf_img_block(imgp, bmma, b, q[0], q[1], sfb);
@@ -344,9 +346,37 @@ NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6
     if (am >= 0x7F800000u) sfb = 0x7Fu; // given scale: a non-finite block is faulted on its own
     else sfb = nvf_block_quantize<F16>(w, am, rq.s, rq.t, fo6, q);
   }
+  if (OUT) { res[0] = q[0]; res[1] = q[1]; res[2] = sfb; return; }
   nvf_store_q(qp, q[0], q[1]);
   nvf_store_sf(sfp, sfb);
   if (IMG) nvf_img_block(imgp, bmma, b, q[0], q[1], sfb);
+}
+
+// Row r of group g's decode scale s and its quantization constants: per-token, s = row amax
+// (rmax, f32 bits, the team's) / 2688, written to scale_out by the writer thread; else the
+// given scale. mode 1 (zero row) and 2 (faulted row) store fixed bytes (nvf_quantize_store).
+// (The _img8 kernels'; nvf_quantize_rows has the same lines inline.)
+NVF_DEV void nvf_row_setup(const NvfQuantParams& p, u32 rmax, int g, int r, bool writer, NvfRowQ& rq) {
+  float& s = rq.s;
+  int& mode = rq.mode;
+  if (p.per_token) {
+    s = __fmul_rn(__uint_as_float(rmax), nvf_f32(NVF_RCP2688_BITS));
+    if (rmax >= 0x7F800000u) { s = nvf_f32(0x7FC00000u); mode = 2; }
+    else if (s < NVF_FLT_MIN) { s = 0.0f; mode = 1; } // zero row, or the product underflowed
+    else mode = 0;
+    if (writer) p.scale_out[(i64)g * p.rows + r] = s;
+  } else {
+    s = p.scale_in ? p.scale_in[g] : p.scale_value;
+    if (s == 0.0f) mode = 1;
+    else if (!(s >= NVF_FLT_MIN) || nvf_is_nonfinite(s)) mode = 2;
+    else mode = 0;
+  }
+  const bool in_range = s >= nvf_f32(0x0D800000u) && s < 256.0f; // 2^-100 <= s < 2^8 (so mode 0)
+  rq.fast = in_range && p.fo6 == 0;
+  // 1/s: rcp.rn, which is 1.0f/s correctly rounded, the in-range way where it can be
+  rq.t = in_range ? __fmul_rn(nvf_rcp_in_range(s), nvf_f32(NVF_RCP6_BITS))
+         : mode == 0 ? __fmul_rn(__fdiv_rn(1.0f, s), nvf_f32(NVF_RCP6_BITS)) : 0.0f;
+  rq.s120 = __fmul_rn(s, nvf_f32(0x7B800000u));                                  // s * 2^120
 }
 
 // Team-wide max of u32 (team threads, a power of two, aligned in the CTA). Teams wider
@@ -384,10 +414,12 @@ NVF_DEV u32 nvf_team_max(u32 v, int team, u32 (*red)[NVF_QT / 32], int parity) {
   return v;
 }
 
-// Valid rows of every group as a dense list: prefix[g] = rows before group g.
-NVF_DEV int nvf_masked_prefix(const NvfQuantParams& p, int* prefix) {
+// Valid rows of every group as a dense list: prefix[g] = rows before group g (shift 3: chunks
+// of 8 rows, the _img8 kernels' work items).
+NVF_DEV int nvf_masked_prefix(const NvfQuantParams& p, int* prefix, int shift = 0) {
   const int G = p.groups;
-  for (int g = threadIdx.x; g < G; g += NVF_QT) prefix[g + 1] = nvf_valid_rows(p.masked_m, g, p.rows);
+  for (int g = threadIdx.x; g < G; g += NVF_QT)
+    prefix[g + 1] = (nvf_valid_rows(p.masked_m, g, p.rows) + (1 << shift) - 1) >> shift;
   __syncthreads();
   if (threadIdx.x < 32) {
     const int lane = threadIdx.x, per = (G + 31) / 32, lo = lane * per, hi = min(G, lo + per);
@@ -577,7 +609,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
         bmax[i] = nvf_block_amax_bits<KF16>(v[i]);
         rmax = bmax[i] > rmax ? bmax[i] : rmax;
       }
-    NvfRowQ rq;
+    NvfRowQ rq; // (nvf_row_setup spelled out: the call compiles to other SASS than the kernels measured and tested)
     float& s = rq.s;
     int& mode = rq.mode;
     if (p.per_token) {
@@ -657,6 +689,183 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
   }
 }
 
+// ---- the _img8 kernels: eight tokens a CTA, whole lines of widened tokens ----
+// The expert layer's quantizers that write their GEMM's widened tokens (as the _img kernels,
+// the same bytes) with each 128-byte line of the image (8 tokens x 16 bytes of one MMA's K
+// half) stored whole, where an _img kernel's team owns one token, 16 bytes of each line (half
+// sectors: bench/NOTES.md, twenty-first and thirty-seventh sessions). A CTA takes a chunk of 8
+// rows r0 .. r0 + 7 of one group (r0 % 8 == 0, so the chunk is 8 tokens of one 8-token group of
+// a GEMM tile), a warp a row. Lane l holds quads Q = l + 32 i: step s = Q / 2, parity
+// par = Q % 2, blocks 8 s + 2 t + par (t = 0..3), whose widened words t make the 16-byte pieces
+// 8 par .. 8 par + 7 of the step (piece 2 m + h: MMA m, K half h; nvf_img_block). Round i is
+// steps 16 i .. 16 i + 15: the warps put their pieces into a shared tile (two in turn), meet,
+// and the CTA copies the tile out line by line. The codes go out 32 bytes a lane and the SFs 4
+// bytes (one 128x4 column group) after one exchange with the partner lane (the other parity).
+// NQ quads a lane stay in registers from the amax pass; the rest are read again. Masked, bf16,
+// 128x4 SFs, K % 32 == 0 (the host's conditions, nvfp4moe__qimg8_applies).
+#define NVF_Q8_STEPS 16                       // steps a round
+#define NVF_Q8_TILE (8 * NVF_Q8_STEPS * 256)  // bytes of a round's tile
+// Piece q (0..15) of row n, local step sl in the tile, 16-byte units: the low 3 bits of q
+// XOR-rotated by row, step and parity, so that the 8 lanes of a quarter warp hit 8 bank groups
+// both when a warp writes its row's pieces (lanes: 4 steps x 2 parities) and when 8 threads
+// read one line's 8 rows.
+NVF_DEV int nvf_q8_unit(int n, int sl, int q) {
+  return (n * NVF_Q8_STEPS + sl) * 16 + ((q & 8) | ((q & 7) ^ ((n + 2 * sl + (q >> 3)) & 7)));
+}
+
+// One round of a warp's row: its lane's quad Q (held words w, or read again when w is null),
+// codes and SFs stored, widened pieces into the tile. mask: the lanes with a quad this round
+// (partners come in pairs: the same step).
+template <bool SILU>
+NVF_DEV void nvf_q8_round(const NvfQuantParams& p, const NvfRowQ& rq, const u8* xrow, float gs, float us, int g, int r,
+                          int n, int Q, const u32 (*w)[8], const u32* bmax, u8* tile, u32 mask) {
+  const int nblk = p.k / 16, s = Q >> 1, par = Q & 1, sl = s % NVF_Q8_STEPS;
+  u32 q[4][2], sfb[4];
+  #pragma unroll
+  for (int t = 0; t < 4; ++t) {
+    const int b = 8 * s + 2 * t + par;
+    u32 res[3] = {0u, 0u, 0u};
+    if (b < nblk) {
+      if (w) {
+        nvf_quantize_store<false, false, true>(w[t], bmax[t], rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);
+      } else {
+        u32 tw[8], am = 0;
+        if (rq.mode == 0) {
+          nvf_load_block<SILU, false>(p, xrow, b, gs, us, tw);
+          am = nvf_block_amax_bits<false>(tw);
+        }
+        nvf_quantize_store<false, false, true>(tw, am, rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);
+      }
+    }
+    q[t][0] = res[0]; q[t][1] = res[1]; sfb[t] = res[2];
+  }
+  // Widened pieces: piece 8 par + c (c = 4 jj + pp), word t = pair pp of word jj of block t's codes
+  // times its SF; one 16-byte store a piece.
+  u32 wd[4][8];
+  #pragma unroll
+  for (int t = 0; t < 4; t += 2) {
+    u32 sa, sb;
+    nvf_sf2_to_bf16x2(sfb[t] | sfb[t + 1] << 8, sa, sb);
+    #pragma unroll
+    for (int jj = 0; jj < 2; ++jj) {
+      u32 ra[4], rb[4];
+      nvf_fp4x8_to_bf16x2(q[t][jj], ra);
+      nvf_fp4x8_to_bf16x2(q[t + 1][jj], rb);
+      #pragma unroll
+      for (int pp = 0; pp < 4; ++pp) {
+        wd[t][4 * jj + pp] = nvf_bf16x2_mul(ra[pp], sa);
+        wd[t + 1][4 * jj + pp] = nvf_bf16x2_mul(rb[pp], sb);
+      }
+    }
+  }
+  #pragma unroll
+  for (int c = 0; c < 8; ++c)
+    *(uint4*)(tile + nvf_q8_unit(n, sl, 8 * par + c) * 16) = make_uint4(wd[0][c], wd[1][c], wd[2][c], wd[3][c]);
+  // Codes and SFs: lane par 0 takes blocks 8 s + 0..3, par 1 blocks 8 s + 4..7 (par 0 sends
+  // its t 2, 3 = blocks 4, 6; par 1 its t 0, 1 = blocks 1, 3).
+  u32 snd[4], rcv[4];
+  snd[0] = par ? q[0][0] : q[2][0]; snd[1] = par ? q[0][1] : q[2][1];
+  snd[2] = par ? q[1][0] : q[3][0]; snd[3] = par ? q[1][1] : q[3][1];
+  const u32 sfs = par ? sfb[0] | sfb[1] << 8 : sfb[2] | sfb[3] << 8;
+  #pragma unroll
+  for (int j = 0; j < 4; ++j) rcv[j] = __shfl_xor_sync(mask, snd[j], 1);
+  const u32 sfr = __shfl_xor_sync(mask, sfs, 1);
+  u32 c[8], sf4;
+  if (par) { // blocks 4..7: partner t2, own t2, partner t3, own t3
+    c[0] = rcv[0]; c[1] = rcv[1]; c[2] = q[2][0]; c[3] = q[2][1];
+    c[4] = rcv[2]; c[5] = rcv[3]; c[6] = q[3][0]; c[7] = q[3][1];
+    sf4 = (sfr & 0xFFu) | sfb[2] << 8 | (sfr >> 8) << 16 | sfb[3] << 24;
+  } else {   // blocks 0..3: own t0, partner t0, own t1, partner t1
+    c[0] = q[0][0]; c[1] = q[0][1]; c[2] = rcv[0]; c[3] = rcv[1];
+    c[4] = q[1][0]; c[5] = q[1][1]; c[6] = rcv[2]; c[7] = rcv[3];
+    sf4 = sfb[0] | (sfr & 0xFFu) << 8 | sfb[1] << 16 | (sfr >> 8) << 24;
+  }
+  const int cg = 2 * s + par; // the 128x4 column group of blocks 4 cg .. 4 cg + 3
+  if (4 * cg < nblk) {
+    u8* qp = p.q + ((i64)g * p.rows + r) * (p.k / 2) + cg * 32;
+    // (K % 32 == 0, the host's condition: rows start 16-byte aligned, and a last part group has 2 blocks)
+    *(uint4*)qp = make_uint4(c[0], c[1], c[2], c[3]);
+    if (4 * cg + 3 < nblk) *(uint4*)(qp + 16) = make_uint4(c[4], c[5], c[6], c[7]);
+    u8* sfp = p.sf + (i64)g * nvf_sf_group_bytes_128x4(p.rows, p.k) + nvf_sf_offset_128x4(r, 4 * cg, (nblk + 3) / 4);
+    asm volatile("st.global.cs.b32 [%0], %1;" ::"l"(sfp), "r"(sf4) : "memory"); // (blocks past K: SF 0, the padding)
+  }
+}
+
+template <bool SILU, int NQ>
+NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u8* img, int img_tok) {
+  const int lane = threadIdx.x & 31, n = threadIdx.x >> 5; // the warp's row in the chunk
+  const int nblk = p.k / 16, nsteps = (nblk + 7) / 8, rounds = (nsteps + NVF_Q8_STEPS - 1) / NVF_Q8_STEPS;
+  const int bmma = img_tok * 32;
+  const int total = nvf_masked_prefix(p, prefix, 3);
+  int buf = 0;
+  for (int item = blockIdx.x; item < total; item += gridDim.x) {
+    int g, c;
+    nvf_item_row(p, item, true, prefix, 0, g, c);
+    const int r0 = c * 8, nv = min(8, nvf_valid_rows(p.masked_m, g, p.rows) - r0), r = r0 + n;
+    const bool live = n < nv;
+    const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;
+    const float gs = p.gate_scale ? p.gate_scale[g] : 1.0f, us = p.up_scale ? p.up_scale[g] : 1.0f;
+    // Pass 1: the first NQ quads of the lane into registers, their amax; the row amax.
+    u32 v[NQ][4][8], bmax[NQ][4];
+    u32 rmax = 0;
+    NvfRowQ rq;
+    if (live) {
+      #pragma unroll
+      for (int i = 0; i < NQ; ++i)
+        #pragma unroll
+        for (int t = 0; t < 4; ++t) {
+          const int Q = lane + 32 * i, b = 8 * (Q >> 1) + 2 * t + (Q & 1);
+          bmax[i][t] = 0;
+          if (b < nblk) {
+            nvf_load_block<SILU, false>(p, xrow, b, gs, us, v[i][t]);
+            bmax[i][t] = nvf_block_amax_bits<false>(v[i][t]);
+            rmax = bmax[i][t] > rmax ? bmax[i][t] : rmax;
+          }
+        }
+      if (p.per_token) {
+        for (int Q = lane + 32 * NQ; (Q >> 1) < nsteps; Q += 32) // the lane's other quads
+          #pragma unroll
+          for (int t = 0; t < 4; ++t) {
+            const int b = 8 * (Q >> 1) + 2 * t + (Q & 1);
+            if (b < nblk) {
+              u32 tw[8];
+              nvf_load_block<SILU, false>(p, xrow, b, gs, us, tw);
+              const u32 m = nvf_block_amax_bits<false>(tw);
+              rmax = m > rmax ? m : rmax;
+            }
+          }
+        asm("redux.sync.max.u32 %0, %0, 0xffffffff;" : "+r"(rmax));
+      }
+      nvf_row_setup(p, rmax, g, r, lane == 0, rq);
+    }
+    // Pass 2, round by round (every warp meets at each round's barrier)
+    u8* const imgp = nvf_img_row(p, img, img_tok, g, r0); // token 0 of the chunk, step 0
+    for (int rd = 0; rd < rounds; ++rd) {
+      u8* tile = nvf_qstage + buf * NVF_Q8_TILE;
+      const int Q = lane + 32 * rd;
+      if (live) { // (the whole warp: the mask of the lanes with a quad is known before they part)
+        const u32 mask = __ballot_sync(0xFFFFFFFFu, (Q >> 1) < nsteps);
+        if ((Q >> 1) < nsteps) {
+          bool held = false;
+          #pragma unroll
+          for (int i = 0; i < NQ; ++i)
+            if (rd == i) { nvf_q8_round<SILU>(p, rq, xrow, gs, us, g, r, n, Q, v[i], bmax[i], tile, mask); held = true; }
+          if (!held) nvf_q8_round<SILU>(p, rq, xrow, gs, us, g, r, n, Q, nullptr, nullptr, tile, mask);
+        }
+      }
+      __syncthreads();
+      // the tile out: thread u takes row u % 8 of piece (u / 8) % 16 of local step u / 128
+      for (int u = threadIdx.x; u < 8 * NVF_Q8_STEPS * 16; u += NVF_QT) {
+        const int nn = u & 7, pq = (u >> 3) & 15, sl = u >> 7, s = rd * NVF_Q8_STEPS + sl;
+        if (nn < nv && s < nsteps)
+          *(uint4*)(imgp + (i64)s * 8 * bmma + (pq >> 1) * bmma + (pq & 1) * 128 + nn * 16) =
+              *(const uint4*)(tile + nvf_q8_unit(nn, sl, pq) * 16);
+      }
+      buf ^= 1; // (the next round writes the other tile: this one is read until the next barrier)
+    }
+  }
+}
+
 // Specialisations of this file: -DNVF_SILU builds only the fused SiLU kernel (its exp and
 // twice-wide loads make it the slow one to compile), the default the rest.
 // One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from
@@ -676,6 +885,15 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \
     nvf_quantize_rows<silu, false, false, nb, true>(p, prefix, red, img, img_tok);        \
   }
+// The _img8 kernels (nvf_quantize_img8): 2 CTAs per SM (64 KB of tiles each); the plain one keeps
+// 1 quad a lane in registers (2 spilled at 128 registers), so rows past K 2048 are read again (the
+// SiLU one: computed again).
+#define NVF_QUANT_IMG8_KERNEL(name, silu, nq)                                              \
+  extern "C" __global__ void __launch_bounds__(NVF_QT, 2) name(const NvfQuantParams p, u8* img, int img_tok) { \
+    nvf_pdl_enter();                                                                      \
+    __shared__ int prefix[NVF_QMAXG + 1];                                                 \
+    nvf_quantize_img8<silu, nq>(p, prefix, img, img_tok);                                 \
+  }
 // (The SiLU build with -DNVF_QSILU2 is the "wide" SiLU specialisation of the host: rows
 // past one register block per thread, K > 4096, get 2 blocks and 3 CTAs, so fewer blocks
 // compute their SiLU twice. -DNVF_QSTAGED_ONLY builds only the staged kernels, compiled
@@ -685,11 +903,13 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
 // first needs them).
 #if defined(NVF_SILU) && defined(NVF_QIMG_ONLY)
 NVF_QUANT_IMG_KERNEL(nvf_silu_mul_quantize_img, true, NVF_QNB, NVF_QMINB)
+NVF_QUANT_IMG8_KERNEL(nvf_silu_mul_quantize_img8, true, 1)
 #elif defined(NVF_SILU)
 NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QNB, NVF_QMINB)
 NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QNB, NVF_QMINB)
 #elif defined(NVF_QIMG_ONLY)
 NVF_QUANT_IMG_KERNEL(nvf_quantize_img, false, NVF_QNB, NVF_QMINB)
+NVF_QUANT_IMG8_KERNEL(nvf_quantize_img8, false, 1)
 #elif defined(NVF_QSTAGED_ONLY)
 NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)
 NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)

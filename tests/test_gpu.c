@@ -1434,8 +1434,11 @@ static void test_moe_layer(void) {
    2, 3 and 5 give the GEMM TILED weights, whose modules and the _img_f16 quantizers widen to F16. */
 static void test_layer_quantizer_widened_tokens(void) {
   /* K, SiLU, per-token, expected_m (picks the tile), masked_m pattern */
+  /* (K 7168: 4 rounds of the _img8 kernel, codes read again; 2304 SiLU: 2 rounds, SiLU computed again;
+     160: 10 blocks, a part quad and column group, SF padding in the last column group) */
   static const int cases[][5] = {{1056, 0, 1, 16, 4}, {1056, 1, 1, 30, 4}, {384, 0, 0, 40, 4},
-                                 {256, 1, 0, 100, 0}, {2048, 0, 1, 100, 5}, {224, 1, 1, 16, 7}};
+                                 {256, 1, 0, 100, 0}, {2048, 0, 1, 100, 5}, {224, 1, 1, 16, 7},
+                                 {7168, 0, 1, 40, 5}, {2304, 1, 1, 30, 4}, {160, 0, 0, 16, 4}, {160, 1, 1, 40, 6}};
   const int G = 5, M = 150, N = 128;
   int ci;
   NEED_GPU();
@@ -1444,7 +1447,7 @@ static void test_layer_quantizer_widened_tokens(void) {
     const int xk = silu ? 2 * K : K, nsteps = (K + 127) / 128;
     size_t nx = (size_t)G * M * xk, nq = (size_t)G * M * K / 2, nsf = (size_t)G * nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4);
     /* (TILED: a plain and two SiLU cases, K 256 on a _k256 twin; row-major: two plain, one SiLU) */
-    const nvfp4moe_weight_layout lay = ci == 2 || ci == 3 || ci == 5 ? NVFP4MOE_WEIGHTS_TILED : NVFP4MOE_WEIGHTS_ROW_MAJOR;
+    const nvfp4moe_weight_layout lay = ci == 2 || ci == 3 || ci == 5 || ci == 8 ? NVFP4MOE_WEIGHTS_TILED : NVFP4MOE_WEIGHTS_ROW_MAJOR;
     size_t nb = (size_t)G * nvfp4moe_weight_bytes(N, K, lay), nbsf = (size_t)G * nvfp4moe_sf_bytes(N, K, NVFP4MOE_SF_LAYOUT_128X4), wsz, i;
     unsigned short* x = (unsigned short*)malloc(nx * 2);
     unsigned char *bq = (unsigned char*)malloc(nb), *bsf = (unsigned char*)malloc(nbsf), *img, *pre;
@@ -1474,38 +1477,76 @@ static void test_layer_quantizer_widened_tokens(void) {
       CHECK(wsz == (size_t)G * tiles_m * nslots * sps * 8 * tok * 32, "case %d: workspace %zu for tile %d", ci, wsz, tok);
       img = (unsigned char*)malloc(wsz); pre = (unsigned char*)malloc(wsz);
       dimg = gu_alloc(wsz); dws = gu_alloc(wsz);
-      gu_fill(dimg, 0xEE, wsz); gu_fill(dws, 0xEE, wsz);
       memset(&q, 0, sizeof q);
-      q.dtype = NVFP4MOE_DTYPE_BF16; q.groups = G; q.rows = M; q.k = K; q.x = dx; q.masked_m = dmm; q.out_e2m1 = dq;
-      q.out_sf = dsf; q.scale = dscale;
-      CHECK(nvfp4moe__quantize_op(g_ctx, &q, 0, "test", per_token, silu, dimg, tok, lay, silu ? -1 : 0) == NVFP4MOE_SUCCESS, "quantize: %s",
-            nvfp4moe_last_error());
-      if (per_token) g.row_scale = dscale; else g.alpha = dscale;
-      g.workspace = dws; g.workspace_size = wsz;
-      CHECK(nvfp4moe_grouped_gemm_nt_masked(g_ctx, &g, 0) == NVFP4MOE_SUCCESS, "gemm: %s", nvfp4moe_last_error());
-      gu_sync();
-      gu_get(img, dimg, wsz); gu_get(pre, dws, wsz);
-      for (e = 0; e < G; ++e)
-        for (r = 0; r < tiles_m * tok; ++r) {
-          int valid = valid_rows(mm, e, M), n = r % tok, ti = r / tok;
-          if (ti * tok >= valid) continue; /* a tile the GEMM never reads: neither writes it */
-          for (s = 0; s < nsteps; ++s) {
-            size_t at = (((size_t)e * tiles_m + ti) * nslots * sps + s) * 8 * tok * 32 + (n >> 3) * 256 + (n & 7) * 16;
-            int m, h;
-            for (m = 0; m < 8; ++m)
-              for (h = 0; h < 2; ++h) {
-                const unsigned char *a = img + at + (size_t)m * tok * 32 + h * 128, *b = pre + at + (size_t)m * tok * 32 + h * 128;
-                if (r < valid) { ++units; bad += memcmp(a, b, 16) != 0; }
-                else { int z; for (z = 0; z < 16; ++z) touched += a[z] != 0xEE; }
+      q.dtype = NVFP4MOE_DTYPE_BF16; q.groups = G; q.rows = M; q.k = K; q.x = dx; q.masked_m = dmm;
+      q.scale = dscale;
+      /* the plain quantizer's codes, SFs and per-token scales, over the same fill: what the _img
+         kernels must also write, byte for byte (rows past masked_m untouched by all) */
+      {
+        size_t ns = 4 * (size_t)G * M;
+        unsigned char *ref = (unsigned char*)malloc(nq + nsf + ns), *got = (unsigned char*)malloc(nq + nsf + ns);
+        nvfp4moe_devptr rq = gu_alloc(nq), rsf = gu_alloc(nsf), rsc = gu_alloc(ns);
+        int v8, saved = g_ctx->qimg8;
+        gu_fill(rq, 0xA5, nq); gu_fill(rsf, 0xA5, nsf);
+        if (per_token) gu_fill(rsc, 0xA5, ns);
+        q.out_e2m1 = rq; q.out_sf = rsf; q.scale = per_token ? rsc : dscale;
+        CHECK(nvfp4moe__quantize_op(g_ctx, &q, 0, "test", per_token, silu, 0, 0, lay, 0) == NVFP4MOE_SUCCESS,
+              "plain quantize: %s", nvfp4moe_last_error());
+        gu_sync();
+        gu_get(ref, rq, nq); gu_get(ref + nq, rsf, nsf);
+        if (per_token) gu_get(ref + nq + nsf, rsc, ns);
+        q.out_e2m1 = dq; q.out_sf = dsf; q.scale = dscale;
+        for (v8 = 0; v8 < 2; ++v8) { /* the _img kernels, then the _img8 ones */
+          nvfp4moe__quant_params qp;
+          int applies;
+          g_ctx->qimg8 = v8;
+          gu_fill(dimg, 0xEE, wsz); gu_fill(dws, 0xEE, wsz);
+          gu_fill(dq, 0xA5, nq); gu_fill(dsf, 0xA5, nsf);
+          if (per_token) gu_fill(dscale, 0xA5, ns);
+          qp = nvfp4moe__quant_params_of(&q, K * (silu ? 2 : 1), per_token);
+          applies = nvfp4moe__qimg8_applies(g_ctx, &qp, tok);
+          CHECK(applies == v8, "case %d: the _img8 kernel %s", ci, v8 ? "does not apply" : "applies under qimg8 0");
+          CHECK(nvfp4moe__quantize_op(g_ctx, &q, 0, "test", per_token, silu, dimg, tok, lay, silu ? -1 : 0) == NVFP4MOE_SUCCESS,
+                "quantize: %s", nvfp4moe_last_error());
+          if (per_token) g.row_scale = dscale; else g.alpha = dscale;
+          g.workspace = dws; g.workspace_size = wsz;
+          CHECK(nvfp4moe_grouped_gemm_nt_masked(g_ctx, &g, 0) == NVFP4MOE_SUCCESS, "gemm: %s", nvfp4moe_last_error());
+          gu_sync();
+          gu_get(img, dimg, wsz); gu_get(pre, dws, wsz);
+          gu_get(got, dq, nq); gu_get(got + nq, dsf, nsf);
+          if (per_token) gu_get(got + nq + nsf, dscale, ns);
+          CHECK(memcmp(got, ref, nq) == 0, "case %d (%s): codes differ from the plain quantizer's", ci, v8 ? "_img8" : "_img");
+          CHECK(memcmp(got + nq, ref + nq, nsf) == 0, "case %d (%s): SFs differ from the plain quantizer's", ci,
+                v8 ? "_img8" : "_img");
+          CHECK(!per_token || memcmp(got + nq + nsf, ref + nq + nsf, ns) == 0,
+                "case %d (%s): per-token scales differ from the plain quantizer's", ci, v8 ? "_img8" : "_img");
+          units = 0; bad = 0; touched = 0;
+          for (e = 0; e < G; ++e)
+            for (r = 0; r < tiles_m * tok; ++r) {
+              int valid = valid_rows(mm, e, M), n = r % tok, ti = r / tok;
+              if (ti * tok >= valid) continue; /* a tile the GEMM never reads: neither writes it */
+              for (s = 0; s < nsteps; ++s) {
+                size_t at = (((size_t)e * tiles_m + ti) * nslots * sps + s) * 8 * tok * 32 + (n >> 3) * 256 + (n & 7) * 16;
+                int m, h;
+                for (m = 0; m < 8; ++m)
+                  for (h = 0; h < 2; ++h) {
+                    const unsigned char *a = img + at + (size_t)m * tok * 32 + h * 128, *b = pre + at + (size_t)m * tok * 32 + h * 128;
+                    if (r < valid) { ++units; bad += memcmp(a, b, 16) != 0; }
+                    else { int z; for (z = 0; z < 16; ++z) touched += a[z] != 0xEE; }
+                  }
               }
-          }
+            }
+          CHECK(units > 0, "case %d: no valid rows compared", ci);
+          CHECK(bad == 0, "case %d (K %d, %s, tile %d, %s): %d of %d 16-byte units differ from the pre-pass", ci, K,
+                silu ? "SiLU" : "plain", tok, v8 ? "_img8" : "_img", bad, units);
+          CHECK(touched == 0, "case %d (%s): %d bytes of rows past masked_m written", ci, v8 ? "_img8" : "_img", touched);
+          printf("# widened tokens case %d (K %d, %s, %s, tile %d, %s, %s): %d units equal to the pre-pass, codes, SFs%s as "
+                 "the plain quantizer's\n", ci, K, silu ? "SiLU" : "plain", per_token ? "per-token" : "per-expert", tok,
+                 lay ? "TILED" : "row-major", v8 ? "_img8" : "_img", units - bad, per_token ? ", scales" : "");
         }
-      CHECK(units > 0, "case %d: no valid rows compared", ci);
-      CHECK(bad == 0, "case %d (K %d, %s, tile %d): %d of %d 16-byte units differ from the pre-pass", ci, K,
-            silu ? "SiLU" : "plain", tok, bad, units);
-      CHECK(touched == 0, "case %d: %d bytes of rows past masked_m written", ci, touched);
-      printf("# widened tokens case %d (K %d, %s, %s, tile %d, %s): %d units equal to the pre-pass\n", ci, K,
-             silu ? "SiLU" : "plain", per_token ? "per-token" : "per-expert", tok, lay ? "TILED" : "row-major", units - bad);
+        g_ctx->qimg8 = saved;
+        gu_free(rq); gu_free(rsf); gu_free(rsc); free(ref); free(got);
+      }
       free(img); free(pre); gu_free(dimg); gu_free(dws);
     }
     gu_free(dx); gu_free(dq); gu_free(dsf); gu_free(dscale); gu_free(dmm); gu_free(db); gu_free(dbsf); gu_free(dd);
