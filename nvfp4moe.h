@@ -6920,6 +6920,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
       /* a CTA a chunk of 8 valid rows (at most groups * ceil(rows / 8) of them), two 32 KB tiles */
       smem = 2u * 8u * 16u * 256u;
       r = nvfp4moe__prepare(ctx, spec);
+      if (r == NVFP4MOE_SUCCESS) r = nvfp4moe__set_smem(ctx, spec, NVFP4MOE__K_QUANTIZE_IMG8, smem); /* (before the occupancy query) */
       if (r != NVFP4MOE_SUCCESS) return r;
       cap = (long long)nvfp4moe__occupancy(ctx, spec, NVFP4MOE__K_QUANTIZE_IMG8, 256, smem) * ctx->sm_count;
       ctas = (long long)p->groups * ((p->rows + 7) / 8);

@@ -1875,6 +1875,20 @@ X80)
     echo "$(basename "$l"): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^PASS|^FAIL|^# rc' "$l" | cut -c1-110 | tr '\n' ' ')"
   done
   ;;
+X81)
+  # thirty-eighth session, after X80 (the _img8 kernels 2.8-4.8x slower than the _img ones): the same A/B once
+  # (a b c d d c b a) with the occupancy query after the 64 KB opt-in (X80 asked before it: at most 1 CTA an SM)
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a --only quantize_img 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  TEST_ONLY=layer_quantizer_widened timeout 150 ./build/test_gpu > "$OUT/test_widened.log" 2>&1
+  summ "widened tokens" "$OUT/test_widened.log" $?
+  a="NVFP4MOE_QIMG8=0"; b="NVFP4MOE_Y=1"; c="NVFP4MOE_LAYER_WIDEN=3"; d="NVFP4MOE_QIMG8=0;NVFP4MOE_LAYER_WIDEN=3"
+  r="$a,$b,$c,$d,$d,$c,$b,$a"
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout ${ABT:-200} \
+    python3 tools/bench.py --envs "$r" --only layer --out "$OUT/layer_img8_occ_ab.json" > "$OUT/layer_img8_occ_ab.log" 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
+  ;;
 X79)
   # thirty-seventh session, after X78: the layer default as committed (the SiLU quantizer without programmatic
   # dependent launch only where it writes GEMM2's widened tokens), its quick layer tests; then on the DeepSeek-V3 and
