@@ -97,11 +97,14 @@
    and API unchanged.
    0.5.7: the expert layer's SiLU quantizer is not a programmatic dependent launch after a GEMM1 on
    the sm90 token-producer tiles ($NVFP4MOE_LAYER_PDL=3 keeps 0.5.6's launches); kernels, formats,
-   results and API unchanged. */
+   results and API unchanged.
+   0.5.8: the _img8 kernels (the layer's quantizers writing whole lines of the widened tokens), off
+   by default ($NVFP4MOE_QIMG8=1): slower on an H100; the default's kernels, formats, results and API
+   unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
-#define NVFP4MOE_VERSION_PATCH 7
-#define NVFP4MOE_VERSION_STRING "0.5.7"
+#define NVFP4MOE_VERSION_PATCH 8
+#define NVFP4MOE_VERSION_STRING "0.5.8"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
@@ -4829,7 +4832,11 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// and the CTA copies the tile out line by line. The codes go out 32 bytes a lane and the SFs 4\n"
   "// bytes (one 128x4 column group) after one exchange with the partner lane (the other parity).\n"
   "// NQ quads a lane stay in registers from the amax pass; the rest are read again. Masked, bf16,\n"
-  "// 128x4 SFs, K % 32 == 0 (the host's conditions, nvfp4moe__qimg8_applies).\n"
+  "// 128x4 SFs, K % 32 == 0 (the host's conditions, nvfp4moe__qimg8_applies). Not the default\n"
+  "// ($NVFP4MOE_QIMG8=1): on an H100 slower than the _img kernels, 2-3.6x for the SiLU quantizer and\n"
+  "// 1.35x the input quantizer plus GEMM1's pre-pass (bench/NOTES.md, thirty-eighth session): a warp a\n"
+  "// row and 4 blocks a lane leave too few threads (Qwen3's inter 768: 12 lanes of a warp busy). The\n"
+  "// bank-conflict-free tile and its copy-out would serve a block-a-thread mapping as well.\n"
   "#define NVF_Q8_STEPS 16                       // steps a round\n"
   "#define NVF_Q8_TILE (8 * NVF_Q8_STEPS * 256)  // bytes of a round's tile\n"
   "// Piece q (0..15) of row n, local step sl in the tile, 16-byte units: the low 3 bits of q\n"
@@ -4848,7 +4855,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "                          int n, int Q, const u32 (*w)[8], const u32* bmax, u8* tile, u32 mask) {\n"
   "  const int nblk = p.k / 16, s = Q >> 1, par = Q & 1, sl = s % NVF_Q8_STEPS;\n"
   "  u32 q[4][2], sfb[4];\n"
-  "  #pragma unroll\n"
+  "  #pragma unroll\n",
   "  for (int t = 0; t < 4; ++t) {\n"
   "    const int b = 8 * s + 2 * t + par;\n"
   "    u32 res[3] = {0u, 0u, 0u};\n"
@@ -4859,7 +4866,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "        u32 tw[8], am = 0;\n"
   "        if (rq.mode == 0) {\n"
   "          nvf_load_block<SILU, false>(p, xrow, b, gs, us, tw);\n"
-  "          am = nvf_block_amax_bits<false>(tw);\n",
+  "          am = nvf_block_amax_bits<false>(tw);\n"
   "        }\n"
   "        nvf_quantize_store<false, false, true>(tw, am, rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);\n"
   "      }\n"
@@ -4921,7 +4928,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "template <bool SILU, int NQ>\n"
   "NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u8* img, int img_tok) {\n"
   "  const int lane = threadIdx.x & 31, n = threadIdx.x >> 5; // the warp's row in the chunk\n"
-  "  const int nblk = p.k / 16, nsteps = (nblk + 7) / 8, rounds = (nsteps + NVF_Q8_STEPS - 1) / NVF_Q8_STEPS;\n"
+  "  const int nblk = p.k / 16, nsteps = (nblk + 7) / 8, rounds = (nsteps + NVF_Q8_STEPS - 1) / NVF_Q8_STEPS;\n",
   "  const int bmma = img_tok * 32;\n"
   "  const int total = nvf_masked_prefix(p, prefix, 3);\n"
   "  int buf = 0;\n"
@@ -4929,7 +4936,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    int g, c;\n"
   "    nvf_item_row(p, item, true, prefix, 0, g, c);\n"
   "    const int r0 = c * 8, nv = min(8, nvf_valid_rows(p.masked_m, g, p.rows) - r0), r = r0 + n;\n"
-  "    const bool live = n < nv;\n",
+  "    const bool live = n < nv;\n"
   "    const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;\n"
   "    const float gs = p.gate_scale \? p.gate_scale[g] : 1.0f, us = p.up_scale \? p.up_scale[g] : 1.0f;\n"
   "    // Pass 1: the first NQ quads of the lane into registers, their amax; the row amax.\n"
@@ -4995,11 +5002,11 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "\n"
   "// Specialisations of this file: -DNVF_SILU builds only the fused SiLU kernel (its exp and\n"
   "// twice-wide loads make it the slow one to compile), the default the rest.\n"
-  "// One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from\n"
+  "// One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from\n",
   "// unrolling the second instantiation's register blocks). The staged kernels compile for\n"
   "// every architecture; below sm_90 they are the plain ones, never launched.\n"
   "#define NVF_QUANT_KERNEL(name, silu, f16, staged, nb, minb)                              \\\n"
-  "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p) { \\\n",
+  "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p) { \\\n"
   "    nvf_pdl_enter();                                                                      \\\n"
   "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
   "    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \\\n"
@@ -5044,12 +5051,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "NVF_QUANT_KERNEL(nvf_quantize, false, false, false, NVF_QNB, NVF_QMINB)\n"
   "NVF_QUANT_KERNEL(nvf_quantize_f16, false, true, false, NVF_QNB, NVF_QMINB)\n"
   "\n"
-  "// ---- weight quantization helpers ---------------------------------------------------\n"
+  "// ---- weight quantization helpers ---------------------------------------------------\n",
   "// Per-expert max |w| over finite values (a non-finite weight faults only its own\n"
   "// block later), as f32 bits into amax[E] (zeroed by the host first).\n"
   "extern \"C\" __global__ void nvf_weight_amax(const u8* w, int fp16, i64 elems_per_expert, int blocks_per_expert,\n"
   "                                           u32* amax) {\n"
-  "  nvf_pdl_enter();\n",
+  "  nvf_pdl_enter();\n"
   "  const int e = blockIdx.x / blocks_per_expert, bx = blockIdx.x % blocks_per_expert;\n"
   "  const u8* base = w + (i64)e * elems_per_expert * 2;\n"
   "  u32 m = 0;\n"
@@ -5117,11 +5124,11 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "\n"
   "// ---- weight byte layout conversion (nvfp4moe_weights_relayout), 16 bytes a thread -------\n"
   "// Row-major <-> tiled (gemm_common.cuh) over rows = G N rows of K/2 bytes (K % 32 == 0); N % 16\n"
-  "// == 0, so a 16-row tile never spans two groups. A tiled row takes RB = ceil(K / 128) 64 bytes:\n"
+  "// == 0, so a 16-row tile never spans two groups. A tiled row takes RB = ceil(K / 128) 64 bytes:\n",
   "// to tiled, the pieces past K/2 of a last partial step are written as zeros. Each 4-byte word's codes\n"
   "// are encoded on the way to tiled and decoded on the way back (nvf_wenc_word, dequant_bf16.cuh).\n"
   "extern \"C\" __global__ void nvf_weights_relayout(const u8* src, u8* dst, i64 rows, int k, int to_tiled) {\n"
-  "  nvf_pdl_enter();\n",
+  "  nvf_pdl_enter();\n"
   "  const int pieces = (int)(((i64)k + 127) / 128 * 4); // 16-byte pieces per tiled row\n"
   "  const i64 rb = (i64)pieces * 16;\n"
   "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < rows * pieces; i += (i64)gridDim.x * blockDim.x) {\n"
@@ -5496,7 +5503,7 @@ struct nvfp4moe_context {
                             bit 0 the input's, bit 1 the SiLU's; -1 the default, the input's always and the SiLU's
                             unless GEMM1 ran a token-producer tile ($NVFP4MOE_LAYER_PDL; nvfp4moe__layer_quant_pdl) */
   int qimg8;             /* the layer's quantizers write the widened tokens with the _img8 kernels (whole lines)
-                            where they can, else the _img kernels ($NVFP4MOE_QIMG8) */
+                            where they can, else the _img kernels ($NVFP4MOE_QIMG8=1; off by default: slower) */
   int sm100_self_test;
   nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
   unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
@@ -6183,11 +6190,14 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   ctx->layer_pdl = v && v[0] >= '0' && v[0] <= '3' && !v[1] ? v[0] - '0' : -1;
   if (v && !(v[0] >= '0' && v[0] <= '3' && !v[1]))
     nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_LAYER_PDL=%s is not a mask 0-3: the default", v);
-  /* The quantizers that write the layer's widened tokens: the _img8 kernels (a CTA a chunk of 8
-     tokens, whole 128-byte lines of the image through shared memory) where they apply
-     (nvfp4moe__launch_quantize); $NVFP4MOE_QIMG8=0 keeps the _img kernels (A/B runs, tests). */
+  /* The quantizers that write the layer's widened tokens: $NVFP4MOE_QIMG8=1 runs the _img8 kernels
+     (a CTA a chunk of 8 tokens, whole 128-byte lines of the image through shared memory) where they
+     apply (nvfp4moe__launch_quantize), else the _img kernels. Off by default: on an H100 the _img8
+     SiLU quantizer took 37.8 us against 19.1 (DeepSeek-V3 EP8 layer) and 53.0 against 14.6 (Qwen3),
+     a warp a row and 4 blocks a lane being too little parallel work for the SiLU's exp chains
+     (bench/NOTES.md, thirty-eighth session). Kept for A/B runs and a redesign. */
   v = nvfp4moe__getenv("NVFP4MOE_QIMG8");
-  ctx->qimg8 = !(v && strcmp(v, "0") == 0);
+  ctx->qimg8 = v && strcmp(v, "1") == 0;
   nvfp4moe__resolve_cache_dir(ctx);
   nvfp4moe__source_digest(ctx->source_digest);
   ctx->desc.cache_dir = ctx->cache_dir;
@@ -6870,7 +6880,7 @@ NVFP4MOE__PRIVATE nvfp4moe__quant_params nvfp4moe__quant_params_of(const nvfp4mo
 /* Whether the layer quantizer that writes widened tokens for a tile of img_tok tokens runs an _img8
    kernel (kernels_src/quantize.cu, nvf_quantize_img8): masked bf16 input, 128x4 SFs, a dense list
    of chunks (groups <= NVF_QMAXG), 8-token groups whole in a tile, K % 32 == 0 (as the GEMMs) and
-   the codes' and SFs' 16- and 4-byte stores aligned; ctx->qimg8 ($NVFP4MOE_QIMG8=0: the _img kernels everywhere). */
+   the codes' and SFs' 16- and 4-byte stores aligned; ctx->qimg8 ($NVFP4MOE_QIMG8=1; off by default). */
 NVFP4MOE__PRIVATE int nvfp4moe__qimg8_applies(const nvfp4moe_context* ctx, const nvfp4moe__quant_params* p, int img_tok) {
   return ctx->qimg8 && p->masked_m && !p->fp16 && !p->sf_linear && p->groups <= 1024 &&
          (long long)p->groups * p->rows < 0x7FFFFFFFLL && p->k % 32 == 0 && img_tok > 0 && img_tok % 8 == 0 &&

@@ -1849,6 +1849,8 @@ X80)
   # widened-token test; then the DeepSeek-V3 and Qwen3 layers timed and traced: a = NVFP4MOE_QIMG8=0 (0.5.7),
   # b = the default (the SiLU quantizer's _img8), c = b with NVFP4MOE_LAYER_WIDEN=3 (the input quantizer's _img8
   # too, GEMM1 without its pre-pass), d = a with NVFP4MOE_LAYER_WIDEN=3; order a b c d d c b a, twice
+  # (X80 and X81 ran at 0921467 and e59c5b9, where the _img8 kernels were the default; since then b and c
+  # need NVFP4MOE_QIMG8=1 as well)
   t0=$(date +%s)
   ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
   echo "precompiled at $(( $(date +%s) - t0 )) s"

@@ -702,7 +702,11 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
 // and the CTA copies the tile out line by line. The codes go out 32 bytes a lane and the SFs 4
 // bytes (one 128x4 column group) after one exchange with the partner lane (the other parity).
 // NQ quads a lane stay in registers from the amax pass; the rest are read again. Masked, bf16,
-// 128x4 SFs, K % 32 == 0 (the host's conditions, nvfp4moe__qimg8_applies).
+// 128x4 SFs, K % 32 == 0 (the host's conditions, nvfp4moe__qimg8_applies). Not the default
+// ($NVFP4MOE_QIMG8=1): on an H100 slower than the _img kernels, 2-3.6x for the SiLU quantizer and
+// 1.35x the input quantizer plus GEMM1's pre-pass (bench/NOTES.md, thirty-eighth session): a warp a
+// row and 4 blocks a lane leave too few threads (Qwen3's inter 768: 12 lanes of a warp busy). The
+// bank-conflict-free tile and its copy-out would serve a block-a-thread mapping as well.
 #define NVF_Q8_STEPS 16                       // steps a round
 #define NVF_Q8_TILE (8 * NVF_Q8_STEPS * 256)  // bytes of a round's tile
 // Piece q (0..15) of row n, local step sl in the tile, 16-byte units: the low 3 bits of q

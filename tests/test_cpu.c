@@ -1248,16 +1248,24 @@ static void test_weight_layouts(void) {
             CHECK(!nvfp4moe__qimg8_applies(c, &p, tok), "_img8 applies where condition %d fails", ci);
           }
           c->qimg8 = 0;
-          CHECK(!nvfp4moe__qimg8_applies(c, &p0, 48), "_img8 under NVFP4MOE_QIMG8=0");
-          unsetenv("NVFP4MOE_QIMG8");
-          ct = 0;
-          CHECK(nvfp4moe_create(&d, &ct) == NVFP4MOE_SUCCESS && ct && ct->qimg8 == 1, "NVFP4MOE_QIMG8 unset: on");
-          nvfp4moe_destroy(ct);
-          setenv("NVFP4MOE_QIMG8", "0", 1);
-          ct = 0;
-          CHECK(nvfp4moe_create(&d, &ct) == NVFP4MOE_SUCCESS && ct && ct->qimg8 == 0, "NVFP4MOE_QIMG8=0: off");
-          nvfp4moe_destroy(ct);
-          unsetenv("NVFP4MOE_QIMG8");
+          CHECK(!nvfp4moe__qimg8_applies(c, &p0, 48), "_img8 under qimg8 0");
+          { /* $NVFP4MOE_QIMG8: unset or anything but 1 off (the default), 1 on; a caller's setting restored */
+            static const struct { const char* v; int on; } qv[] = {{0, 0}, {"1", 1}, {"0", 0}, {"yes", 0}};
+            const char* was = getenv("NVFP4MOE_QIMG8");
+            char keep[64];
+            size_t qi;
+            snprintf(keep, sizeof keep, "%s", was ? was : "");
+            for (qi = 0; qi < sizeof qv / sizeof qv[0]; ++qi) {
+              if (qv[qi].v) setenv("NVFP4MOE_QIMG8", qv[qi].v, 1);
+              else unsetenv("NVFP4MOE_QIMG8");
+              ct = 0;
+              CHECK(nvfp4moe_create(&d, &ct) == NVFP4MOE_SUCCESS && ct && ct->qimg8 == qv[qi].on, "NVFP4MOE_QIMG8=%s: %s",
+                    qv[qi].v ? qv[qi].v : "(unset)", qv[qi].on ? "on" : "off");
+              nvfp4moe_destroy(ct);
+            }
+            if (was) setenv("NVFP4MOE_QIMG8", keep, 1);
+            else unsetenv("NVFP4MOE_QIMG8");
+          }
         }
         free(c);
       }
