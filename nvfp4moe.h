@@ -98,9 +98,9 @@
    0.5.7: the expert layer's SiLU quantizer is not a programmatic dependent launch after a GEMM1 on
    the sm90 token-producer tiles ($NVFP4MOE_LAYER_PDL=3 keeps 0.5.6's launches); kernels, formats,
    results and API unchanged.
-   0.5.8: the _img8 kernels (the layer's quantizers writing whole lines of the widened tokens), off
-   by default ($NVFP4MOE_QIMG8=1): slower on an H100; the default's kernels, formats, results and API
-   unchanged. */
+   0.5.8: the _img8 kernels (the layer's quantizers writing whole lines of the widened tokens) in
+   four modules of their own, off by default ($NVFP4MOE_QIMG8=1): slower on an H100; the default's
+   kernels, formats, results and API unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
 #define NVFP4MOE_VERSION_PATCH 8
@@ -4833,9 +4833,10 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// bytes (one 128x4 column group) after one exchange with the partner lane (the other parity).\n"
   "// NQ quads a lane stay in registers from the amax pass; the rest are read again. Masked, bf16,\n"
   "// 128x4 SFs, K % 32 == 0 (the host's conditions, nvfp4moe__qimg8_applies). Not the default\n"
-  "// ($NVFP4MOE_QIMG8=1): on an H100 slower than the _img kernels, 2-3.6x for the SiLU quantizer and\n"
-  "// 1.35x the input quantizer plus GEMM1's pre-pass (bench/NOTES.md, thirty-eighth session): a warp a\n"
-  "// row and 4 blocks a lane leave too few threads (Qwen3's inter 768: 12 lanes of a warp busy). The\n"
+  "// ($NVFP4MOE_QIMG8=1): on an H100 the SiLU one took 2-3.6x its _img kernel's time, the input one\n"
+  "// beat its _img kernel but took 1.2-1.35x the plain quantizer plus GEMM1's pre-pass (bench/NOTES.md,\n"
+  "// thirty-eighth session); probably (not profiled) a warp a row and 4 blocks a lane leave too few\n"
+  "// threads with work (Qwen3's inter 768: 12 lanes of a warp busy). The\n"
   "// bank-conflict-free tile and its copy-out would serve a block-a-thread mapping as well.\n"
   "#define NVF_Q8_STEPS 16                       // steps a round\n"
   "#define NVF_Q8_TILE (8 * NVF_Q8_STEPS * 256)  // bytes of a round's tile\n"
@@ -4852,10 +4853,10 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// (partners come in pairs: the same step).\n"
   "template <bool SILU>\n"
   "NVF_DEV void nvf_q8_round(const NvfQuantParams& p, const NvfRowQ& rq, const u8* xrow, float gs, float us, int g, int r,\n"
-  "                          int n, int Q, const u32 (*w)[8], const u32* bmax, u8* tile, u32 mask) {\n"
+  "                          int n, int Q, const u32 (*w)[8], const u32* bmax, u8* tile, u32 mask) {\n",
   "  const int nblk = p.k / 16, s = Q >> 1, par = Q & 1, sl = s % NVF_Q8_STEPS;\n"
   "  u32 q[4][2], sfb[4];\n"
-  "  #pragma unroll\n",
+  "  #pragma unroll\n"
   "  for (int t = 0; t < 4; ++t) {\n"
   "    const int b = 8 * s + 2 * t + par;\n"
   "    u32 res[3] = {0u, 0u, 0u};\n"
@@ -4926,9 +4927,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "}\n"
   "\n"
   "template <bool SILU, int NQ>\n"
-  "NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u8* img, int img_tok) {\n"
+  "NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u8* img, int img_tok) {\n",
   "  const int lane = threadIdx.x & 31, n = threadIdx.x >> 5; // the warp's row in the chunk\n"
-  "  const int nblk = p.k / 16, nsteps = (nblk + 7) / 8, rounds = (nsteps + NVF_Q8_STEPS - 1) / NVF_Q8_STEPS;\n",
+  "  const int nblk = p.k / 16, nsteps = (nblk + 7) / 8, rounds = (nsteps + NVF_Q8_STEPS - 1) / NVF_Q8_STEPS;\n"
   "  const int bmma = img_tok * 32;\n"
   "  const int total = nvf_masked_prefix(p, prefix, 3);\n"
   "  int buf = 0;\n"
@@ -4999,10 +5000,10 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    }\n"
   "  }\n"
   "}\n"
-  "\n"
+  "\n",
   "// Specialisations of this file: -DNVF_SILU builds only the fused SiLU kernel (its exp and\n"
   "// twice-wide loads make it the slow one to compile), the default the rest.\n"
-  "// One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from\n",
+  "// One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from\n"
   "// unrolling the second instantiation's register blocks). The staged kernels compile for\n"
   "// every architecture; below sm_90 they are the plain ones, never launched.\n"
   "#define NVF_QUANT_KERNEL(name, silu, f16, staged, nb, minb)                              \\\n"
@@ -5019,7 +5020,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \\\n"
   "    nvf_quantize_rows<silu, false, false, nb, true>(p, prefix, red, img, img_tok);        \\\n"
   "  }\n"
-  "// The _img8 kernels (nvf_quantize_img8): 2 CTAs per SM (64 KB of tiles each); the plain one keeps\n"
+  "// The _img8 kernels (nvf_quantize_img8; -DNVF_QIMG8_ONLY, modules of their own: the SiLU one\n"
+  "// would add about 9 s to the _img module's first compile): 2 CTAs per SM (64 KB of tiles each); the plain one keeps\n"
   "// 1 quad a lane in registers (2 spilled at 128 registers), so rows past K 2048 are read again (the\n"
   "// SiLU one: computed again).\n"
   "#define NVF_QUANT_IMG8_KERNEL(name, silu, nq)                                              \\\n"
@@ -5035,15 +5037,17 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// The _img kernels (bf16 input, the expert layer's) also write the widened tokens of the\n"
   "// layer's GEMM (nvf_img_block); -DNVF_QIMG_ONLY builds only them (compiled when the layer\n"
   "// first needs them).\n"
-  "#if defined(NVF_SILU) && defined(NVF_QIMG_ONLY)\n"
-  "NVF_QUANT_IMG_KERNEL(nvf_silu_mul_quantize_img, true, NVF_QNB, NVF_QMINB)\n"
+  "#if defined(NVF_SILU) && defined(NVF_QIMG8_ONLY)\n"
   "NVF_QUANT_IMG8_KERNEL(nvf_silu_mul_quantize_img8, true, 1)\n"
+  "#elif defined(NVF_QIMG8_ONLY)\n"
+  "NVF_QUANT_IMG8_KERNEL(nvf_quantize_img8, false, 1)\n"
+  "#elif defined(NVF_SILU) && defined(NVF_QIMG_ONLY)\n"
+  "NVF_QUANT_IMG_KERNEL(nvf_silu_mul_quantize_img, true, NVF_QNB, NVF_QMINB)\n"
   "#elif defined(NVF_SILU)\n"
   "NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QNB, NVF_QMINB)\n"
   "NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QNB, NVF_QMINB)\n"
   "#elif defined(NVF_QIMG_ONLY)\n"
-  "NVF_QUANT_IMG_KERNEL(nvf_quantize_img, false, NVF_QNB, NVF_QMINB)\n"
-  "NVF_QUANT_IMG8_KERNEL(nvf_quantize_img8, false, 1)\n"
+  "NVF_QUANT_IMG_KERNEL(nvf_quantize_img, false, NVF_QNB, NVF_QMINB)\n",
   "#elif defined(NVF_QSTAGED_ONLY)\n"
   "NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
   "NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
@@ -5051,7 +5055,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "NVF_QUANT_KERNEL(nvf_quantize, false, false, false, NVF_QNB, NVF_QMINB)\n"
   "NVF_QUANT_KERNEL(nvf_quantize_f16, false, true, false, NVF_QNB, NVF_QMINB)\n"
   "\n"
-  "// ---- weight quantization helpers ---------------------------------------------------\n",
+  "// ---- weight quantization helpers ---------------------------------------------------\n"
   "// Per-expert max |w| over finite values (a non-finite weight faults only its own\n"
   "// block later), as f32 bits into amax[E] (zeroed by the host first).\n"
   "extern \"C\" __global__ void nvf_weight_amax(const u8* w, int fp16, i64 elems_per_expert, int blocks_per_expert,\n"
@@ -5114,7 +5118,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      const i64 r = rb * 128 + ((inner >> 2) & 3) * 32 + (inner >> 4);\n"
   "      const int c = cb * 4 + (inner & 3);\n"
   "      dst[g * sw + o] = (r < rows && c < nblk) \? src[g * lin + r * nblk + c] : (u8)0;\n"
-  "    } else {\n"
+  "    } else {\n",
   "      const i64 r = o / nblk;\n"
   "      const int c = (int)(o % nblk);\n"
   "      dst[g * lin + o] = src[g * sw + nvf_sf_offset_128x4(r, c, kc4)];\n"
@@ -5124,7 +5128,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "\n"
   "// ---- weight byte layout conversion (nvfp4moe_weights_relayout), 16 bytes a thread -------\n"
   "// Row-major <-> tiled (gemm_common.cuh) over rows = G N rows of K/2 bytes (K % 32 == 0); N % 16\n"
-  "// == 0, so a 16-row tile never spans two groups. A tiled row takes RB = ceil(K / 128) 64 bytes:\n",
+  "// == 0, so a 16-row tile never spans two groups. A tiled row takes RB = ceil(K / 128) 64 bytes:\n"
   "// to tiled, the pieces past K/2 of a last partial step are written as zeros. Each 4-byte word's codes\n"
   "// are encoded on the way to tiled and decoded on the way back (nvf_wenc_word, dequant_bf16.cuh).\n"
   "extern \"C\" __global__ void nvf_weights_relayout(const u8* src, u8* dst, i64 rows, int k, int to_tiled) {\n"
@@ -5279,7 +5283,11 @@ enum {
   NVFP4MOE__SPEC_SILU_QUANTIZE_IMG,
   NVFP4MOE__SPEC_QUANTIZE_IMG_F16, /* the same two for a GEMM on TILED weights (F16 operands) */
   NVFP4MOE__SPEC_SILU_QUANTIZE_IMG_F16,
-  NVFP4MOE__SPEC_QUANTIZE_LAST = NVFP4MOE__SPEC_SILU_QUANTIZE_IMG_F16,
+  NVFP4MOE__SPEC_QUANTIZE_IMG8, /* the four above as _img8 kernels ($NVFP4MOE_QIMG8=1), same order */
+  NVFP4MOE__SPEC_SILU_QUANTIZE_IMG8,
+  NVFP4MOE__SPEC_QUANTIZE_IMG8_F16,
+  NVFP4MOE__SPEC_SILU_QUANTIZE_IMG8_F16,
+  NVFP4MOE__SPEC_QUANTIZE_LAST = NVFP4MOE__SPEC_SILU_QUANTIZE_IMG8_F16,
   NVFP4MOE__SPEC_GEMM_P16,
   NVFP4MOE__SPEC_GEMM_P32,
   NVFP4MOE__SPEC_GEMM_P64,
@@ -5331,8 +5339,8 @@ enum { NVFP4MOE__K_QUANTIZE_STAGED = 0, NVFP4MOE__K_QUANTIZE_STAGED_F16 };
 /* kernels of the silu_quantize specialisation */
 /* kernels of the silu_quantize and silu_quantize_wide specialisations */
 enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
-/* kernels of the four _img specialisations (quantize_img, silu_quantize_img and their _f16) */
-enum { NVFP4MOE__K_QUANTIZE_IMG = 0, NVFP4MOE__K_QUANTIZE_IMG8 };
+/* the kernel of the four _img and the four _img8 specialisations */
+enum { NVFP4MOE__K_QUANTIZE_IMG = 0 };
 
 /* The kernels of every swap-AB and wgmma module: plain weight loads, then the same kernel with
    256-byte L2 fetches (nvfp4moe__gemm_kernel picks one). */
@@ -5427,17 +5435,25 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
      {"nvf_silu_mul_quantize", "nvf_silu_mul_quantize_f16", 0}},
     /* the expert layer's: quantize and SiLU-quantize that also write the widened tokens of the
        layer's token-producer GEMM tiles (sm90 backend), instead of the GEMM's pre-pass */
-    {"quantize_img", "quantize.cu", {"-DNVF_QIMG_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1,
-     {"nvf_quantize_img", "nvf_quantize_img8", 0}},
+    {"quantize_img", "quantize.cu", {"-DNVF_QIMG_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1, {"nvf_quantize_img", 0}},
     {"silu_quantize_img", "quantize.cu", {"-DNVF_SILU", "-DNVF_QIMG_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1,
-     {"nvf_silu_mul_quantize_img", "nvf_silu_mul_quantize_img8", 0}},
+     {"nvf_silu_mul_quantize_img", 0}},
     /* ... for GEMMs on TILED weights: their tokens widened to F16, as those GEMM modules read them
        (common.cuh, NVF_F16; the layout define, not -DNVF_F16=1, so that a tuning define of NVF_F16
        sets both sides: the options are sorted and NVRTC keeps a macro's last -D) */
     {"quantize_img_f16", "quantize.cu", {"-DNVF_QIMG_ONLY", "-DNVF_QIMG_TILED=1", 0}, NVFP4MOE__NEEDS_SM80, 1,
-     {"nvf_quantize_img", "nvf_quantize_img8", 0}},
+     {"nvf_quantize_img", 0}},
     {"silu_quantize_img_f16", "quantize.cu", {"-DNVF_SILU", "-DNVF_QIMG_ONLY", "-DNVF_QIMG_TILED=1", 0}, NVFP4MOE__NEEDS_SM80,
-     1, {"nvf_silu_mul_quantize_img", "nvf_silu_mul_quantize_img8", 0}},
+     1, {"nvf_silu_mul_quantize_img", 0}},
+    /* the same four with the _img8 kernels (opt-in, $NVFP4MOE_QIMG8=1; modules of their own so that the
+       default's _img modules compile as before) */
+    {"quantize_img8", "quantize.cu", {"-DNVF_QIMG8_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1, {"nvf_quantize_img8", 0}},
+    {"silu_quantize_img8", "quantize.cu", {"-DNVF_SILU", "-DNVF_QIMG8_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1,
+     {"nvf_silu_mul_quantize_img8", 0}},
+    {"quantize_img8_f16", "quantize.cu", {"-DNVF_QIMG8_ONLY", "-DNVF_QIMG_TILED=1", 0}, NVFP4MOE__NEEDS_SM80, 1,
+     {"nvf_quantize_img8", 0}},
+    {"silu_quantize_img8_f16", "quantize.cu", {"-DNVF_SILU", "-DNVF_QIMG8_ONLY", "-DNVF_QIMG_TILED=1", 0},
+     NVFP4MOE__NEEDS_SM80, 1, {"nvf_silu_mul_quantize_img8", 0}},
     NVFP4MOE__GEMM_SPECS("", 0, NVFP4MOE__PORTABLE_KERNELS, NVFP4MOE__SWAPAB_KERNELS, NVFP4MOE__SWAPAB_KERNELS,
                          NVFP4MOE__WGMMA_KERNELS, NVFP4MOE__WS_KERNELS)
     {"gemm_sm100_n128", "gemm_sm100.cu", {"-DNVF_BN=128", 0}, NVFP4MOE__NEEDS_SM100, 0,
@@ -6194,8 +6210,8 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
      (a CTA a chunk of 8 tokens, whole 128-byte lines of the image through shared memory) where they
      apply (nvfp4moe__launch_quantize), else the _img kernels. Off by default: on an H100 the _img8
      SiLU quantizer took 37.8 us against 19.1 (DeepSeek-V3 EP8 layer) and 53.0 against 14.6 (Qwen3),
-     a warp a row and 4 blocks a lane being too little parallel work for the SiLU's exp chains
-     (bench/NOTES.md, thirty-eighth session). Kept for A/B runs and a redesign. */
+     probably (not profiled) a warp a row and 4 blocks a lane being too little parallel work for the
+     SiLU's exp chains (bench/NOTES.md, thirty-eighth session). Kept for A/B runs and a redesign. */
   v = nvfp4moe__getenv("NVFP4MOE_QIMG8");
   ctx->qimg8 = v && strcmp(v, "1") == 0;
   nvfp4moe__resolve_cache_dir(ctx);
@@ -6929,15 +6945,16 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
     if (nvfp4moe__qimg8_applies(ctx, p, img_tok)) {
       /* a CTA a chunk of 8 valid rows (at most groups * ceil(rows / 8) of them), two 32 KB tiles */
       smem = 2u * 8u * 16u * 256u;
+      spec += NVFP4MOE__SPEC_QUANTIZE_IMG8 - NVFP4MOE__SPEC_QUANTIZE_IMG;
       r = nvfp4moe__prepare(ctx, spec);
-      if (r == NVFP4MOE_SUCCESS) r = nvfp4moe__set_smem(ctx, spec, NVFP4MOE__K_QUANTIZE_IMG8, smem); /* (before the occupancy query) */
+      if (r == NVFP4MOE_SUCCESS) r = nvfp4moe__set_smem(ctx, spec, NVFP4MOE__K_QUANTIZE_IMG, smem); /* (before the occupancy query) */
       if (r != NVFP4MOE_SUCCESS) return r;
-      cap = (long long)nvfp4moe__occupancy(ctx, spec, NVFP4MOE__K_QUANTIZE_IMG8, 256, smem) * ctx->sm_count;
+      cap = (long long)nvfp4moe__occupancy(ctx, spec, NVFP4MOE__K_QUANTIZE_IMG, 256, smem) * ctx->sm_count;
       ctas = (long long)p->groups * ((p->rows + 7) / 8);
       args[0] = (void*)&q;
       args[1] = &img;
       args[2] = &img_tok;
-      return nvfp4moe__launch_as(ctx, fn, spec, NVFP4MOE__K_QUANTIZE_IMG8, (unsigned)(ctas < cap ? ctas : cap), 256,
+      return nvfp4moe__launch_as(ctx, fn, spec, NVFP4MOE__K_QUANTIZE_IMG, (unsigned)(ctas < cap ? ctas : cap), 256,
                                  smem, stream, args, pdl);
     }
   }

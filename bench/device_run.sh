@@ -1847,10 +1847,10 @@ X80)
   # The widened-token test (10 cases, the _img and _img8 kernels each: image against the pre-pass, codes, SFs and
   # per-token scales against the plain quantizer) and the quick layer tests; memcheck and racecheck on the
   # widened-token test; then the DeepSeek-V3 and Qwen3 layers timed and traced: a = NVFP4MOE_QIMG8=0 (0.5.7),
-  # b = the default (the SiLU quantizer's _img8), c = b with NVFP4MOE_LAYER_WIDEN=3 (the input quantizer's _img8
+  # b = NVFP4MOE_QIMG8=1 (the SiLU quantizer's _img8), c = b with NVFP4MOE_LAYER_WIDEN=3 (the input quantizer's _img8
   # too, GEMM1 without its pre-pass), d = a with NVFP4MOE_LAYER_WIDEN=3; order a b c d d c b a, twice
-  # (X80 and X81 ran at 0921467 and e59c5b9, where the _img8 kernels were the default; since then b and c
-  # need NVFP4MOE_QIMG8=1 as well)
+  # (X80 and X81 ran at 0921467 and e59c5b9, where the _img8 kernels were the default and b was NVFP4MOE_Y=1, c
+  # NVFP4MOE_LAYER_WIDEN=3; since 0.5.8 they are opt-in, so b and c below set NVFP4MOE_QIMG8=1)
   t0=$(date +%s)
   ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
   echo "precompiled at $(( $(date +%s) - t0 )) s"
@@ -1867,7 +1867,7 @@ X80)
   grep -h -A6 "^FAIL" "$OUT/test_moe_layer.log" | head -12
   echo "tests at $(( $(date +%s) - t0 )) s"
   if grep -q "^FAIL" "$OUT/test_widened.log" "$OUT/test_moe_layer.log"; then wait; exit 0; fi
-  a="NVFP4MOE_QIMG8=0"; b="NVFP4MOE_Y=1"; c="NVFP4MOE_LAYER_WIDEN=3"; d="NVFP4MOE_QIMG8=0;NVFP4MOE_LAYER_WIDEN=3"
+  a="NVFP4MOE_QIMG8=0"; b="NVFP4MOE_QIMG8=1"; c="NVFP4MOE_QIMG8=1;NVFP4MOE_LAYER_WIDEN=3"; d="NVFP4MOE_QIMG8=0;NVFP4MOE_LAYER_WIDEN=3"
   r="$a,$b,$c,$d,$d,$c,$b,$a"
   NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout ${ABT:-270} \
     python3 tools/bench.py --envs "$r,$r" --only layer --out "$OUT/layer_img8_ab.json" > "$OUT/layer_img8_ab.log" 2>&1
@@ -1881,11 +1881,11 @@ X81)
   # thirty-eighth session, after X80 (the _img8 kernels 2.8-4.8x slower than the _img ones): the same A/B once
   # (a b c d d c b a) with the occupancy query after the 64 KB opt-in (X80 asked before it: at most 1 CTA an SM)
   t0=$(date +%s)
-  ./build/nvfp4moe_precompile sm_90a --only quantize_img 2>&1 | tail -1
+  ./build/nvfp4moe_precompile sm_90a --only quantize_img 2>&1 | tail -1 # (also the _img8 modules since 0.5.8)
   echo "precompiled at $(( $(date +%s) - t0 )) s"
   TEST_ONLY=layer_quantizer_widened timeout 150 ./build/test_gpu > "$OUT/test_widened.log" 2>&1
   summ "widened tokens" "$OUT/test_widened.log" $?
-  a="NVFP4MOE_QIMG8=0"; b="NVFP4MOE_Y=1"; c="NVFP4MOE_LAYER_WIDEN=3"; d="NVFP4MOE_QIMG8=0;NVFP4MOE_LAYER_WIDEN=3"
+  a="NVFP4MOE_QIMG8=0"; b="NVFP4MOE_QIMG8=1"; c="NVFP4MOE_QIMG8=1;NVFP4MOE_LAYER_WIDEN=3"; d="NVFP4MOE_QIMG8=0;NVFP4MOE_LAYER_WIDEN=3"
   r="$a,$b,$c,$d,$d,$c,$b,$a"
   NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout ${ABT:-200} \
     python3 tools/bench.py --envs "$r" --only layer --out "$OUT/layer_img8_occ_ab.json" > "$OUT/layer_img8_occ_ab.log" 2>&1

@@ -703,9 +703,10 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
 // bytes (one 128x4 column group) after one exchange with the partner lane (the other parity).
 // NQ quads a lane stay in registers from the amax pass; the rest are read again. Masked, bf16,
 // 128x4 SFs, K % 32 == 0 (the host's conditions, nvfp4moe__qimg8_applies). Not the default
-// ($NVFP4MOE_QIMG8=1): on an H100 slower than the _img kernels, 2-3.6x for the SiLU quantizer and
-// 1.35x the input quantizer plus GEMM1's pre-pass (bench/NOTES.md, thirty-eighth session): a warp a
-// row and 4 blocks a lane leave too few threads (Qwen3's inter 768: 12 lanes of a warp busy). The
+// ($NVFP4MOE_QIMG8=1): on an H100 the SiLU one took 2-3.6x its _img kernel's time, the input one
+// beat its _img kernel but took 1.2-1.35x the plain quantizer plus GEMM1's pre-pass (bench/NOTES.md,
+// thirty-eighth session); probably (not profiled) a warp a row and 4 blocks a lane leave too few
+// threads with work (Qwen3's inter 768: 12 lanes of a warp busy). The
 // bank-conflict-free tile and its copy-out would serve a block-a-thread mapping as well.
 #define NVF_Q8_STEPS 16                       // steps a round
 #define NVF_Q8_TILE (8 * NVF_Q8_STEPS * 256)  // bytes of a round's tile
@@ -889,7 +890,8 @@ NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u8* img, in
     __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \
     nvf_quantize_rows<silu, false, false, nb, true>(p, prefix, red, img, img_tok);        \
   }
-// The _img8 kernels (nvf_quantize_img8): 2 CTAs per SM (64 KB of tiles each); the plain one keeps
+// The _img8 kernels (nvf_quantize_img8; -DNVF_QIMG8_ONLY, modules of their own: the SiLU one
+// would add about 9 s to the _img module's first compile): 2 CTAs per SM (64 KB of tiles each); the plain one keeps
 // 1 quad a lane in registers (2 spilled at 128 registers), so rows past K 2048 are read again (the
 // SiLU one: computed again).
 #define NVF_QUANT_IMG8_KERNEL(name, silu, nq)                                              \
@@ -905,15 +907,17 @@ NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u8* img, in
 // The _img kernels (bf16 input, the expert layer's) also write the widened tokens of the
 // layer's GEMM (nvf_img_block); -DNVF_QIMG_ONLY builds only them (compiled when the layer
 // first needs them).
-#if defined(NVF_SILU) && defined(NVF_QIMG_ONLY)
-NVF_QUANT_IMG_KERNEL(nvf_silu_mul_quantize_img, true, NVF_QNB, NVF_QMINB)
+#if defined(NVF_SILU) && defined(NVF_QIMG8_ONLY)
 NVF_QUANT_IMG8_KERNEL(nvf_silu_mul_quantize_img8, true, 1)
+#elif defined(NVF_QIMG8_ONLY)
+NVF_QUANT_IMG8_KERNEL(nvf_quantize_img8, false, 1)
+#elif defined(NVF_SILU) && defined(NVF_QIMG_ONLY)
+NVF_QUANT_IMG_KERNEL(nvf_silu_mul_quantize_img, true, NVF_QNB, NVF_QMINB)
 #elif defined(NVF_SILU)
 NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QNB, NVF_QMINB)
 NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QNB, NVF_QMINB)
 #elif defined(NVF_QIMG_ONLY)
 NVF_QUANT_IMG_KERNEL(nvf_quantize_img, false, NVF_QNB, NVF_QMINB)
-NVF_QUANT_IMG8_KERNEL(nvf_quantize_img8, false, 1)
 #elif defined(NVF_QSTAGED_ONLY)
 NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)
 NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)

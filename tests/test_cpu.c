@@ -1128,10 +1128,17 @@ static void test_weight_layouts(void) {
   for (s = 0; s < 2; ++s) {
     const nvfp4moe__spec* b = &nvfp4moe__specs[NVFP4MOE__SPEC_QUANTIZE_IMG + s];
     const nvfp4moe__spec* f = &nvfp4moe__specs[NVFP4MOE__SPEC_QUANTIZE_IMG_F16 + s];
-    CHECK(is_twin(b, f, "_f16", "-DNVF_QIMG_TILED=1") && strcmp(f->kernels[0], b->kernels[0]) == 0 && f->kernels[1] &&
-              strcmp(f->kernels[1], b->kernels[1]) == 0 && strstr(f->kernels[1], "_img8") && !f->kernels[2] &&
+    const nvfp4moe__spec* b8 = &nvfp4moe__specs[NVFP4MOE__SPEC_QUANTIZE_IMG8 + s];
+    const nvfp4moe__spec* f8 = &nvfp4moe__specs[NVFP4MOE__SPEC_QUANTIZE_IMG8_F16 + s];
+    CHECK(is_twin(b, f, "_f16", "-DNVF_QIMG_TILED=1") && strcmp(f->kernels[0], b->kernels[0]) == 0 && !f->kernels[1] &&
               f->fmad_off == b->fmad_off,
           "F16 twin of %s: %s", b->name, f->name);
+    /* ... and their _img8 forms (opt-in): the same again, their own kernel, -DNVF_QIMG8_ONLY for -DNVF_QIMG_ONLY */
+    CHECK(is_twin(b8, f8, "_f16", "-DNVF_QIMG_TILED=1") && strcmp(f8->kernels[0], b8->kernels[0]) == 0 && !f8->kernels[1] &&
+              strstr(b8->kernels[0], "_img8") && strncmp(b8->kernels[0], b->kernels[0], strlen(b->kernels[0])) == 0 &&
+              strncmp(b8->name, b->name, strlen(b->name)) == 0 && strcmp(b8->name + strlen(b->name), "8") == 0 &&
+              b8->needs == b->needs && f8->fmad_off == f->fmad_off,
+          "_img8 form of %s: %s, %s", b->name, b8->name, f8->name);
   }
   /* the resident twins of the 128-token tile's K % 256 twins (K <= 1024): "_res" before "_tiled", -DNVF_PERSIST=1 */
   for (s = 0; s < 2; ++s) {

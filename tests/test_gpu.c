@@ -1431,7 +1431,9 @@ static void test_moe_layer(void) {
    the rows past it. Per case: quantize x with an image (the private nvfp4moe__quantize_op) into a
    buffer of 0xEE bytes; run a GEMM on the same tokens with a workspace of 0xEE bytes, whose
    pre-pass writes its images there; compare, unit by unit, from the layout derived here. Cases
-   2, 3 and 5 give the GEMM TILED weights, whose modules and the _img_f16 quantizers widen to F16. */
+   2, 3, 5 and 8 give the GEMM TILED weights, whose modules and the _img_f16 quantizers widen to F16.
+   Each case runs the _img kernels and the _img8 ones (opt-in), and checks the codes, SFs and
+   per-token scales of both against the plain quantizer's. */
 static void test_layer_quantizer_widened_tokens(void) {
   /* K, SiLU, per-token, expected_m (picks the tile), masked_m pattern */
   /* (K 7168: 4 rounds of the _img8 kernel, codes read again; 2304 SiLU: 2 rounds, SiLU computed again;
@@ -1446,7 +1448,7 @@ static void test_layer_quantizer_widened_tokens(void) {
     const int K = cases[ci][0], silu = cases[ci][1], per_token = cases[ci][2];
     const int xk = silu ? 2 * K : K, nsteps = (K + 127) / 128;
     size_t nx = (size_t)G * M * xk, nq = (size_t)G * M * K / 2, nsf = (size_t)G * nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4);
-    /* (TILED: a plain and two SiLU cases, K 256 on a _k256 twin; row-major: two plain, one SiLU) */
+    /* (TILED: two plain (2, 8) and two SiLU (3, 5) cases, K 256 on a _k256 twin; row-major: three plain, three SiLU) */
     const nvfp4moe_weight_layout lay = ci == 2 || ci == 3 || ci == 5 || ci == 8 ? NVFP4MOE_WEIGHTS_TILED : NVFP4MOE_WEIGHTS_ROW_MAJOR;
     size_t nb = (size_t)G * nvfp4moe_weight_bytes(N, K, lay), nbsf = (size_t)G * nvfp4moe_sf_bytes(N, K, NVFP4MOE_SF_LAYOUT_128X4), wsz, i;
     unsigned short* x = (unsigned short*)malloc(nx * 2);
@@ -1487,6 +1489,8 @@ static void test_layer_quantizer_widened_tokens(void) {
         unsigned char *ref = (unsigned char*)malloc(nq + nsf + ns), *got = (unsigned char*)malloc(nq + nsf + ns);
         nvfp4moe_devptr rq = gu_alloc(nq), rsf = gu_alloc(nsf), rsc = gu_alloc(ns);
         int v8, saved = g_ctx->qimg8;
+        CHECK(ref && got, "host buffers");
+        if (!ref || !got) { free(ref); free(got); return; }
         gu_fill(rq, 0xA5, nq); gu_fill(rsf, 0xA5, nsf);
         if (per_token) gu_fill(rsc, 0xA5, ns);
         q.out_e2m1 = rq; q.out_sf = rsf; q.scale = per_token ? rsc : dscale;
