@@ -4545,10 +4545,10 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "}\n"
   "\n"
   "// Valid rows of every group as a dense list: prefix[g] = rows before group g (shift 3: chunks\n"
-  "// of 8 rows, the _img8 kernels' work items).\n"
-  "NVF_DEV int nvf_masked_prefix(const NvfQuantParams& p, int* prefix, int shift = 0) {\n"
+  "// of 8 rows, the _img8 kernels' work items; nthreads: the CTA's threads).\n"
+  "NVF_DEV int nvf_masked_prefix(const NvfQuantParams& p, int* prefix, int shift = 0, int nthreads = NVF_QT) {\n"
   "  const int G = p.groups;\n"
-  "  for (int g = threadIdx.x; g < G; g += NVF_QT)\n"
+  "  for (int g = threadIdx.x; g < G; g += nthreads)\n"
   "    prefix[g + 1] = (nvf_valid_rows(p.masked_m, g, p.rows) + (1 << shift) - 1) >> shift;\n"
   "  __syncthreads();\n"
   "  if (threadIdx.x < 32) {\n"
@@ -4604,10 +4604,10 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "\n"
   "// The team's threads (a power of two >= 32, aligned in the CTA) meet, so a slot can be refilled.\n"
   "NVF_DEV void nvf_team_sync(int team) {\n"
-  "  if (team == 32) __syncwarp();\n"
+  "  if (team == 32) __syncwarp();\n",
   "  else asm volatile(\"bar.sync %0, %1;\" : : \"r\"(1 + ((int)threadIdx.x >> (__ffs(team) - 1))), \"r\"(team) : \"memory\");\n"
   "}\n"
-  "\n",
+  "\n"
   "// Fills a slot with work item `item`'s row (one bulk copy), or, for an item past the end, a\n"
   "// padding row or a row past masked_m, completes the slot's phase with no bytes (the team\n"
   "// reads nothing from it then), so every item takes one phase of its slot's mbarrier.\n"
@@ -4658,11 +4658,11 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  const bool dense = p.masked_m != nullptr && p.groups <= NVF_QMAXG && (i64)p.groups * p.rows < 0x7FFFFFFF;\n"
   "  typedef typename NvfIndex<ST>::T idx; // work-item numbers (the staged kernels get fewer than 2^30)\n"
   "  // Up to 32 groups and teams of whole warps (the decode shapes): each warp scans masked_m in\n"
-  "  // its registers (lane g: valid rows of groups 0..g) and finds a row's group by a ballot, with\n"
+  "  // its registers (lane g: valid rows of groups 0..g) and finds a row's group by a ballot, with\n",
   "  // no barrier and no shared-memory search (every lane of a warp has the same work item).\n"
   "  const bool wdense = dense && !ST && p.groups <= 32 && team >= 32;\n"
   "  int wincl = 0;\n"
-  "  if (wdense) {\n",
+  "  if (wdense) {\n"
   "    const int lane = threadIdx.x & 31;\n"
   "    wincl = lane < p.groups \? nvf_valid_rows(p.masked_m, lane, p.rows) : 0;\n"
   "    #pragma unroll\n"
@@ -4729,12 +4729,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      bmax[i] = 0;\n"
   "      // staged: a block past the row reads the row's last one instead (inside the slot, never\n"
   "      // used), so the words are defined on every path without zeroing them (no words live\n"
-  "      // across rows)\n"
+  "      // across rows)\n",
   "      if (ST) nvf_load_block<false, F16>(p, srow, min(b, nblk - 1), gs, us, v[i]);\n"
   "      else if (b < nblk) nvf_load_block<SILU, F16>(p, xrow, b, gs, us, v[i]);\n"
   "    }\n"
   "    #pragma unroll\n"
-  "    for (int i = 0; i < NB; ++i)\n",
+  "    for (int i = 0; i < NB; ++i)\n"
   "      if (tl + team * i < nblk) {\n"
   "        bmax[i] = nvf_block_amax_bits<KF16>(v[i]);\n"
   "        rmax = bmax[i] > rmax \? bmax[i] : rmax;\n"
@@ -4798,13 +4798,13 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    }\n"
   "    if (ST) { // every thread of the team is done with the slot's words: refill it\n"
   "      nvf_team_sync(team);\n"
-  "      if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes, slots + slot * rowbytes,\n"
+  "      if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes, slots + slot * rowbytes,\n",
   "                                 slot_bar + 8u * slot);\n"
   "      phase ^= slot == nslot - 1;\n"
   "      slot = slot == nslot - 1 \? 0 : slot + 1;\n"
   "    }\n"
   "    if (!ST)\n"
-  "    for (int b = tl + team * NB, i = NB; b < nblk; b += team, ++i) {\n",
+  "    for (int b = tl + team * NB, i = NB; b < nblk; b += team, ++i) {\n"
   "      u32 tw[8], am = 0;\n"
   "      if (mode == 0) {\n"
   "        nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);\n"
@@ -4825,182 +4825,132 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// half) stored whole, where an _img kernel's team owns one token, 16 bytes of each line (half\n"
   "// sectors: bench/NOTES.md, twenty-first and thirty-seventh sessions). A CTA takes a chunk of 8\n"
   "// rows r0 .. r0 + 7 of one group (r0 % 8 == 0, so the chunk is 8 tokens of one 8-token group of\n"
-  "// a GEMM tile), a warp a row. Lane l holds quads Q = l + 32 i: step s = Q / 2, parity\n"
-  "// par = Q % 2, blocks 8 s + 2 t + par (t = 0..3), whose widened words t make the 16-byte pieces\n"
-  "// 8 par .. 8 par + 7 of the step (piece 2 m + h: MMA m, K half h; nvf_img_block). Round i is\n"
-  "// steps 16 i .. 16 i + 15: the warps put their pieces into a shared tile (two in turn), meet,\n"
-  "// and the CTA copies the tile out line by line. The codes go out 32 bytes a lane and the SFs 4\n"
-  "// bytes (one 128x4 column group) after one exchange with the partner lane (the other parity).\n"
-  "// NQ quads a lane stay in registers from the amax pass; the rest are read again. Masked, bf16,\n"
-  "// 128x4 SFs, K % 32 == 0 (the host's conditions, nvfp4moe__qimg8_applies). Not the default\n"
-  "// ($NVFP4MOE_QIMG8=1): on an H100 the SiLU one took 2-3.6x its _img kernel's time, the input one\n"
-  "// beat its _img kernel but took 1.2-1.35x the plain quantizer plus GEMM1's pre-pass (bench/NOTES.md,\n"
-  "// thirty-eighth session); probably (not profiled) a warp a row and 4 blocks a lane leave too few\n"
-  "// threads with work (Qwen3's inter 768: 12 lanes of a warp busy). The\n"
-  "// bank-conflict-free tile and its copy-out would serve a block-a-thread mapping as well.\n"
-  "#define NVF_Q8_STEPS 16                       // steps a round\n"
-  "#define NVF_Q8_TILE (8 * NVF_Q8_STEPS * 256)  // bytes of a round's tile\n"
-  "// Piece q (0..15) of row n, local step sl in the tile, 16-byte units: the low 3 bits of q\n"
-  "// XOR-rotated by row, step and parity, so that the 8 lanes of a quarter warp hit 8 bank groups\n"
-  "// both when a warp writes its row's pieces (lanes: 4 steps x 2 parities) and when 8 threads\n"
-  "// read one line's 8 rows.\n"
-  "NVF_DEV int nvf_q8_unit(int n, int sl, int q) {\n"
-  "  return (n * NVF_Q8_STEPS + sl) * 16 + ((q & 8) | ((q & 7) ^ ((n + 2 * sl + (q >> 3)) & 7)));\n"
+  "// a GEMM tile), a team of tw = p.team threads a row (32, 64 or 128: the CTA is 8 tw threads). As\n"
+  "// in nvf_quantize_rows a thread takes a block at a time: thread tl of a row holds blocks\n"
+  "// tl + tw i. Round i is blocks tw i .. tw i + tw - 1, steps spr i .. spr i + spr - 1 (spr = tw / 8\n"
+  "// steps a round): each thread quantizes its block, stores its codes (8 bytes; a warp's 256\n"
+  "// contiguous) and, with its 3 neighbours, the block's 128x4 column group of SFs (4 bytes), and\n"
+  "// puts its 8 widened words into a shared tile (two in turn, one barrier a round); then the CTA\n"
+  "// copies the tile out line by line. NB blocks a thread stay in registers from the amax pass;\n"
+  "// the rest are read again (SiLU: computed again). Masked, bf16, 128x4 SFs, K % 32 == 0 (the\n"
+  "// host's conditions, nvfp4moe__qimg8_applies). Not the default ($NVFP4MOE_QIMG8=1). The\n"
+  "// thirty-eighth session's form (a warp a row, 4 blocks a lane, 256 threads a CTA) took 2-3.6x\n"
+  "// the _img kernels' time on an H100: too few threads with work (bench/NOTES.md).\n"
+  "// Word t of piece q (0..15: MMA q / 2, K half q % 2) of row n at local step sl, in 4-byte words of\n"
+  "// the tile: the low 3 bits of the 16-byte unit XOR-rotated by row and step, so that a warp's\n"
+  "// word stores (one row, 4 steps x 8 blocks: bank group (q ^ (n + 2 sl + par)) & 7, q = 8 par + c,\n"
+  "// word t) and the copy-out's unit reads (8 threads, the 8 rows of one line) are conflict-free.\n"
+  "NVF_DEV int nvf_q8_unit(int n, int sl, int q, int spr) {\n"
+  "  return (n * spr + sl) * 16 + ((q & 8) | ((q & 7) ^ ((n + 2 * sl + (q >> 3)) & 7)));\n"
   "}\n"
   "\n"
-  "// One round of a warp's row: its lane's quad Q (held words w, or read again when w is null),\n"
-  "// codes and SFs stored, widened pieces into the tile. mask: the lanes with a quad this round\n"
-  "// (partners come in pairs: the same step).\n"
-  "template <bool SILU>\n"
-  "NVF_DEV void nvf_q8_round(const NvfQuantParams& p, const NvfRowQ& rq, const u8* xrow, float gs, float us, int g, int r,\n"
-  "                          int n, int Q, const u32 (*w)[8], const u32* bmax, u8* tile, u32 mask) {\n",
-  "  const int nblk = p.k / 16, s = Q >> 1, par = Q & 1, sl = s % NVF_Q8_STEPS;\n"
-  "  u32 q[4][2], sfb[4];\n"
-  "  #pragma unroll\n"
-  "  for (int t = 0; t < 4; ++t) {\n"
-  "    const int b = 8 * s + 2 * t + par;\n"
-  "    u32 res[3] = {0u, 0u, 0u};\n"
-  "    if (b < nblk) {\n"
-  "      if (w) {\n"
-  "        nvf_quantize_store<false, false, true>(w[t], bmax[t], rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);\n"
-  "      } else {\n"
-  "        u32 tw[8], am = 0;\n"
-  "        if (rq.mode == 0) {\n"
-  "          nvf_load_block<SILU, false>(p, xrow, b, gs, us, tw);\n"
-  "          am = nvf_block_amax_bits<false>(tw);\n"
-  "        }\n"
-  "        nvf_quantize_store<false, false, true>(tw, am, rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);\n"
-  "      }\n"
-  "    }\n"
-  "    q[t][0] = res[0]; q[t][1] = res[1]; sfb[t] = res[2];\n"
-  "  }\n"
-  "  // Widened pieces: piece 8 par + c (c = 4 jj + pp), word t = pair pp of word jj of block t's codes\n"
-  "  // times its SF; one 16-byte store a piece.\n"
-  "  u32 wd[4][8];\n"
-  "  #pragma unroll\n"
-  "  for (int t = 0; t < 4; t += 2) {\n"
-  "    u32 sa, sb;\n"
-  "    nvf_sf2_to_bf16x2(sfb[t] | sfb[t + 1] << 8, sa, sb);\n"
-  "    #pragma unroll\n"
-  "    for (int jj = 0; jj < 2; ++jj) {\n"
-  "      u32 ra[4], rb[4];\n"
-  "      nvf_fp4x8_to_bf16x2(q[t][jj], ra);\n"
-  "      nvf_fp4x8_to_bf16x2(q[t + 1][jj], rb);\n"
-  "      #pragma unroll\n"
-  "      for (int pp = 0; pp < 4; ++pp) {\n"
-  "        wd[t][4 * jj + pp] = nvf_bf16x2_mul(ra[pp], sa);\n"
-  "        wd[t + 1][4 * jj + pp] = nvf_bf16x2_mul(rb[pp], sb);\n"
-  "      }\n"
-  "    }\n"
-  "  }\n"
-  "  #pragma unroll\n"
-  "  for (int c = 0; c < 8; ++c)\n"
-  "    *(uint4*)(tile + nvf_q8_unit(n, sl, 8 * par + c) * 16) = make_uint4(wd[0][c], wd[1][c], wd[2][c], wd[3][c]);\n"
-  "  // Codes and SFs: lane par 0 takes blocks 8 s + 0..3, par 1 blocks 8 s + 4..7 (par 0 sends\n"
-  "  // its t 2, 3 = blocks 4, 6; par 1 its t 0, 1 = blocks 1, 3).\n"
-  "  u32 snd[4], rcv[4];\n"
-  "  snd[0] = par \? q[0][0] : q[2][0]; snd[1] = par \? q[0][1] : q[2][1];\n"
-  "  snd[2] = par \? q[1][0] : q[3][0]; snd[3] = par \? q[1][1] : q[3][1];\n"
-  "  const u32 sfs = par \? sfb[0] | sfb[1] << 8 : sfb[2] | sfb[3] << 8;\n"
-  "  #pragma unroll\n"
-  "  for (int j = 0; j < 4; ++j) rcv[j] = __shfl_xor_sync(mask, snd[j], 1);\n"
-  "  const u32 sfr = __shfl_xor_sync(mask, sfs, 1);\n"
-  "  u32 c[8], sf4;\n"
-  "  if (par) { // blocks 4..7: partner t2, own t2, partner t3, own t3\n"
-  "    c[0] = rcv[0]; c[1] = rcv[1]; c[2] = q[2][0]; c[3] = q[2][1];\n"
-  "    c[4] = rcv[2]; c[5] = rcv[3]; c[6] = q[3][0]; c[7] = q[3][1];\n"
-  "    sf4 = (sfr & 0xFFu) | sfb[2] << 8 | (sfr >> 8) << 16 | sfb[3] << 24;\n"
-  "  } else {   // blocks 0..3: own t0, partner t0, own t1, partner t1\n"
-  "    c[0] = q[0][0]; c[1] = q[0][1]; c[2] = rcv[0]; c[3] = rcv[1];\n"
-  "    c[4] = q[1][0]; c[5] = q[1][1]; c[6] = rcv[2]; c[7] = rcv[3];\n"
-  "    sf4 = sfb[0] | (sfr & 0xFFu) << 8 | sfb[1] << 16 | (sfr >> 8) << 24;\n"
-  "  }\n"
-  "  const int cg = 2 * s + par; // the 128x4 column group of blocks 4 cg .. 4 cg + 3\n"
-  "  if (4 * cg < nblk) {\n"
-  "    u8* qp = p.q + ((i64)g * p.rows + r) * (p.k / 2) + cg * 32;\n"
-  "    // (K % 32 == 0, the host's condition: rows start 16-byte aligned, and a last part group has 2 blocks)\n"
-  "    *(uint4*)qp = make_uint4(c[0], c[1], c[2], c[3]);\n"
-  "    if (4 * cg + 3 < nblk) *(uint4*)(qp + 16) = make_uint4(c[4], c[5], c[6], c[7]);\n"
-  "    u8* sfp = p.sf + (i64)g * nvf_sf_group_bytes_128x4(p.rows, p.k) + nvf_sf_offset_128x4(r, 4 * cg, (nblk + 3) / 4);\n"
-  "    asm volatile(\"st.global.cs.b32 [%0], %1;\" ::\"l\"(sfp), \"r\"(sf4) : \"memory\"); // (blocks past K: SF 0, the padding)\n"
-  "  }\n"
-  "}\n"
-  "\n"
-  "template <bool SILU, int NQ>\n"
-  "NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u8* img, int img_tok) {\n",
-  "  const int lane = threadIdx.x & 31, n = threadIdx.x >> 5; // the warp's row in the chunk\n"
-  "  const int nblk = p.k / 16, nsteps = (nblk + 7) / 8, rounds = (nsteps + NVF_Q8_STEPS - 1) / NVF_Q8_STEPS;\n"
-  "  const int bmma = img_tok * 32;\n"
-  "  const int total = nvf_masked_prefix(p, prefix, 3);\n"
+  "template <bool SILU, int NB>\n"
+  "NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u32* red, u8* img, int img_tok) {\n"
+  "  const int tw = p.team, tws = __ffs(tw) - 1, n = threadIdx.x >> tws, tl = threadIdx.x & (tw - 1);\n"
+  "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, wpr = tw >> 5; // warps a row\n"
+  "  const int nblk = p.k / 16, nsteps = (nblk + 7) / 8, spr = tw >> 3, rounds = (nsteps + spr - 1) / spr;\n"
+  "  const int bmma = img_tok * 32, kc4 = (nblk + 3) / 4, tile_bytes = 8 * spr * 256;\n",
+  "  const i64 sf_gbytes = nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
+  "  const int total = nvf_masked_prefix(p, prefix, 3, (int)blockDim.x);\n"
   "  int buf = 0;\n"
   "  for (int item = blockIdx.x; item < total; item += gridDim.x) {\n"
   "    int g, c;\n"
   "    nvf_item_row(p, item, true, prefix, 0, g, c);\n"
   "    const int r0 = c * 8, nv = min(8, nvf_valid_rows(p.masked_m, g, p.rows) - r0), r = r0 + n;\n"
-  "    const bool live = n < nv;\n"
+  "    const bool live = n < nv; // (the same for every thread of a warp)\n"
   "    const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;\n"
   "    const float gs = p.gate_scale \? p.gate_scale[g] : 1.0f, us = p.up_scale \? p.up_scale[g] : 1.0f;\n"
-  "    // Pass 1: the first NQ quads of the lane into registers, their amax; the row amax.\n"
-  "    u32 v[NQ][4][8], bmax[NQ][4];\n"
+  "    // Pass 1: the thread's first NB blocks into registers, their amax; the row amax.\n"
+  "    u32 v[NB][8], bmax[NB];\n"
   "    u32 rmax = 0;\n"
-  "    NvfRowQ rq;\n"
   "    if (live) {\n"
   "      #pragma unroll\n"
-  "      for (int i = 0; i < NQ; ++i)\n"
-  "        #pragma unroll\n"
-  "        for (int t = 0; t < 4; ++t) {\n"
-  "          const int Q = lane + 32 * i, b = 8 * (Q >> 1) + 2 * t + (Q & 1);\n"
-  "          bmax[i][t] = 0;\n"
-  "          if (b < nblk) {\n"
-  "            nvf_load_block<SILU, false>(p, xrow, b, gs, us, v[i][t]);\n"
-  "            bmax[i][t] = nvf_block_amax_bits<false>(v[i][t]);\n"
-  "            rmax = bmax[i][t] > rmax \? bmax[i][t] : rmax;\n"
-  "          }\n"
+  "      for (int i = 0; i < NB; ++i) {\n"
+  "        const int b = tl + tw * i;\n"
+  "        bmax[i] = 0;\n"
+  "        if (b < nblk) {\n"
+  "          nvf_load_block<SILU, false>(p, xrow, b, gs, us, v[i]);\n"
+  "          bmax[i] = nvf_block_amax_bits<false>(v[i]);\n"
+  "          rmax = bmax[i] > rmax \? bmax[i] : rmax;\n"
   "        }\n"
-  "      if (p.per_token) {\n"
-  "        for (int Q = lane + 32 * NQ; (Q >> 1) < nsteps; Q += 32) // the lane's other quads\n"
-  "          #pragma unroll\n"
-  "          for (int t = 0; t < 4; ++t) {\n"
-  "            const int b = 8 * (Q >> 1) + 2 * t + (Q & 1);\n"
-  "            if (b < nblk) {\n"
-  "              u32 tw[8];\n"
-  "              nvf_load_block<SILU, false>(p, xrow, b, gs, us, tw);\n"
-  "              const u32 m = nvf_block_amax_bits<false>(tw);\n"
-  "              rmax = m > rmax \? m : rmax;\n"
-  "            }\n"
-  "          }\n"
-  "        asm(\"redux.sync.max.u32 %0, %0, 0xffffffff;\" : \"+r\"(rmax));\n"
   "      }\n"
-  "      nvf_row_setup(p, rmax, g, r, lane == 0, rq);\n"
+  "      if (p.per_token)\n"
+  "        for (int b = tl + tw * NB; b < nblk; b += tw) {\n"
+  "          u32 tw8[8];\n"
+  "          nvf_load_block<SILU, false>(p, xrow, b, gs, us, tw8);\n"
+  "          const u32 m = nvf_block_amax_bits<false>(tw8);\n"
+  "          rmax = m > rmax \? m : rmax;\n"
+  "        }\n"
+  "      asm(\"redux.sync.max.u32 %0, %0, 0xffffffff;\" : \"+r\"(rmax));\n"
   "    }\n"
-  "    // Pass 2, round by round (every warp meets at each round's barrier)\n"
+  "    if (p.per_token && wpr > 1) { // the row's warps meet (every warp of the CTA: a chunk's rows go in step)\n"
+  "      if (lane == 0) red[warp] = rmax;\n"
+  "      __syncthreads();\n"
+  "      for (int w = 0; w < wpr; ++w) rmax = max(rmax, red[(n << (tws - 5)) + w]);\n"
+  "      // (red is written again only after this item's round barriers, which every thread passes after this read)\n"
+  "    }\n"
+  "    NvfRowQ rq;\n"
+  "    if (live) nvf_row_setup(p, rmax, g, r, tl == 0, rq);\n"
+  "    // Pass 2, round by round (every thread meets at each round's barrier)\n"
   "    u8* const imgp = nvf_img_row(p, img, img_tok, g, r0); // token 0 of the chunk, step 0\n"
+  "    u8* const qrow = p.q + ((i64)g * p.rows + r) * (p.k / 2);\n"
+  "    u8* const sfg = p.sf + (i64)g * sf_gbytes;\n"
   "    for (int rd = 0; rd < rounds; ++rd) {\n"
-  "      u8* tile = nvf_qstage + buf * NVF_Q8_TILE;\n"
-  "      const int Q = lane + 32 * rd;\n"
-  "      if (live) { // (the whole warp: the mask of the lanes with a quad is known before they part)\n"
-  "        const u32 mask = __ballot_sync(0xFFFFFFFFu, (Q >> 1) < nsteps);\n"
-  "        if ((Q >> 1) < nsteps) {\n"
+  "      u8* tile = nvf_qstage + buf * tile_bytes;\n"
+  "      const int b = tw * rd + tl, sl = tl >> 3, par = b & 1, t = (b & 7) >> 1;\n"
+  "      if (live) { // (the whole warp: the SF exchange below)\n"
+  "        u32 res[3] = {0u, 0u, 0u}; // blocks past K: zero codes and SF (the padding, and zero widened words)\n"
+  "        if (b < nblk) {\n"
   "          bool held = false;\n"
   "          #pragma unroll\n"
-  "          for (int i = 0; i < NQ; ++i)\n"
-  "            if (rd == i) { nvf_q8_round<SILU>(p, rq, xrow, gs, us, g, r, n, Q, v[i], bmax[i], tile, mask); held = true; }\n"
-  "          if (!held) nvf_q8_round<SILU>(p, rq, xrow, gs, us, g, r, n, Q, nullptr, nullptr, tile, mask);\n"
+  "          for (int i = 0; i < NB; ++i)\n"
+  "            if (rd == i) {\n"
+  "              nvf_quantize_store<false, false, true>(v[i], bmax[i], rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);\n"
+  "              held = true;\n"
+  "            }\n"
+  "          if (!held) {\n"
+  "            u32 tw8[8], am = 0;\n"
+  "            if (rq.mode == 0) {\n"
+  "              nvf_load_block<SILU, false>(p, xrow, b, gs, us, tw8);\n"
+  "              am = nvf_block_amax_bits<false>(tw8);\n"
+  "            }\n"
+  "            nvf_quantize_store<false, false, true>(tw8, am, rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);\n"
+  "          }\n"
+  "          *(uint2*)(qrow + (i64)b * 8) = make_uint2(res[0], res[1]);\n"
+  "        }\n"
+  "        // the column group's 4 SF bytes from the thread of its first block (b % 4 == 0)\n"
+  "        u32 sf4 = res[2];\n"
+  "        sf4 |= __shfl_down_sync(0xFFFFFFFFu, res[2], 1) << 8;\n"
+  "        sf4 |= __shfl_down_sync(0xFFFFFFFFu, res[2], 2) << 16;\n",
+  "        sf4 |= __shfl_down_sync(0xFFFFFFFFu, res[2], 3) << 24;\n"
+  "        if ((b & 3) == 0 && b < nblk)\n"
+  "          asm volatile(\"st.global.cs.b32 [%0], %1;\" ::\"l\"(sfg + nvf_sf_offset_128x4(r, b, kc4)), \"r\"(sf4) : \"memory\");\n"
+  "        if ((b >> 3) < nsteps) { // the block's widened words: word t of pieces 8 par + 4 jj + pp (nvf_img_block)\n"
+  "          u32 s0, s1;\n"
+  "          nvf_sf2_to_bf16x2(res[2], s0, s1);\n"
+  "          #pragma unroll\n"
+  "          for (int jj = 0; jj < 2; ++jj) {\n"
+  "            u32 w4[4];\n"
+  "            nvf_fp4x8_to_bf16x2(res[jj], w4);\n"
+  "            #pragma unroll\n"
+  "            for (int pp = 0; pp < 4; ++pp)\n"
+  "              *(u32*)(tile + nvf_q8_unit(n, sl, 8 * par + 4 * jj + pp, spr) * 16 + 4 * t) = nvf_bf16x2_mul(w4[pp], s0);\n"
+  "          }\n"
   "        }\n"
   "      }\n"
   "      __syncthreads();\n"
   "      // the tile out: thread u takes row u % 8 of piece (u / 8) % 16 of local step u / 128\n"
-  "      for (int u = threadIdx.x; u < 8 * NVF_Q8_STEPS * 16; u += NVF_QT) {\n"
-  "        const int nn = u & 7, pq = (u >> 3) & 15, sl = u >> 7, s = rd * NVF_Q8_STEPS + sl;\n"
+  "      for (int u = threadIdx.x; u < 128 * spr; u += blockDim.x) {\n"
+  "        const int nn = u & 7, pq = (u >> 3) & 15, su = u >> 7, s = rd * spr + su;\n"
   "        if (nn < nv && s < nsteps)\n"
   "          *(uint4*)(imgp + (i64)s * 8 * bmma + (pq >> 1) * bmma + (pq & 1) * 128 + nn * 16) =\n"
-  "              *(const uint4*)(tile + nvf_q8_unit(nn, sl, pq) * 16);\n"
+  "              *(const uint4*)(tile + nvf_q8_unit(nn, su, pq, spr) * 16);\n"
   "      }\n"
   "      buf ^= 1; // (the next round writes the other tile: this one is read until the next barrier)\n"
   "    }\n"
   "  }\n"
   "}\n"
-  "\n",
+  "\n"
   "// Specialisations of this file: -DNVF_SILU builds only the fused SiLU kernel (its exp and\n"
   "// twice-wide loads make it the slow one to compile), the default the rest.\n"
   "// One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from\n"
@@ -5021,14 +4971,15 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    nvf_quantize_rows<silu, false, false, nb, true>(p, prefix, red, img, img_tok);        \\\n"
   "  }\n"
   "// The _img8 kernels (nvf_quantize_img8; -DNVF_QIMG8_ONLY, modules of their own: the SiLU one\n"
-  "// would add about 9 s to the _img module's first compile): 2 CTAs per SM (64 KB of tiles each); the plain one keeps\n"
-  "// 1 quad a lane in registers (2 spilled at 128 registers), so rows past K 2048 are read again (the\n"
-  "// SiLU one: computed again).\n"
-  "#define NVF_QUANT_IMG8_KERNEL(name, silu, nq)                                              \\\n"
-  "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, 2) name(const NvfQuantParams p, u8* img, int img_tok) { \\\n"
+  "// would add to the _img module's first compile): CTAs of up to 1024 threads (8 teams of p.team),\n"
+  "// so at most 64 registers; 1 block a thread held (2 made the plain one spill more: 35 stores to\n"
+  "// local memory against 20, sm_90a).\n"
+  "#define NVF_QUANT_IMG8_KERNEL(name, silu, nb)                                              \\\n"
+  "  extern \"C\" __global__ void __launch_bounds__(1024, 1) name(const NvfQuantParams p, u8* img, int img_tok) { \\\n",
   "    nvf_pdl_enter();                                                                      \\\n"
   "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
-  "    nvf_quantize_img8<silu, nq>(p, prefix, img, img_tok);                                 \\\n"
+  "    __shared__ u32 red[32];                                                               \\\n"
+  "    nvf_quantize_img8<silu, nb>(p, prefix, red, img, img_tok);                            \\\n"
   "  }\n"
   "// (The SiLU build with -DNVF_QSILU2 is the \"wide\" SiLU specialisation of the host: rows\n"
   "// past one register block per thread, K > 4096, get 2 blocks and 3 CTAs, so fewer blocks\n"
@@ -5047,7 +4998,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QNB, NVF_QMINB)\n"
   "NVF_QUANT_KERNEL(nvf_silu_mul_quantize_f16, true, true, false, NVF_QNB, NVF_QMINB)\n"
   "#elif defined(NVF_QIMG_ONLY)\n"
-  "NVF_QUANT_IMG_KERNEL(nvf_quantize_img, false, NVF_QNB, NVF_QMINB)\n",
+  "NVF_QUANT_IMG_KERNEL(nvf_quantize_img, false, NVF_QNB, NVF_QMINB)\n"
   "#elif defined(NVF_QSTAGED_ONLY)\n"
   "NVF_QUANT_KERNEL(nvf_quantize_staged, false, false, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
   "NVF_QUANT_KERNEL(nvf_quantize_staged_f16, false, true, true, NVF_QNB, NVF_QSTAGE_MINB)\n"
@@ -5088,7 +5039,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "extern \"C\" __global__ void nvf_amax_to_scale(u32* amax_then_scale, int n) {\n"
   "  nvf_pdl_enter();\n"
   "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-  "  if (i >= n) return;\n"
+  "  if (i >= n) return;\n",
   "  float s = __fdiv_rn(__uint_as_float(amax_then_scale[i]), 2688.0f);\n"
   "  if (s < NVF_FLT_MIN) s = 0.0f;\n"
   "  amax_then_scale[i] = __float_as_uint(s);\n"
@@ -5118,7 +5069,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      const i64 r = rb * 128 + ((inner >> 2) & 3) * 32 + (inner >> 4);\n"
   "      const int c = cb * 4 + (inner & 3);\n"
   "      dst[g * sw + o] = (r < rows && c < nblk) \? src[g * lin + r * nblk + c] : (u8)0;\n"
-  "    } else {\n",
+  "    } else {\n"
   "      const i64 r = o / nblk;\n"
   "      const int c = (int)(o % nblk);\n"
   "      dst[g * lin + o] = src[g * sw + nvf_sf_offset_128x4(r, c, kc4)];\n"
@@ -5159,7 +5110,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "};\n"
   "extern \"C\" __global__ void nvf_dequantize(const NvfDequantParams p) {\n"
   "  nvf_pdl_enter();\n"
-  "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
+  "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n",
   "  const i64 sf_gbytes = p.sf_linear \? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
   "  const i64 total = (i64)p.groups * p.rows * nblk;\n"
   "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (i64)gridDim.x * blockDim.x) {\n"
@@ -5519,7 +5470,8 @@ struct nvfp4moe_context {
                             bit 0 the input's, bit 1 the SiLU's; -1 the default, the input's always and the SiLU's
                             unless GEMM1 ran a token-producer tile ($NVFP4MOE_LAYER_PDL; nvfp4moe__layer_quant_pdl) */
   int qimg8;             /* the layer's quantizers write the widened tokens with the _img8 kernels (whole lines)
-                            where they can, else the _img kernels ($NVFP4MOE_QIMG8=1; off by default: slower) */
+                            where they can, else the _img kernels: 0 off (the default), 1 on, 32/64/128 on with
+                            that many threads a row ($NVFP4MOE_QIMG8) */
   int sm100_self_test;
   nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
   unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
@@ -6208,12 +6160,14 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
     nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_LAYER_PDL=%s is not a mask 0-3: the default", v);
   /* The quantizers that write the layer's widened tokens: $NVFP4MOE_QIMG8=1 runs the _img8 kernels
      (a CTA a chunk of 8 tokens, whole 128-byte lines of the image through shared memory) where they
-     apply (nvfp4moe__launch_quantize), else the _img kernels. Off by default: on an H100 the _img8
-     SiLU quantizer took 37.8 us against 19.1 (DeepSeek-V3 EP8 layer) and 53.0 against 14.6 (Qwen3),
-     probably (not profiled) a warp a row and 4 blocks a lane being too little parallel work for the
-     SiLU's exp chains (bench/NOTES.md, thirty-eighth session). Kept for A/B runs and a redesign. */
+     apply (nvfp4moe__launch_quantize), else the _img kernels; =32, 64 or 128 also fixes their threads
+     a row (A/B runs and tests). Off by default until measured faster (bench/NOTES.md, thirty-eighth
+     and thirty-ninth sessions). */
   v = nvfp4moe__getenv("NVFP4MOE_QIMG8");
-  ctx->qimg8 = v && strcmp(v, "1") == 0;
+  ctx->qimg8 = !v ? 0 : strcmp(v, "1") == 0 ? 1 : strcmp(v, "32") == 0 ? 32 : strcmp(v, "64") == 0 ? 64
+             : strcmp(v, "128") == 0 ? 128 : 0;
+  if (v && !ctx->qimg8 && strcmp(v, "0") != 0)
+    nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_QIMG8=%s is not 0, 1, 32, 64 or 128: off", v);
   nvfp4moe__resolve_cache_dir(ctx);
   nvfp4moe__source_digest(ctx->source_digest);
   ctx->desc.cache_dir = ctx->cache_dir;
@@ -6309,16 +6263,20 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__set_smem(nvfp4moe_context* ctx, int 
   return cr ? nvfp4moe__cuda_fail(&ctx->desc.logger, cr, "cuFuncSetAttribute(max dynamic shared memory)") : NVFP4MOE_SUCCESS;
 }
 
-/* Resident CTAs per SM of a kernel (for persistent grids), asked once. */
+/* Resident CTAs per SM of kernel k of module s at this block size and dynamic shared memory (at least 1). */
+NVFP4MOE__PRIVATE int nvfp4moe__occupancy_at(nvfp4moe_context* ctx, int s, int k, int block, unsigned smem) {
+  int n = 0;
+  if (nvfp4moe__cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, ctx->modules[s].fn[k], block, smem) != 0 || n < 1) n = 1;
+  return n;
+}
+
+/* The same for a kernel whose every launch has the same block and shared memory (for persistent
+   grids), asked once. */
 NVFP4MOE__PRIVATE int nvfp4moe__occupancy(nvfp4moe_context* ctx, int s, int k, int block, unsigned smem) {
   nvfp4moe__module* m = &ctx->modules[s];
   int occ;
   nvfp4moe__lock(&m->lock);
-  if (!m->occupancy[k]) {
-    int n = 0;
-    if (nvfp4moe__cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, m->fn[k], block, smem) != 0 || n < 1) n = 1;
-    m->occupancy[k] = n;
-  }
+  if (!m->occupancy[k]) m->occupancy[k] = nvfp4moe__occupancy_at(ctx, s, k, block, smem);
   occ = m->occupancy[k];
   nvfp4moe__unlock(&m->lock);
   return occ;
@@ -6943,19 +6901,26 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
       spec += NVFP4MOE__SPEC_QUANTIZE_IMG_F16 - NVFP4MOE__SPEC_QUANTIZE_IMG;
     kern = NVFP4MOE__K_QUANTIZE_IMG;
     if (nvfp4moe__qimg8_applies(ctx, p, img_tok)) {
-      /* a CTA a chunk of 8 valid rows (at most groups * ceil(rows / 8) of them), two 32 KB tiles */
-      smem = 2u * 8u * 16u * 256u;
+      /* a CTA a chunk of 8 valid rows (at most groups * ceil(rows / 8) of them), a team of tw threads a
+         row: a block a thread (the kernels hold 1: at most 64 registers in a CTA of 1024 threads), from
+         32 to 128 threads, or as ctx->qimg8 fixes it; two tiles of tw / 8 steps */
+      int tw = 32;
+      while (tw < p->k / 16 && tw < 128) tw *= 2;
+      if (ctx->qimg8 >= 32) tw = ctx->qimg8;
+      q.team = tw;
+      smem = 512u * (unsigned)tw;
       spec += NVFP4MOE__SPEC_QUANTIZE_IMG8 - NVFP4MOE__SPEC_QUANTIZE_IMG;
       r = nvfp4moe__prepare(ctx, spec);
       if (r == NVFP4MOE_SUCCESS) r = nvfp4moe__set_smem(ctx, spec, NVFP4MOE__K_QUANTIZE_IMG, smem); /* (before the occupancy query) */
       if (r != NVFP4MOE_SUCCESS) return r;
-      cap = (long long)nvfp4moe__occupancy(ctx, spec, NVFP4MOE__K_QUANTIZE_IMG, 256, smem) * ctx->sm_count;
+      /* (asked at every launch: the block differs with K and ctx->qimg8) */
+      cap = (long long)nvfp4moe__occupancy_at(ctx, spec, NVFP4MOE__K_QUANTIZE_IMG, 8 * tw, smem) * ctx->sm_count;
       ctas = (long long)p->groups * ((p->rows + 7) / 8);
       args[0] = (void*)&q;
       args[1] = &img;
       args[2] = &img_tok;
-      return nvfp4moe__launch_as(ctx, fn, spec, NVFP4MOE__K_QUANTIZE_IMG, (unsigned)(ctas < cap ? ctas : cap), 256,
-                                 smem, stream, args, pdl);
+      return nvfp4moe__launch_as(ctx, fn, spec, NVFP4MOE__K_QUANTIZE_IMG, (unsigned)(ctas < cap ? ctas : cap),
+                                 (unsigned)(8 * tw), smem, stream, args, pdl);
     }
   }
   need = (p->k / 16 + nb - 1) / nb;

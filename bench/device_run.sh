@@ -1877,6 +1877,39 @@ X80)
     echo "$(basename "$l"): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^PASS|^FAIL|^# rc' "$l" | cut -c1-110 | tr '\n' ' ')"
   done
   ;;
+X82)
+  # thirty-ninth session: the _img8 kernels redone a block a thread (a team of 32-128 threads a row, 8 rows a CTA of
+  # up to 1024 threads). The widened-token test (12 cases; the _img kernels, then the _img8 ones at the host's
+  # threads a row and at 32, 64, 128), memcheck and racecheck on it, the quick layer tests under NVFP4MOE_QIMG8=1;
+  # then the DeepSeek-V3 and Qwen3 layers timed and traced: a = NVFP4MOE_QIMG8=0 (0.5.8's default), b =
+  # NVFP4MOE_QIMG8=1 (the SiLU quantizer's _img8), c = b with NVFP4MOE_LAYER_WIDEN=3 (the input quantizer's _img8
+  # too, GEMM1 without its pre-pass); order a b c c b a, twice
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  (TEST_ONLY=layer_quantizer_widened timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu \
+     > "$OUT/memcheck_w.log" 2>&1; echo "# rc $?" >> "$OUT/memcheck_w.log"
+   TEST_ONLY=layer_quantizer_widened timeout 240 compute-sanitizer --tool racecheck --error-exitcode 9 ./build/test_gpu \
+     > "$OUT/racecheck_w.log" 2>&1; echo "# rc $?" >> "$OUT/racecheck_w.log") &
+  TEST_ONLY=layer_quantizer_widened timeout 150 ./build/test_gpu > "$OUT/test_widened.log" 2>&1
+  summ "widened tokens" "$OUT/test_widened.log" $?
+  grep -E "^# widened" "$OUT/test_widened.log" | grep -c . 
+  grep -h -A6 "^FAIL" "$OUT/test_widened.log" | head -16
+  NVFP4MOE_QIMG8=1 TEST_QUICK=1 TEST_ONLY=moe_layer timeout 150 ./build/test_gpu > "$OUT/test_moe_layer.log" 2>&1
+  summ "moe_layer (quick, QIMG8=1)" "$OUT/test_moe_layer.log" $?
+  grep -h -A6 "^FAIL" "$OUT/test_moe_layer.log" | head -12
+  echo "tests at $(( $(date +%s) - t0 )) s"
+  if grep -q "^FAIL" "$OUT/test_widened.log" "$OUT/test_moe_layer.log"; then wait; exit 0; fi
+  a="NVFP4MOE_QIMG8=0"; b="NVFP4MOE_QIMG8=1"; c="NVFP4MOE_QIMG8=1;NVFP4MOE_LAYER_WIDEN=3"
+  r="$a,$b,$c,$c,$b,$a"
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout ${ABT:-250} \
+    python3 tools/bench.py --envs "$r,$r" --only layer --out "$OUT/layer_img8b_ab.json" > "$OUT/layer_img8b_ab.log" 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
+  wait
+  for l in "$OUT"/memcheck_w.log "$OUT"/racecheck_w.log; do
+    echo "$(basename "$l"): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^PASS|^FAIL|^# rc' "$l" | cut -c1-110 | tr '\n' ' ')"
+  done
+  ;;
 X81)
   # thirty-eighth session, after X80 (the _img8 kernels 2.8-4.8x slower than the _img ones): the same A/B once
   # (a b c d d c b a) with the occupancy query after the 64 KB opt-in (X80 asked before it: at most 1 CTA an SM)

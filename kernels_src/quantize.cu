@@ -415,10 +415,10 @@ NVF_DEV u32 nvf_team_max(u32 v, int team, u32 (*red)[NVF_QT / 32], int parity) {
 }
 
 // Valid rows of every group as a dense list: prefix[g] = rows before group g (shift 3: chunks
-// of 8 rows, the _img8 kernels' work items).
-NVF_DEV int nvf_masked_prefix(const NvfQuantParams& p, int* prefix, int shift = 0) {
+// of 8 rows, the _img8 kernels' work items; nthreads: the CTA's threads).
+NVF_DEV int nvf_masked_prefix(const NvfQuantParams& p, int* prefix, int shift = 0, int nthreads = NVF_QT) {
   const int G = p.groups;
-  for (int g = threadIdx.x; g < G; g += NVF_QT)
+  for (int g = threadIdx.x; g < G; g += nthreads)
     prefix[g + 1] = (nvf_valid_rows(p.masked_m, g, p.rows) + (1 << shift) - 1) >> shift;
   __syncthreads();
   if (threadIdx.x < 32) {
@@ -695,176 +695,126 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
 // half) stored whole, where an _img kernel's team owns one token, 16 bytes of each line (half
 // sectors: bench/NOTES.md, twenty-first and thirty-seventh sessions). A CTA takes a chunk of 8
 // rows r0 .. r0 + 7 of one group (r0 % 8 == 0, so the chunk is 8 tokens of one 8-token group of
-// a GEMM tile), a warp a row. Lane l holds quads Q = l + 32 i: step s = Q / 2, parity
-// par = Q % 2, blocks 8 s + 2 t + par (t = 0..3), whose widened words t make the 16-byte pieces
-// 8 par .. 8 par + 7 of the step (piece 2 m + h: MMA m, K half h; nvf_img_block). Round i is
-// steps 16 i .. 16 i + 15: the warps put their pieces into a shared tile (two in turn), meet,
-// and the CTA copies the tile out line by line. The codes go out 32 bytes a lane and the SFs 4
-// bytes (one 128x4 column group) after one exchange with the partner lane (the other parity).
-// NQ quads a lane stay in registers from the amax pass; the rest are read again. Masked, bf16,
-// 128x4 SFs, K % 32 == 0 (the host's conditions, nvfp4moe__qimg8_applies). Not the default
-// ($NVFP4MOE_QIMG8=1): on an H100 the SiLU one took 2-3.6x its _img kernel's time, the input one
-// beat its _img kernel but took 1.2-1.35x the plain quantizer plus GEMM1's pre-pass (bench/NOTES.md,
-// thirty-eighth session); probably (not profiled) a warp a row and 4 blocks a lane leave too few
-// threads with work (Qwen3's inter 768: 12 lanes of a warp busy). The
-// bank-conflict-free tile and its copy-out would serve a block-a-thread mapping as well.
-#define NVF_Q8_STEPS 16                       // steps a round
-#define NVF_Q8_TILE (8 * NVF_Q8_STEPS * 256)  // bytes of a round's tile
-// Piece q (0..15) of row n, local step sl in the tile, 16-byte units: the low 3 bits of q
-// XOR-rotated by row, step and parity, so that the 8 lanes of a quarter warp hit 8 bank groups
-// both when a warp writes its row's pieces (lanes: 4 steps x 2 parities) and when 8 threads
-// read one line's 8 rows.
-NVF_DEV int nvf_q8_unit(int n, int sl, int q) {
-  return (n * NVF_Q8_STEPS + sl) * 16 + ((q & 8) | ((q & 7) ^ ((n + 2 * sl + (q >> 3)) & 7)));
+// a GEMM tile), a team of tw = p.team threads a row (32, 64 or 128: the CTA is 8 tw threads). As
+// in nvf_quantize_rows a thread takes a block at a time: thread tl of a row holds blocks
+// tl + tw i. Round i is blocks tw i .. tw i + tw - 1, steps spr i .. spr i + spr - 1 (spr = tw / 8
+// steps a round): each thread quantizes its block, stores its codes (8 bytes; a warp's 256
+// contiguous) and, with its 3 neighbours, the block's 128x4 column group of SFs (4 bytes), and
+// puts its 8 widened words into a shared tile (two in turn, one barrier a round); then the CTA
+// copies the tile out line by line. NB blocks a thread stay in registers from the amax pass;
+// the rest are read again (SiLU: computed again). Masked, bf16, 128x4 SFs, K % 32 == 0 (the
+// host's conditions, nvfp4moe__qimg8_applies). Not the default ($NVFP4MOE_QIMG8=1). The
+// thirty-eighth session's form (a warp a row, 4 blocks a lane, 256 threads a CTA) took 2-3.6x
+// the _img kernels' time on an H100: too few threads with work (bench/NOTES.md).
+// Word t of piece q (0..15: MMA q / 2, K half q % 2) of row n at local step sl, in 4-byte words of
+// the tile: the low 3 bits of the 16-byte unit XOR-rotated by row and step, so that a warp's
+// word stores (one row, 4 steps x 8 blocks: bank group (q ^ (n + 2 sl + par)) & 7, q = 8 par + c,
+// word t) and the copy-out's unit reads (8 threads, the 8 rows of one line) are conflict-free.
+NVF_DEV int nvf_q8_unit(int n, int sl, int q, int spr) {
+  return (n * spr + sl) * 16 + ((q & 8) | ((q & 7) ^ ((n + 2 * sl + (q >> 3)) & 7)));
 }
 
-// One round of a warp's row: its lane's quad Q (held words w, or read again when w is null),
-// codes and SFs stored, widened pieces into the tile. mask: the lanes with a quad this round
-// (partners come in pairs: the same step).
-template <bool SILU>
-NVF_DEV void nvf_q8_round(const NvfQuantParams& p, const NvfRowQ& rq, const u8* xrow, float gs, float us, int g, int r,
-                          int n, int Q, const u32 (*w)[8], const u32* bmax, u8* tile, u32 mask) {
-  const int nblk = p.k / 16, s = Q >> 1, par = Q & 1, sl = s % NVF_Q8_STEPS;
-  u32 q[4][2], sfb[4];
-  #pragma unroll
-  for (int t = 0; t < 4; ++t) {
-    const int b = 8 * s + 2 * t + par;
-    u32 res[3] = {0u, 0u, 0u};
-    if (b < nblk) {
-      if (w) {
-        nvf_quantize_store<false, false, true>(w[t], bmax[t], rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);
-      } else {
-        u32 tw[8], am = 0;
-        if (rq.mode == 0) {
-          nvf_load_block<SILU, false>(p, xrow, b, gs, us, tw);
-          am = nvf_block_amax_bits<false>(tw);
-        }
-        nvf_quantize_store<false, false, true>(tw, am, rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);
-      }
-    }
-    q[t][0] = res[0]; q[t][1] = res[1]; sfb[t] = res[2];
-  }
-  // Widened pieces: piece 8 par + c (c = 4 jj + pp), word t = pair pp of word jj of block t's codes
-  // times its SF; one 16-byte store a piece.
-  u32 wd[4][8];
-  #pragma unroll
-  for (int t = 0; t < 4; t += 2) {
-    u32 sa, sb;
-    nvf_sf2_to_bf16x2(sfb[t] | sfb[t + 1] << 8, sa, sb);
-    #pragma unroll
-    for (int jj = 0; jj < 2; ++jj) {
-      u32 ra[4], rb[4];
-      nvf_fp4x8_to_bf16x2(q[t][jj], ra);
-      nvf_fp4x8_to_bf16x2(q[t + 1][jj], rb);
-      #pragma unroll
-      for (int pp = 0; pp < 4; ++pp) {
-        wd[t][4 * jj + pp] = nvf_bf16x2_mul(ra[pp], sa);
-        wd[t + 1][4 * jj + pp] = nvf_bf16x2_mul(rb[pp], sb);
-      }
-    }
-  }
-  #pragma unroll
-  for (int c = 0; c < 8; ++c)
-    *(uint4*)(tile + nvf_q8_unit(n, sl, 8 * par + c) * 16) = make_uint4(wd[0][c], wd[1][c], wd[2][c], wd[3][c]);
-  // Codes and SFs: lane par 0 takes blocks 8 s + 0..3, par 1 blocks 8 s + 4..7 (par 0 sends
-  // its t 2, 3 = blocks 4, 6; par 1 its t 0, 1 = blocks 1, 3).
-  u32 snd[4], rcv[4];
-  snd[0] = par ? q[0][0] : q[2][0]; snd[1] = par ? q[0][1] : q[2][1];
-  snd[2] = par ? q[1][0] : q[3][0]; snd[3] = par ? q[1][1] : q[3][1];
-  const u32 sfs = par ? sfb[0] | sfb[1] << 8 : sfb[2] | sfb[3] << 8;
-  #pragma unroll
-  for (int j = 0; j < 4; ++j) rcv[j] = __shfl_xor_sync(mask, snd[j], 1);
-  const u32 sfr = __shfl_xor_sync(mask, sfs, 1);
-  u32 c[8], sf4;
-  if (par) { // blocks 4..7: partner t2, own t2, partner t3, own t3
-    c[0] = rcv[0]; c[1] = rcv[1]; c[2] = q[2][0]; c[3] = q[2][1];
-    c[4] = rcv[2]; c[5] = rcv[3]; c[6] = q[3][0]; c[7] = q[3][1];
-    sf4 = (sfr & 0xFFu) | sfb[2] << 8 | (sfr >> 8) << 16 | sfb[3] << 24;
-  } else {   // blocks 0..3: own t0, partner t0, own t1, partner t1
-    c[0] = q[0][0]; c[1] = q[0][1]; c[2] = rcv[0]; c[3] = rcv[1];
-    c[4] = q[1][0]; c[5] = q[1][1]; c[6] = rcv[2]; c[7] = rcv[3];
-    sf4 = sfb[0] | (sfr & 0xFFu) << 8 | sfb[1] << 16 | (sfr >> 8) << 24;
-  }
-  const int cg = 2 * s + par; // the 128x4 column group of blocks 4 cg .. 4 cg + 3
-  if (4 * cg < nblk) {
-    u8* qp = p.q + ((i64)g * p.rows + r) * (p.k / 2) + cg * 32;
-    // (K % 32 == 0, the host's condition: rows start 16-byte aligned, and a last part group has 2 blocks)
-    *(uint4*)qp = make_uint4(c[0], c[1], c[2], c[3]);
-    if (4 * cg + 3 < nblk) *(uint4*)(qp + 16) = make_uint4(c[4], c[5], c[6], c[7]);
-    u8* sfp = p.sf + (i64)g * nvf_sf_group_bytes_128x4(p.rows, p.k) + nvf_sf_offset_128x4(r, 4 * cg, (nblk + 3) / 4);
-    asm volatile("st.global.cs.b32 [%0], %1;" ::"l"(sfp), "r"(sf4) : "memory"); // (blocks past K: SF 0, the padding)
-  }
-}
-
-template <bool SILU, int NQ>
-NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u8* img, int img_tok) {
-  const int lane = threadIdx.x & 31, n = threadIdx.x >> 5; // the warp's row in the chunk
-  const int nblk = p.k / 16, nsteps = (nblk + 7) / 8, rounds = (nsteps + NVF_Q8_STEPS - 1) / NVF_Q8_STEPS;
-  const int bmma = img_tok * 32;
-  const int total = nvf_masked_prefix(p, prefix, 3);
+template <bool SILU, int NB>
+NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u32* red, u8* img, int img_tok) {
+  const int tw = p.team, tws = __ffs(tw) - 1, n = threadIdx.x >> tws, tl = threadIdx.x & (tw - 1);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, wpr = tw >> 5; // warps a row
+  const int nblk = p.k / 16, nsteps = (nblk + 7) / 8, spr = tw >> 3, rounds = (nsteps + spr - 1) / spr;
+  const int bmma = img_tok * 32, kc4 = (nblk + 3) / 4, tile_bytes = 8 * spr * 256;
+  const i64 sf_gbytes = nvf_sf_group_bytes_128x4(p.rows, p.k);
+  const int total = nvf_masked_prefix(p, prefix, 3, (int)blockDim.x);
   int buf = 0;
   for (int item = blockIdx.x; item < total; item += gridDim.x) {
     int g, c;
     nvf_item_row(p, item, true, prefix, 0, g, c);
     const int r0 = c * 8, nv = min(8, nvf_valid_rows(p.masked_m, g, p.rows) - r0), r = r0 + n;
-    const bool live = n < nv;
+    const bool live = n < nv; // (the same for every thread of a warp)
     const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;
     const float gs = p.gate_scale ? p.gate_scale[g] : 1.0f, us = p.up_scale ? p.up_scale[g] : 1.0f;
-    // Pass 1: the first NQ quads of the lane into registers, their amax; the row amax.
-    u32 v[NQ][4][8], bmax[NQ][4];
+    // Pass 1: the thread's first NB blocks into registers, their amax; the row amax.
+    u32 v[NB][8], bmax[NB];
     u32 rmax = 0;
-    NvfRowQ rq;
     if (live) {
       #pragma unroll
-      for (int i = 0; i < NQ; ++i)
-        #pragma unroll
-        for (int t = 0; t < 4; ++t) {
-          const int Q = lane + 32 * i, b = 8 * (Q >> 1) + 2 * t + (Q & 1);
-          bmax[i][t] = 0;
-          if (b < nblk) {
-            nvf_load_block<SILU, false>(p, xrow, b, gs, us, v[i][t]);
-            bmax[i][t] = nvf_block_amax_bits<false>(v[i][t]);
-            rmax = bmax[i][t] > rmax ? bmax[i][t] : rmax;
-          }
+      for (int i = 0; i < NB; ++i) {
+        const int b = tl + tw * i;
+        bmax[i] = 0;
+        if (b < nblk) {
+          nvf_load_block<SILU, false>(p, xrow, b, gs, us, v[i]);
+          bmax[i] = nvf_block_amax_bits<false>(v[i]);
+          rmax = bmax[i] > rmax ? bmax[i] : rmax;
         }
-      if (p.per_token) {
-        for (int Q = lane + 32 * NQ; (Q >> 1) < nsteps; Q += 32) // the lane's other quads
-          #pragma unroll
-          for (int t = 0; t < 4; ++t) {
-            const int b = 8 * (Q >> 1) + 2 * t + (Q & 1);
-            if (b < nblk) {
-              u32 tw[8];
-              nvf_load_block<SILU, false>(p, xrow, b, gs, us, tw);
-              const u32 m = nvf_block_amax_bits<false>(tw);
-              rmax = m > rmax ? m : rmax;
-            }
-          }
-        asm("redux.sync.max.u32 %0, %0, 0xffffffff;" : "+r"(rmax));
       }
-      nvf_row_setup(p, rmax, g, r, lane == 0, rq);
+      if (p.per_token)
+        for (int b = tl + tw * NB; b < nblk; b += tw) {
+          u32 tw8[8];
+          nvf_load_block<SILU, false>(p, xrow, b, gs, us, tw8);
+          const u32 m = nvf_block_amax_bits<false>(tw8);
+          rmax = m > rmax ? m : rmax;
+        }
+      asm("redux.sync.max.u32 %0, %0, 0xffffffff;" : "+r"(rmax));
     }
-    // Pass 2, round by round (every warp meets at each round's barrier)
+    if (p.per_token && wpr > 1) { // the row's warps meet (every warp of the CTA: a chunk's rows go in step)
+      if (lane == 0) red[warp] = rmax;
+      __syncthreads();
+      for (int w = 0; w < wpr; ++w) rmax = max(rmax, red[(n << (tws - 5)) + w]);
+      // (red is written again only after this item's round barriers, which every thread passes after this read)
+    }
+    NvfRowQ rq;
+    if (live) nvf_row_setup(p, rmax, g, r, tl == 0, rq);
+    // Pass 2, round by round (every thread meets at each round's barrier)
     u8* const imgp = nvf_img_row(p, img, img_tok, g, r0); // token 0 of the chunk, step 0
+    u8* const qrow = p.q + ((i64)g * p.rows + r) * (p.k / 2);
+    u8* const sfg = p.sf + (i64)g * sf_gbytes;
     for (int rd = 0; rd < rounds; ++rd) {
-      u8* tile = nvf_qstage + buf * NVF_Q8_TILE;
-      const int Q = lane + 32 * rd;
-      if (live) { // (the whole warp: the mask of the lanes with a quad is known before they part)
-        const u32 mask = __ballot_sync(0xFFFFFFFFu, (Q >> 1) < nsteps);
-        if ((Q >> 1) < nsteps) {
+      u8* tile = nvf_qstage + buf * tile_bytes;
+      const int b = tw * rd + tl, sl = tl >> 3, par = b & 1, t = (b & 7) >> 1;
+      if (live) { // (the whole warp: the SF exchange below)
+        u32 res[3] = {0u, 0u, 0u}; // blocks past K: zero codes and SF (the padding, and zero widened words)
+        if (b < nblk) {
           bool held = false;
           #pragma unroll
-          for (int i = 0; i < NQ; ++i)
-            if (rd == i) { nvf_q8_round<SILU>(p, rq, xrow, gs, us, g, r, n, Q, v[i], bmax[i], tile, mask); held = true; }
-          if (!held) nvf_q8_round<SILU>(p, rq, xrow, gs, us, g, r, n, Q, nullptr, nullptr, tile, mask);
+          for (int i = 0; i < NB; ++i)
+            if (rd == i) {
+              nvf_quantize_store<false, false, true>(v[i], bmax[i], rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);
+              held = true;
+            }
+          if (!held) {
+            u32 tw8[8], am = 0;
+            if (rq.mode == 0) {
+              nvf_load_block<SILU, false>(p, xrow, b, gs, us, tw8);
+              am = nvf_block_amax_bits<false>(tw8);
+            }
+            nvf_quantize_store<false, false, true>(tw8, am, rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);
+          }
+          *(uint2*)(qrow + (i64)b * 8) = make_uint2(res[0], res[1]);
+        }
+        // the column group's 4 SF bytes from the thread of its first block (b % 4 == 0)
+        u32 sf4 = res[2];
+        sf4 |= __shfl_down_sync(0xFFFFFFFFu, res[2], 1) << 8;
+        sf4 |= __shfl_down_sync(0xFFFFFFFFu, res[2], 2) << 16;
+        sf4 |= __shfl_down_sync(0xFFFFFFFFu, res[2], 3) << 24;
+        if ((b & 3) == 0 && b < nblk)
+          asm volatile("st.global.cs.b32 [%0], %1;" ::"l"(sfg + nvf_sf_offset_128x4(r, b, kc4)), "r"(sf4) : "memory");
+        if ((b >> 3) < nsteps) { // the block's widened words: word t of pieces 8 par + 4 jj + pp (nvf_img_block)
+          u32 s0, s1;
+          nvf_sf2_to_bf16x2(res[2], s0, s1);
+          #pragma unroll
+          for (int jj = 0; jj < 2; ++jj) {
+            u32 w4[4];
+            nvf_fp4x8_to_bf16x2(res[jj], w4);
+            #pragma unroll
+            for (int pp = 0; pp < 4; ++pp)
+              *(u32*)(tile + nvf_q8_unit(n, sl, 8 * par + 4 * jj + pp, spr) * 16 + 4 * t) = nvf_bf16x2_mul(w4[pp], s0);
+          }
         }
       }
       __syncthreads();
       // the tile out: thread u takes row u % 8 of piece (u / 8) % 16 of local step u / 128
-      for (int u = threadIdx.x; u < 8 * NVF_Q8_STEPS * 16; u += NVF_QT) {
-        const int nn = u & 7, pq = (u >> 3) & 15, sl = u >> 7, s = rd * NVF_Q8_STEPS + sl;
+      for (int u = threadIdx.x; u < 128 * spr; u += blockDim.x) {
+        const int nn = u & 7, pq = (u >> 3) & 15, su = u >> 7, s = rd * spr + su;
         if (nn < nv && s < nsteps)
           *(uint4*)(imgp + (i64)s * 8 * bmma + (pq >> 1) * bmma + (pq & 1) * 128 + nn * 16) =
-              *(const uint4*)(tile + nvf_q8_unit(nn, sl, pq) * 16);
+              *(const uint4*)(tile + nvf_q8_unit(nn, su, pq, spr) * 16);
       }
       buf ^= 1; // (the next round writes the other tile: this one is read until the next barrier)
     }
@@ -891,14 +841,15 @@ NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u8* img, in
     nvf_quantize_rows<silu, false, false, nb, true>(p, prefix, red, img, img_tok);        \
   }
 // The _img8 kernels (nvf_quantize_img8; -DNVF_QIMG8_ONLY, modules of their own: the SiLU one
-// would add about 9 s to the _img module's first compile): 2 CTAs per SM (64 KB of tiles each); the plain one keeps
-// 1 quad a lane in registers (2 spilled at 128 registers), so rows past K 2048 are read again (the
-// SiLU one: computed again).
-#define NVF_QUANT_IMG8_KERNEL(name, silu, nq)                                              \
-  extern "C" __global__ void __launch_bounds__(NVF_QT, 2) name(const NvfQuantParams p, u8* img, int img_tok) { \
+// would add to the _img module's first compile): CTAs of up to 1024 threads (8 teams of p.team),
+// so at most 64 registers; 1 block a thread held (2 made the plain one spill more: 35 stores to
+// local memory against 20, sm_90a).
+#define NVF_QUANT_IMG8_KERNEL(name, silu, nb)                                              \
+  extern "C" __global__ void __launch_bounds__(1024, 1) name(const NvfQuantParams p, u8* img, int img_tok) { \
     nvf_pdl_enter();                                                                      \
     __shared__ int prefix[NVF_QMAXG + 1];                                                 \
-    nvf_quantize_img8<silu, nq>(p, prefix, img, img_tok);                                 \
+    __shared__ u32 red[32];                                                               \
+    nvf_quantize_img8<silu, nb>(p, prefix, red, img, img_tok);                            \
   }
 // (The SiLU build with -DNVF_QSILU2 is the "wide" SiLU specialisation of the host: rows
 // past one register block per thread, K > 4096, get 2 blocks and 3 CTAs, so fewer blocks

@@ -1256,8 +1256,11 @@ static void test_weight_layouts(void) {
           }
           c->qimg8 = 0;
           CHECK(!nvfp4moe__qimg8_applies(c, &p0, 48), "_img8 under qimg8 0");
-          { /* $NVFP4MOE_QIMG8: unset or anything but 1 off (the default), 1 on; a caller's setting restored */
-            static const struct { const char* v; int on; } qv[] = {{0, 0}, {"1", 1}, {"0", 0}, {"yes", 0}};
+          { /* $NVFP4MOE_QIMG8: unset, 0 or anything else off (the default), 1 on, 32/64/128 on with those threads
+               a row; a caller's setting restored */
+            static const struct { const char* v; int on; } qv[] = {{0, 0},     {"1", 1},     {"0", 0},   {"yes", 0},
+                                                                   {"32", 32}, {"64", 64},   {"128", 128},
+                                                                   {"16", 0},  {"256", 0},   {"1x", 0}};
             const char* was = getenv("NVFP4MOE_QIMG8");
             char keep[64];
             size_t qi;
@@ -1266,8 +1269,8 @@ static void test_weight_layouts(void) {
               if (qv[qi].v) setenv("NVFP4MOE_QIMG8", qv[qi].v, 1);
               else unsetenv("NVFP4MOE_QIMG8");
               ct = 0;
-              CHECK(nvfp4moe_create(&d, &ct) == NVFP4MOE_SUCCESS && ct && ct->qimg8 == qv[qi].on, "NVFP4MOE_QIMG8=%s: %s",
-                    qv[qi].v ? qv[qi].v : "(unset)", qv[qi].on ? "on" : "off");
+              CHECK(nvfp4moe_create(&d, &ct) == NVFP4MOE_SUCCESS && ct && ct->qimg8 == qv[qi].on, "NVFP4MOE_QIMG8=%s: %d",
+                    qv[qi].v ? qv[qi].v : "(unset)", qv[qi].on);
               nvfp4moe_destroy(ct);
             }
             if (was) setenv("NVFP4MOE_QIMG8", keep, 1);

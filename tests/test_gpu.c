@@ -1435,17 +1435,21 @@ static void test_moe_layer(void) {
    Each case runs the _img kernels and the _img8 ones (opt-in), and checks the codes, SFs and
    per-token scales of both against the plain quantizer's. */
 static void test_layer_quantizer_widened_tokens(void) {
-  /* K, SiLU, per-token, expected_m (picks the tile), masked_m pattern */
-  /* (K 7168: 4 rounds of the _img8 kernel, codes read again; 2304 SiLU: 2 rounds, SiLU computed again;
-     160: 10 blocks, a part quad and column group, SF padding in the last column group) */
-  static const int cases[][5] = {{1056, 0, 1, 16, 4}, {1056, 1, 1, 30, 4}, {384, 0, 0, 40, 4},
-                                 {256, 1, 0, 100, 0}, {2048, 0, 1, 100, 5}, {224, 1, 1, 16, 7},
-                                 {7168, 0, 1, 40, 5}, {2304, 1, 1, 30, 4}, {160, 0, 0, 16, 4}, {160, 1, 1, 40, 6}};
-  const int G = 5, M = 150, N = 128;
+  /* K, SiLU, per-token, expected_m (picks the tile), masked_m pattern, groups (0: 5) */
+  /* (K 7168: 4 rounds of the _img8 kernel at 128 threads a row, 14 at 32, blocks read again; 2304 SiLU: 2
+     rounds, SiLU computed again; 160: 10 blocks, a part step and column group, SF padding in the last
+     column group; 40 groups: 760 chunks, so a CTA takes several in turn and alternates its tiles across them) */
+  static const int cases[][6] = {{1056, 0, 1, 16, 4, 0}, {1056, 1, 1, 30, 4, 0}, {384, 0, 0, 40, 4, 0},
+                                 {256, 1, 0, 100, 0, 0}, {2048, 0, 1, 100, 5, 0}, {224, 1, 1, 16, 7, 0},
+                                 {7168, 0, 1, 40, 5, 0}, {2304, 1, 1, 30, 4, 0}, {160, 0, 0, 16, 4, 0},
+                                 {160, 1, 1, 40, 6, 0},  {1056, 1, 1, 100, 0, 40}, {2048, 0, 1, 40, 4, 40}};
+  /* the _img kernels (0), then the _img8 ones at the host's threads a row (1) and at 32, 64, 128 */
+  static const int img8s[] = {0, 1, 32, 64, 128};
+  const int M = 150, N = 128;
   int ci;
   NEED_GPU();
   for (ci = 0; ci < (int)(sizeof cases / sizeof cases[0]); ++ci) {
-    const int K = cases[ci][0], silu = cases[ci][1], per_token = cases[ci][2];
+    const int K = cases[ci][0], silu = cases[ci][1], per_token = cases[ci][2], G = cases[ci][5] ? cases[ci][5] : 5;
     const int xk = silu ? 2 * K : K, nsteps = (K + 127) / 128;
     size_t nx = (size_t)G * M * xk, nq = (size_t)G * M * K / 2, nsf = (size_t)G * nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4);
     /* (TILED: two plain (2, 8) and two SiLU (3, 5) cases, K 256 on a _k256 twin; row-major: three plain, three SiLU) */
@@ -1454,7 +1458,7 @@ static void test_layer_quantizer_widened_tokens(void) {
     unsigned short* x = (unsigned short*)malloc(nx * 2);
     unsigned char *bq = (unsigned char*)malloc(nb), *bsf = (unsigned char*)malloc(nbsf), *img, *pre;
     int* mm = make_masked_m(G, M, cases[ci][4]);
-    float scale[5] = {0.01f, 0.002f, 0.5f, 0.03f, 1.0f};
+    float scale[5] = {0.01f, 0.002f, 0.5f, 0.03f, 1.0f}; /* (per-expert cases have 5 groups) */
     nvfp4moe_devptr dx, dq, dsf, dscale, dmm, db, dbsf, dd, dimg, dws;
     nvfp4moe_quantize_args q;
     nvfp4moe_gemm_args g;
@@ -1488,7 +1492,7 @@ static void test_layer_quantizer_widened_tokens(void) {
         size_t ns = 4 * (size_t)G * M;
         unsigned char *ref = (unsigned char*)malloc(nq + nsf + ns), *got = (unsigned char*)malloc(nq + nsf + ns);
         nvfp4moe_devptr rq = gu_alloc(nq), rsf = gu_alloc(nsf), rsc = gu_alloc(ns);
-        int v8, saved = g_ctx->qimg8;
+        int vi, saved = g_ctx->qimg8;
         CHECK(ref && got, "host buffers");
         if (!ref || !got) { free(ref); free(got); return; }
         gu_fill(rq, 0xA5, nq); gu_fill(rsf, 0xA5, nsf);
@@ -1500,16 +1504,18 @@ static void test_layer_quantizer_widened_tokens(void) {
         gu_get(ref, rq, nq); gu_get(ref + nq, rsf, nsf);
         if (per_token) gu_get(ref + nq + nsf, rsc, ns);
         q.out_e2m1 = dq; q.out_sf = dsf; q.scale = dscale;
-        for (v8 = 0; v8 < 2; ++v8) { /* the _img kernels, then the _img8 ones */
+        for (vi = 0; vi < (int)(sizeof img8s / sizeof img8s[0]); ++vi) {
           nvfp4moe__quant_params qp;
-          int applies;
+          int applies, v8 = img8s[vi];
+          char kn[16];
+          snprintf(kn, sizeof kn, v8 == 0 ? "_img" : v8 == 1 ? "_img8" : "_img8/%d", v8);
           g_ctx->qimg8 = v8;
           gu_fill(dimg, 0xEE, wsz); gu_fill(dws, 0xEE, wsz);
           gu_fill(dq, 0xA5, nq); gu_fill(dsf, 0xA5, nsf);
           if (per_token) gu_fill(dscale, 0xA5, ns);
           qp = nvfp4moe__quant_params_of(&q, K * (silu ? 2 : 1), per_token);
           applies = nvfp4moe__qimg8_applies(g_ctx, &qp, tok);
-          CHECK(applies == v8, "case %d: the _img8 kernel %s", ci, v8 ? "does not apply" : "applies under qimg8 0");
+          CHECK(applies == (v8 != 0), "case %d: the _img8 kernel %s", ci, v8 ? "does not apply" : "applies under qimg8 0");
           CHECK(nvfp4moe__quantize_op(g_ctx, &q, 0, "test", per_token, silu, dimg, tok, lay, silu ? -1 : 0) == NVFP4MOE_SUCCESS,
                 "quantize: %s", nvfp4moe_last_error());
           if (per_token) g.row_scale = dscale; else g.alpha = dscale;
@@ -1519,11 +1525,11 @@ static void test_layer_quantizer_widened_tokens(void) {
           gu_get(img, dimg, wsz); gu_get(pre, dws, wsz);
           gu_get(got, dq, nq); gu_get(got + nq, dsf, nsf);
           if (per_token) gu_get(got + nq + nsf, dscale, ns);
-          CHECK(memcmp(got, ref, nq) == 0, "case %d (%s): codes differ from the plain quantizer's", ci, v8 ? "_img8" : "_img");
+          CHECK(memcmp(got, ref, nq) == 0, "case %d (%s): codes differ from the plain quantizer's", ci, kn);
           CHECK(memcmp(got + nq, ref + nq, nsf) == 0, "case %d (%s): SFs differ from the plain quantizer's", ci,
-                v8 ? "_img8" : "_img");
+                kn);
           CHECK(!per_token || memcmp(got + nq + nsf, ref + nq + nsf, ns) == 0,
-                "case %d (%s): per-token scales differ from the plain quantizer's", ci, v8 ? "_img8" : "_img");
+                "case %d (%s): per-token scales differ from the plain quantizer's", ci, kn);
           units = 0; bad = 0; touched = 0;
           for (e = 0; e < G; ++e)
             for (r = 0; r < tiles_m * tok; ++r) {
@@ -1542,11 +1548,11 @@ static void test_layer_quantizer_widened_tokens(void) {
             }
           CHECK(units > 0, "case %d: no valid rows compared", ci);
           CHECK(bad == 0, "case %d (K %d, %s, tile %d, %s): %d of %d 16-byte units differ from the pre-pass", ci, K,
-                silu ? "SiLU" : "plain", tok, v8 ? "_img8" : "_img", bad, units);
-          CHECK(touched == 0, "case %d (%s): %d bytes of rows past masked_m written", ci, v8 ? "_img8" : "_img", touched);
+                silu ? "SiLU" : "plain", tok, kn, bad, units);
+          CHECK(touched == 0, "case %d (%s): %d bytes of rows past masked_m written", ci, kn, touched);
           printf("# widened tokens case %d (K %d, %s, %s, tile %d, %s, %s): %d units equal to the pre-pass, codes, SFs%s as "
                  "the plain quantizer's\n", ci, K, silu ? "SiLU" : "plain", per_token ? "per-token" : "per-expert", tok,
-                 lay ? "TILED" : "row-major", v8 ? "_img8" : "_img", units - bad, per_token ? ", scales" : "");
+                 lay ? "TILED" : "row-major", kn, units - bad, per_token ? ", scales" : "");
         }
         g_ctx->qimg8 = saved;
         gu_free(rq); gu_free(rsf); gu_free(rsc); free(ref); free(got);
