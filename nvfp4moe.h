@@ -6853,8 +6853,9 @@ NVFP4MOE__PRIVATE nvfp4moe__quant_params nvfp4moe__quant_params_of(const nvfp4mo
 
 /* Whether the layer quantizer that writes widened tokens for a tile of img_tok tokens runs an _img8
    kernel (kernels_src/quantize.cu, nvf_quantize_img8): masked bf16 input, 128x4 SFs, a dense list
-   of chunks (groups <= NVF_QMAXG), 8-token groups whole in a tile, K % 32 == 0 (as the GEMMs) and
-   the codes' and SFs' 16- and 4-byte stores aligned; ctx->qimg8 ($NVFP4MOE_QIMG8=1; off by default). */
+   of chunks (groups <= NVF_QMAXG), 8-token groups whole in a tile, K % 32 == 0 (as the GEMMs; the
+   kernels themselves need K % 16) and the codes' 8-byte and SFs' 4-byte stores aligned (codes checked
+   to 16 bytes); ctx->qimg8 ($NVFP4MOE_QIMG8=1, 32, 64 or 128; off by default). */
 NVFP4MOE__PRIVATE int nvfp4moe__qimg8_applies(const nvfp4moe_context* ctx, const nvfp4moe__quant_params* p, int img_tok) {
   return ctx->qimg8 && p->masked_m && !p->fp16 && !p->sf_linear && p->groups <= 1024 &&
          (long long)p->groups * p->rows < 0x7FFFFFFFLL && p->k % 32 == 0 && img_tok > 0 && img_tok % 8 == 0 &&

@@ -1442,7 +1442,8 @@ static void test_layer_quantizer_widened_tokens(void) {
   static const int cases[][6] = {{1056, 0, 1, 16, 4, 0}, {1056, 1, 1, 30, 4, 0}, {384, 0, 0, 40, 4, 0},
                                  {256, 1, 0, 100, 0, 0}, {2048, 0, 1, 100, 5, 0}, {224, 1, 1, 16, 7, 0},
                                  {7168, 0, 1, 40, 5, 0}, {2304, 1, 1, 30, 4, 0}, {160, 0, 0, 16, 4, 0},
-                                 {160, 1, 1, 40, 6, 0},  {1056, 1, 1, 100, 0, 40}, {2048, 0, 1, 40, 4, 40}};
+                                 {160, 1, 1, 40, 6, 0},  {1056, 1, 1, 100, 0, 40}, {2048, 0, 1, 40, 4, 40},
+                                 {1056, 0, 0, 40, 4, 40}};
   /* the _img kernels (0), then the _img8 ones at the host's threads a row (1) and at 32, 64, 128 */
   static const int img8s[] = {0, 1, 32, 64, 128};
   const int M = 150, N = 128;
@@ -1458,11 +1459,11 @@ static void test_layer_quantizer_widened_tokens(void) {
     unsigned short* x = (unsigned short*)malloc(nx * 2);
     unsigned char *bq = (unsigned char*)malloc(nb), *bsf = (unsigned char*)malloc(nbsf), *img, *pre;
     int* mm = make_masked_m(G, M, cases[ci][4]);
-    float scale[5] = {0.01f, 0.002f, 0.5f, 0.03f, 1.0f}; /* (per-expert cases have 5 groups) */
+    float scale[40] = {0.01f, 0.002f, 0.5f, 0.03f, 1.0f}; /* per-expert scales (the rest below) */
     nvfp4moe_devptr dx, dq, dsf, dscale, dmm, db, dbsf, dd, dimg, dws;
     nvfp4moe_quantize_args q;
     nvfp4moe_gemm_args g;
-    int tok, sps, tiles_m, nslots, e, r, s, units = 0, bad = 0, touched = 0;
+    int tok, sps, tiles_m, nslots, e, r, s, units = 0, bad = 0, touched = 0, written = 0;
     for (i = 0; i < nx; ++i) x[i] = nvfp4moe_ref_f32_to_bf16((float)(tu_normal() * (i % 37 == 3 ? 30 : 1)));
     for (i = 0; i < (size_t)xk; ++i) x[(size_t)1 * M * xk + i] = 0; /* a zero row (group 1, row 0) */
     for (i = 0; i < nb; ++i) bq[i] = (unsigned char)tu_rand();
@@ -1470,7 +1471,8 @@ static void test_layer_quantizer_widened_tokens(void) {
     dx = gu_alloc(nx * 2); dq = gu_alloc(nq); dsf = gu_alloc(nsf); dscale = gu_alloc(4 * (size_t)G * M);
     dmm = gu_alloc(4 * (size_t)G); db = gu_alloc(nb); dbsf = gu_alloc(nbsf); dd = gu_alloc((size_t)G * M * N * 2);
     gu_put(dx, x, nx * 2); gu_put(dmm, mm, 4 * (size_t)G); gu_put(db, bq, nb); gu_put(dbsf, bsf, nbsf);
-    if (!per_token) gu_put(dscale, scale, sizeof scale);
+    for (i = 5; i < 40; ++i) scale[i] = 0.004f * (float)(i % 7 + 1);
+    if (!per_token) gu_put(dscale, scale, sizeof(float) * (size_t)G);
     memset(&g, 0, sizeof g);
     g.groups = G; g.m_max = M; g.n = N; g.k = K; g.a = dq; g.a_sf = dsf; g.b = db; g.b_sf = dbsf; g.masked_m = dmm;
     g.d = dd; g.expected_m = cases[ci][3]; g.b_layout = lay;
@@ -1530,7 +1532,7 @@ static void test_layer_quantizer_widened_tokens(void) {
                 kn);
           CHECK(!per_token || memcmp(got + nq + nsf, ref + nq + nsf, ns) == 0,
                 "case %d (%s): per-token scales differ from the plain quantizer's", ci, kn);
-          units = 0; bad = 0; touched = 0;
+          units = 0; bad = 0; touched = 0; written = 0;
           for (e = 0; e < G; ++e)
             for (r = 0; r < tiles_m * tok; ++r) {
               int valid = valid_rows(mm, e, M), n = r % tok, ti = r / tok;
@@ -1541,12 +1543,18 @@ static void test_layer_quantizer_widened_tokens(void) {
                 for (m = 0; m < 8; ++m)
                   for (h = 0; h < 2; ++h) {
                     const unsigned char *a = img + at + (size_t)m * tok * 32 + h * 128, *b = pre + at + (size_t)m * tok * 32 + h * 128;
-                    if (r < valid) { ++units; bad += memcmp(a, b, 16) != 0; }
+                    if (r < valid) {
+                      static const unsigned char ee16[16] = {0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE,
+                                                             0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE};
+                      ++units; bad += memcmp(a, b, 16) != 0; written += memcmp(b, ee16, 16) != 0;
+                    }
                     else { int z; for (z = 0; z < 16; ++z) touched += a[z] != 0xEE; }
                   }
               }
             }
           CHECK(units > 0, "case %d: no valid rows compared", ci);
+          /* the pre-pass wrote its images (else unwritten 0xEE bytes on both sides would compare equal) */
+          CHECK(2 * written > units, "case %d: the pre-pass wrote %d of %d valid-row units", ci, written, units);
           CHECK(bad == 0, "case %d (K %d, %s, tile %d, %s): %d of %d 16-byte units differ from the pre-pass", ci, K,
                 silu ? "SiLU" : "plain", tok, kn, bad, units);
           CHECK(touched == 0, "case %d (%s): %d bytes of rows past masked_m written", ci, kn, touched);
