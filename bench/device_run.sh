@@ -1877,6 +1877,22 @@ X80)
     echo "$(basename "$l"): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^PASS|^FAIL|^# rc' "$l" | cut -c1-110 | tr '\n' ' ')"
   done
   ;;
+X83)
+  # fortieth session, after X82 (the block-a-thread _img8 kernels 15 % slower than _img for the DeepSeek-V3 SiLU
+  # quantizer, 1.6x for its input): is it the tail (at 128 threads a row one 1024-thread CTA an SM, about 150 chunks
+  # on 132 SMs)? The layers traced with the team fixed: a = NVFP4MOE_QIMG8=0, b = 1 (the host's team), b64 / b32 =
+  # 64 / 32 threads a row (2 / 4 CTAs an SM), c = b with NVFP4MOE_LAYER_WIDEN=3, c64, c32; forward then backward
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  # (the kernels are X82's, whose widened-token test ran every team size: no test here)
+  a="NVFP4MOE_QIMG8=0"; b="NVFP4MOE_QIMG8=1"; b64="NVFP4MOE_QIMG8=64"; b32="NVFP4MOE_QIMG8=32"
+  c="$b;NVFP4MOE_LAYER_WIDEN=3"; c64="$b64;NVFP4MOE_LAYER_WIDEN=3"; c32="$b32;NVFP4MOE_LAYER_WIDEN=3"
+  r="$a,$b,$b64,$b32,$c,$c64,$c32,$c32,$c64,$c,$b32,$b64,$b,$a"
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout ${ABT:-250} \
+    python3 tools/bench.py --envs "$r" --only layer --out "$OUT/layer_img8_team_ab.json" > "$OUT/layer_img8_team_ab.log" 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
+  ;;
 X82)
   # thirty-ninth session: the _img8 kernels redone a block a thread (a team of 32-128 threads a row, 8 rows a CTA of
   # up to 1024 threads). The widened-token test (12 cases; the _img kernels, then the _img8 ones at the host's
