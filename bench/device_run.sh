@@ -1892,8 +1892,8 @@ X83)
   NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout ${ABT:-250} \
     python3 tools/bench.py --envs "$r" --only layer --out "$OUT/layer_img8_team_ab.json" > "$OUT/layer_img8_team_ab.log" 2>&1
   echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
-  # Nsight Compute on the DeepSeek-V3 layer's SiLU quantizer (_img, _img8 at teams 128 and 64)
-  for v in "0 silu_mul_quantize_img" "1 silu_mul_quantize_img" "64 silu_mul_quantize_img"; do
+  # Nsight Compute on the DeepSeek-V3 layer's SiLU quantizer (_img, _img8 at team 128)
+  for v in "0 silu_mul_quantize_img" "1 silu_mul_quantize_img"; do
     set -- $v
     NVFP4MOE_QIMG8=$1 NVFP4MOE_LAYER_WIDEN=$([ "$2" = nvf_quantize_img ] && echo 3 || echo 2) \
     NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer timeout 60 ncu --clock-control none -k regex:$2 --launch-skip 3 --launch-count 1 \
