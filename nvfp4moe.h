@@ -100,8 +100,7 @@
    results and API unchanged.
    0.5.8: the _img8 kernels (the layer's quantizers writing whole lines of the widened tokens) in
    four modules of their own, off by default ($NVFP4MOE_QIMG8=1): slower on an H100; the default's
-   kernels, formats, results and API unchanged. (Later in 0.5.8, opt-in: $NVFP4MOE_QIMG8_SPLIT=1,
-   their work items rounds of chunks.) */
+   kernels, formats, results and API unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
 #define NVFP4MOE_VERSION_PATCH 8
@@ -4836,9 +4835,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// the rest are read again (SiLU: computed again). Masked, bf16, 128x4 SFs, K % 32 == 0 (the\n"
   "// host's conditions, nvfp4moe__qimg8_applies). Not the default ($NVFP4MOE_QIMG8=1). The\n"
   "// thirty-eighth session's form (a warp a row, 4 blocks a lane, 256 threads a CTA) took 2-3.6x\n"
-  "// the _img kernels' time on an H100: too few threads with work; this one 1.15x (SiLU, DeepSeek-V3),\n"
-  "// perhaps the tail of one or two chunks a CTA (bench/NOTES.md, fortieth session). With split (the\n"
-  "// host's $NVFP4MOE_QIMG8_SPLIT, given scales only) each round of a chunk is a work item of its own.\n"
+  "// the _img kernels' time on an H100: too few threads with work (bench/NOTES.md).\n"
   "// Word t of piece q (0..15: MMA q / 2, K half q % 2) of row n at local step sl, in 4-byte words of\n"
   "// the tile: the low 3 bits of the 16-byte unit XOR-rotated by row and step, so that a warp's\n"
   "// word stores (one row, 4 steps x 8 blocks: bank group (q ^ (n + 2 sl + par)) & 7, q = 8 par + c,\n"
@@ -4848,21 +4845,17 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "}\n"
   "\n"
   "template <bool SILU, int NB>\n"
-  "NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u32* red, u8* img, int img_tok, int split) {\n"
+  "NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u32* red, u8* img, int img_tok) {\n"
   "  const int tw = p.team, tws = __ffs(tw) - 1, n = threadIdx.x >> tws, tl = threadIdx.x & (tw - 1);\n"
-  "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, wpr = tw >> 5; // warps a row\n",
+  "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, wpr = tw >> 5; // warps a row\n"
   "  const int nblk = p.k / 16, nsteps = (nblk + 7) / 8, spr = tw >> 3, rounds = (nsteps + spr - 1) / spr;\n"
-  "  const int bmma = img_tok * 32, kc4 = (nblk + 3) / 4, tile_bytes = 8 * spr * 256;\n"
+  "  const int bmma = img_tok * 32, kc4 = (nblk + 3) / 4, tile_bytes = 8 * spr * 256;\n",
   "  const i64 sf_gbytes = nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
-  "  // split (given scales only): each round of a chunk its own work item, so that a CTA takes several\n"
-  "  // small items in turn instead of one or two whole chunks (the tail of a grid of one wave)\n"
-  "  const int rsplit = split && !p.per_token \? rounds : 1;\n"
-  "  const int total = nvf_masked_prefix(p, prefix, 3, (int)blockDim.x) * rsplit;\n"
+  "  const int total = nvf_masked_prefix(p, prefix, 3, (int)blockDim.x);\n"
   "  int buf = 0;\n"
   "  for (int item = blockIdx.x; item < total; item += gridDim.x) {\n"
   "    int g, c;\n"
-  "    const int rd0 = rsplit > 1 \? item % rsplit : 0, rd1 = rsplit > 1 \? rd0 + 1 : rounds;\n"
-  "    nvf_item_row(p, item / rsplit, true, prefix, 0, g, c);\n"
+  "    nvf_item_row(p, item, true, prefix, 0, g, c);\n"
   "    const int r0 = c * 8, nv = min(8, nvf_valid_rows(p.masked_m, g, p.rows) - r0), r = r0 + n;\n"
   "    const bool live = n < nv; // (the same for every thread of a warp)\n"
   "    const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;\n"
@@ -4875,7 +4868,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      for (int i = 0; i < NB; ++i) {\n"
   "        const int b = tl + tw * i;\n"
   "        bmax[i] = 0;\n"
-  "        if (b < nblk && rd0 == 0) { // (an item of a later round holds none)\n"
+  "        if (b < nblk) {\n"
   "          nvf_load_block<SILU, false>(p, xrow, b, gs, us, v[i]);\n"
   "          bmax[i] = nvf_block_amax_bits<false>(v[i]);\n"
   "          rmax = bmax[i] > rmax \? bmax[i] : rmax;\n"
@@ -4902,7 +4895,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    u8* const imgp = nvf_img_row(p, img, img_tok, g, r0); // token 0 of the chunk, step 0\n"
   "    u8* const qrow = p.q + ((i64)g * p.rows + r) * (p.k / 2);\n"
   "    u8* const sfg = p.sf + (i64)g * sf_gbytes;\n"
-  "    for (int rd = rd0; rd < rd1; ++rd) {\n"
+  "    for (int rd = 0; rd < rounds; ++rd) {\n"
   "      u8* tile = nvf_qstage + buf * tile_bytes;\n"
   "      const int b = tw * rd + tl, sl = tl >> 3, par = b & 1, t = (b & 7) >> 1;\n"
   "      if (live) { // (the whole warp: the SF exchange below)\n"
@@ -4911,12 +4904,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "          bool held = false;\n"
   "          #pragma unroll\n"
   "          for (int i = 0; i < NB; ++i)\n"
-  "            if (rd == i && rd0 == 0) {\n"
+  "            if (rd == i) {\n"
   "              nvf_quantize_store<false, false, true>(v[i], bmax[i], rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);\n"
   "              held = true;\n"
   "            }\n"
   "          if (!held) {\n"
-  "            u32 tw8[8], am = 0;\n",
+  "            u32 tw8[8], am = 0;\n"
   "            if (rq.mode == 0) {\n"
   "              nvf_load_block<SILU, false>(p, xrow, b, gs, us, tw8);\n"
   "              am = nvf_block_amax_bits<false>(tw8);\n"
@@ -4928,7 +4921,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "        // the column group's 4 SF bytes from the thread of its first block (b % 4 == 0)\n"
   "        u32 sf4 = res[2];\n"
   "        sf4 |= __shfl_down_sync(0xFFFFFFFFu, res[2], 1) << 8;\n"
-  "        sf4 |= __shfl_down_sync(0xFFFFFFFFu, res[2], 2) << 16;\n"
+  "        sf4 |= __shfl_down_sync(0xFFFFFFFFu, res[2], 2) << 16;\n",
   "        sf4 |= __shfl_down_sync(0xFFFFFFFFu, res[2], 3) << 24;\n"
   "        if ((b & 3) == 0 && b < nblk)\n"
   "          asm volatile(\"st.global.cs.b32 [%0], %1;\" ::\"l\"(sfg + nvf_sf_offset_128x4(r, b, kc4)), \"r\"(sf4) : \"memory\");\n"
@@ -4975,19 +4968,18 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    nvf_pdl_enter();                                                                      \\\n"
   "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
   "    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \\\n"
-  "    nvf_quantize_rows<silu, false, false, nb, true>(p, prefix, red, img, img_tok);        \\\n",
+  "    nvf_quantize_rows<silu, false, false, nb, true>(p, prefix, red, img, img_tok);        \\\n"
   "  }\n"
   "// The _img8 kernels (nvf_quantize_img8; -DNVF_QIMG8_ONLY, modules of their own: the SiLU one\n"
   "// would add to the _img module's first compile): CTAs of up to 1024 threads (8 teams of p.team),\n"
   "// so at most 64 registers; 1 block a thread held (2 made the plain one spill more: 35 stores to\n"
   "// local memory against 20, sm_90a).\n"
   "#define NVF_QUANT_IMG8_KERNEL(name, silu, nb)                                              \\\n"
-  "  extern \"C\" __global__ void __launch_bounds__(1024, 1) name(const NvfQuantParams p, u8* img, int img_tok,     \\\n"
-  "                                                             int split) {                                     \\\n"
+  "  extern \"C\" __global__ void __launch_bounds__(1024, 1) name(const NvfQuantParams p, u8* img, int img_tok) { \\\n",
   "    nvf_pdl_enter();                                                                      \\\n"
   "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
   "    __shared__ u32 red[32];                                                               \\\n"
-  "    nvf_quantize_img8<silu, nb>(p, prefix, red, img, img_tok, split);                     \\\n"
+  "    nvf_quantize_img8<silu, nb>(p, prefix, red, img, img_tok);                            \\\n"
   "  }\n"
   "// (The SiLU build with -DNVF_QSILU2 is the \"wide\" SiLU specialisation of the host: rows\n"
   "// past one register block per thread, K > 4096, get 2 blocks and 3 CTAs, so fewer blocks\n"
@@ -5029,7 +5021,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    const u32 ws[4] = {a.x, a.y, a.z, a.w};\n"
   "    #pragma unroll\n"
   "    for (int j = 0; j < 8; ++j) {\n"
-  "      const u32 h = (ws[j >> 1] >> (16 * (j & 1))) & 0xFFFFu;\n",
+  "      const u32 h = (ws[j >> 1] >> (16 * (j & 1))) & 0xFFFFu;\n"
   "      const u32 f = __float_as_uint(fp16 \? nvf_fp16_to_f32((u16)h) : nvf_bf16_to_f32(h)) & 0x7FFFFFFFu;\n"
   "      if (f < 0x7F800000u && f > m) m = f;\n"
   "    }\n"
@@ -5047,7 +5039,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "extern \"C\" __global__ void nvf_amax_to_scale(u32* amax_then_scale, int n) {\n"
   "  nvf_pdl_enter();\n"
   "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-  "  if (i >= n) return;\n"
+  "  if (i >= n) return;\n",
   "  float s = __fdiv_rn(__uint_as_float(amax_then_scale[i]), 2688.0f);\n"
   "  if (s < NVF_FLT_MIN) s = 0.0f;\n"
   "  amax_then_scale[i] = __float_as_uint(s);\n"
@@ -5100,7 +5092,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    const i64 lin = r * (k / 2) + o, til = (r & ~(i64)15) * rb + (i64)(o >> 6) * 1024 + (r & 15) * 64 + (o & 63);\n"
   "    if (o < k / 2) {\n"
   "      uint4 v = *(const uint4*)(src + (to_tiled \? lin : til));\n"
-  "      if (NVF_WENC_ON) {\n",
+  "      if (NVF_WENC_ON) {\n"
   "        u32* w = &v.x;\n"
   "        #pragma unroll\n"
   "        for (int j = 0; j < 4; ++j) w[j] = to_tiled \? nvf_wenc_word(w[j]) : nvf_wdec_word(w[j]);\n"
@@ -5118,7 +5110,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "};\n"
   "extern \"C\" __global__ void nvf_dequantize(const NvfDequantParams p) {\n"
   "  nvf_pdl_enter();\n"
-  "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
+  "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n",
   "  const i64 sf_gbytes = p.sf_linear \? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
   "  const i64 total = (i64)p.groups * p.rows * nblk;\n"
   "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (i64)gridDim.x * blockDim.x) {\n"
@@ -5480,8 +5472,6 @@ struct nvfp4moe_context {
   int qimg8;             /* the layer's quantizers write the widened tokens with the _img8 kernels (whole lines)
                             where they can, else the _img kernels: 0 off (the default), 1 on, 32/64/128 on with
                             that many threads a row ($NVFP4MOE_QIMG8) */
-  int qimg8_split;       /* the _img8 kernels take each round of a chunk as its own work item where the scales are
-                            given ($NVFP4MOE_QIMG8_SPLIT=1; off by default, not yet run) */
   int sm100_self_test;
   nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
   unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
@@ -6178,12 +6168,6 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
              : strcmp(v, "128") == 0 ? 128 : 0;
   if (v && !ctx->qimg8 && strcmp(v, "0") != 0)
     nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_QIMG8=%s is not 0, 1, 32, 64 or 128: off", v);
-  /* $NVFP4MOE_QIMG8_SPLIT=1: their work items are rounds of chunks, not chunks (the fortieth session's
-     guess at their tail: one or two chunks a CTA, bench/NOTES.md) */
-  v = nvfp4moe__getenv("NVFP4MOE_QIMG8_SPLIT");
-  ctx->qimg8_split = v && strcmp(v, "1") == 0;
-  if (v && strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
-    nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_QIMG8_SPLIT=%s is not 0 or 1: off", v);
   nvfp4moe__resolve_cache_dir(ctx);
   nvfp4moe__source_digest(ctx->source_digest);
   ctx->desc.cache_dir = ctx->cache_dir;
@@ -6899,7 +6883,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
   long long ctas, cap, rowbytes = 2LL * p->k, budget;
   unsigned smem = 0;
   nvfp4moe__quant_params q = *p;
-  void* args[4];
+  void* args[3];
   int kern = !p->fp16 ? (int)NVFP4MOE__K_QUANTIZE
              : silu ? (int)NVFP4MOE__K_SILU_QUANTIZE_F16 : (int)NVFP4MOE__K_QUANTIZE_F16;
   nvfp4moe_result r;
@@ -6921,13 +6905,9 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
       /* a CTA a chunk of 8 valid rows (at most groups * ceil(rows / 8) of them), a team of tw threads a
          row: a block a thread (the kernels hold 1: at most 64 registers in a CTA of 1024 threads), from
          32 to 128 threads, or as ctx->qimg8 fixes it; two tiles of tw / 8 steps */
-      int tw = 32, split, rounds;
+      int tw = 32;
       while (tw < p->k / 16 && tw < 128) tw *= 2;
       if (ctx->qimg8 >= 32) tw = ctx->qimg8;
-      /* split: rounds of chunks as work items (given scales; the count kept below 2^31) */
-      rounds = ((p->k / 16 + 7) / 8 + tw / 8 - 1) / (tw / 8); /* (steps of 8 blocks, tw / 8 a round) */
-      split = ctx->qimg8_split && !p->per_token && rounds > 1 &&
-              (long long)p->groups * ((p->rows + 7) / 8) * rounds < 0x7FFFFFFFLL;
       q.team = tw;
       smem = 512u * (unsigned)tw;
       spec += NVFP4MOE__SPEC_QUANTIZE_IMG8 - NVFP4MOE__SPEC_QUANTIZE_IMG;
@@ -6936,11 +6916,10 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
       if (r != NVFP4MOE_SUCCESS) return r;
       /* (asked at every launch: the block differs with K and ctx->qimg8) */
       cap = (long long)nvfp4moe__occupancy_at(ctx, spec, NVFP4MOE__K_QUANTIZE_IMG, 8 * tw, smem) * ctx->sm_count;
-      ctas = (long long)p->groups * ((p->rows + 7) / 8) * (split ? rounds : 1);
+      ctas = (long long)p->groups * ((p->rows + 7) / 8);
       args[0] = (void*)&q;
       args[1] = &img;
       args[2] = &img_tok;
-      args[3] = &split;
       return nvfp4moe__launch_as(ctx, fn, spec, NVFP4MOE__K_QUANTIZE_IMG, (unsigned)(ctas < cap ? ctas : cap),
                                  (unsigned)(8 * tw), smem, stream, args, pdl);
     }

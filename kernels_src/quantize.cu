@@ -705,9 +705,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
 // the rest are read again (SiLU: computed again). Masked, bf16, 128x4 SFs, K % 32 == 0 (the
 // host's conditions, nvfp4moe__qimg8_applies). Not the default ($NVFP4MOE_QIMG8=1). The
 // thirty-eighth session's form (a warp a row, 4 blocks a lane, 256 threads a CTA) took 2-3.6x
-// the _img kernels' time on an H100: too few threads with work; this one 1.15x (SiLU, DeepSeek-V3),
-// perhaps the tail of one or two chunks a CTA (bench/NOTES.md, fortieth session). With split (the
-// host's $NVFP4MOE_QIMG8_SPLIT, given scales only) each round of a chunk is a work item of its own.
+// the _img kernels' time on an H100: too few threads with work (bench/NOTES.md).
 // Word t of piece q (0..15: MMA q / 2, K half q % 2) of row n at local step sl, in 4-byte words of
 // the tile: the low 3 bits of the 16-byte unit XOR-rotated by row and step, so that a warp's
 // word stores (one row, 4 steps x 8 blocks: bank group (q ^ (n + 2 sl + par)) & 7, q = 8 par + c,
@@ -717,21 +715,17 @@ NVF_DEV int nvf_q8_unit(int n, int sl, int q, int spr) {
 }
 
 template <bool SILU, int NB>
-NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u32* red, u8* img, int img_tok, int split) {
+NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u32* red, u8* img, int img_tok) {
   const int tw = p.team, tws = __ffs(tw) - 1, n = threadIdx.x >> tws, tl = threadIdx.x & (tw - 1);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, wpr = tw >> 5; // warps a row
   const int nblk = p.k / 16, nsteps = (nblk + 7) / 8, spr = tw >> 3, rounds = (nsteps + spr - 1) / spr;
   const int bmma = img_tok * 32, kc4 = (nblk + 3) / 4, tile_bytes = 8 * spr * 256;
   const i64 sf_gbytes = nvf_sf_group_bytes_128x4(p.rows, p.k);
-  // split (given scales only): each round of a chunk its own work item, so that a CTA takes several
-  // small items in turn instead of one or two whole chunks (the tail of a grid of one wave)
-  const int rsplit = split && !p.per_token ? rounds : 1;
-  const int total = nvf_masked_prefix(p, prefix, 3, (int)blockDim.x) * rsplit;
+  const int total = nvf_masked_prefix(p, prefix, 3, (int)blockDim.x);
   int buf = 0;
   for (int item = blockIdx.x; item < total; item += gridDim.x) {
     int g, c;
-    const int rd0 = rsplit > 1 ? item % rsplit : 0, rd1 = rsplit > 1 ? rd0 + 1 : rounds;
-    nvf_item_row(p, item / rsplit, true, prefix, 0, g, c);
+    nvf_item_row(p, item, true, prefix, 0, g, c);
     const int r0 = c * 8, nv = min(8, nvf_valid_rows(p.masked_m, g, p.rows) - r0), r = r0 + n;
     const bool live = n < nv; // (the same for every thread of a warp)
     const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;
@@ -744,7 +738,7 @@ NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u32* red, u
       for (int i = 0; i < NB; ++i) {
         const int b = tl + tw * i;
         bmax[i] = 0;
-        if (b < nblk && rd0 == 0) { // (an item of a later round holds none)
+        if (b < nblk) {
           nvf_load_block<SILU, false>(p, xrow, b, gs, us, v[i]);
           bmax[i] = nvf_block_amax_bits<false>(v[i]);
           rmax = bmax[i] > rmax ? bmax[i] : rmax;
@@ -771,7 +765,7 @@ NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u32* red, u
     u8* const imgp = nvf_img_row(p, img, img_tok, g, r0); // token 0 of the chunk, step 0
     u8* const qrow = p.q + ((i64)g * p.rows + r) * (p.k / 2);
     u8* const sfg = p.sf + (i64)g * sf_gbytes;
-    for (int rd = rd0; rd < rd1; ++rd) {
+    for (int rd = 0; rd < rounds; ++rd) {
       u8* tile = nvf_qstage + buf * tile_bytes;
       const int b = tw * rd + tl, sl = tl >> 3, par = b & 1, t = (b & 7) >> 1;
       if (live) { // (the whole warp: the SF exchange below)
@@ -780,7 +774,7 @@ NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u32* red, u
           bool held = false;
           #pragma unroll
           for (int i = 0; i < NB; ++i)
-            if (rd == i && rd0 == 0) {
+            if (rd == i) {
               nvf_quantize_store<false, false, true>(v[i], bmax[i], rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);
               held = true;
             }
@@ -851,12 +845,11 @@ NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u32* red, u
 // so at most 64 registers; 1 block a thread held (2 made the plain one spill more: 35 stores to
 // local memory against 20, sm_90a).
 #define NVF_QUANT_IMG8_KERNEL(name, silu, nb)                                              \
-  extern "C" __global__ void __launch_bounds__(1024, 1) name(const NvfQuantParams p, u8* img, int img_tok,     \
-                                                             int split) {                                     \
+  extern "C" __global__ void __launch_bounds__(1024, 1) name(const NvfQuantParams p, u8* img, int img_tok) { \
     nvf_pdl_enter();                                                                      \
     __shared__ int prefix[NVF_QMAXG + 1];                                                 \
     __shared__ u32 red[32];                                                               \
-    nvf_quantize_img8<silu, nb>(p, prefix, red, img, img_tok, split);                     \
+    nvf_quantize_img8<silu, nb>(p, prefix, red, img, img_tok);                            \
   }
 // (The SiLU build with -DNVF_QSILU2 is the "wide" SiLU specialisation of the host: rows
 // past one register block per thread, K > 4096, get 2 blocks and 3 CTAs, so fewer blocks

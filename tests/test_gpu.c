@@ -1444,9 +1444,8 @@ static void test_layer_quantizer_widened_tokens(void) {
                                  {7168, 0, 1, 40, 5, 0}, {2304, 1, 1, 30, 4, 0}, {160, 0, 0, 16, 4, 0},
                                  {160, 1, 1, 40, 6, 0},  {1056, 1, 1, 100, 0, 40}, {2048, 0, 1, 40, 4, 40},
                                  {1056, 0, 0, 40, 4, 40}};
-  /* the _img kernels (0), then the _img8 ones at the host's threads a row (1) and at 32, 64, 128, each
-     with whole chunks and with rounds of chunks as work items (split: where the scales are given) */
-  static const int img8s[][2] = {{0, 0}, {1, 0}, {32, 0}, {64, 0}, {128, 0}, {1, 1}, {32, 1}, {64, 1}, {128, 1}};
+  /* the _img kernels (0), then the _img8 ones at the host's threads a row (1) and at 32, 64, 128 */
+  static const int img8s[] = {0, 1, 32, 64, 128};
   const int M = 150, N = 128;
   int ci;
   NEED_GPU();
@@ -1495,7 +1494,7 @@ static void test_layer_quantizer_widened_tokens(void) {
         size_t ns = 4 * (size_t)G * M;
         unsigned char *ref = (unsigned char*)malloc(nq + nsf + ns), *got = (unsigned char*)malloc(nq + nsf + ns);
         nvfp4moe_devptr rq = gu_alloc(nq), rsf = gu_alloc(nsf), rsc = gu_alloc(ns);
-        int vi, saved = g_ctx->qimg8, saved_split = g_ctx->qimg8_split;
+        int vi, saved = g_ctx->qimg8;
         CHECK(ref && got, "host buffers");
         if (!ref || !got) { free(ref); free(got); return; }
         gu_fill(rq, 0xA5, nq); gu_fill(rsf, 0xA5, nsf);
@@ -1509,12 +1508,10 @@ static void test_layer_quantizer_widened_tokens(void) {
         q.out_e2m1 = dq; q.out_sf = dsf; q.scale = dscale;
         for (vi = 0; vi < (int)(sizeof img8s / sizeof img8s[0]); ++vi) {
           nvfp4moe__quant_params qp;
-          int applies, v8 = img8s[vi][0];
-          char kn[24];
-          snprintf(kn, sizeof kn, v8 == 0 ? "_img" : v8 == 1 ? "_img8%s" : "_img8%s/%d", img8s[vi][1] ? " split" : "",
-                   v8);
+          int applies, v8 = img8s[vi];
+          char kn[16];
+          snprintf(kn, sizeof kn, v8 == 0 ? "_img" : v8 == 1 ? "_img8" : "_img8/%d", v8);
           g_ctx->qimg8 = v8;
-          g_ctx->qimg8_split = img8s[vi][1];
           gu_fill(dimg, 0xEE, wsz); gu_fill(dws, 0xEE, wsz);
           gu_fill(dq, 0xA5, nq); gu_fill(dsf, 0xA5, nsf);
           if (per_token) gu_fill(dscale, 0xA5, ns);
@@ -1566,7 +1563,6 @@ static void test_layer_quantizer_widened_tokens(void) {
                  lay ? "TILED" : "row-major", kn, units - bad, per_token ? ", scales" : "");
         }
         g_ctx->qimg8 = saved;
-        g_ctx->qimg8_split = saved_split;
         gu_free(rq); gu_free(rsf); gu_free(rsc); free(ref); free(got);
       }
       free(img); free(pre); gu_free(dimg); gu_free(dws);
