@@ -1881,27 +1881,26 @@ X83)
   # fortieth session, after X82 (the block-a-thread _img8 kernels 15 % slower than _img for the DeepSeek-V3 SiLU
   # quantizer, 1.6x for its input): is it the tail (at 128 threads a row one 1024-thread CTA an SM, about 150 chunks
   # on 132 SMs)? The layers traced with the team fixed: a = NVFP4MOE_QIMG8=0, b = 1 (the host's team), b64 / b32 =
-  # 64 / 32 threads a row (2 / 4 CTAs an SM), c = b with NVFP4MOE_LAYER_WIDEN=3, c64, c32; forward then backward
+  # 64 / 32 threads a row (2 / 4 CTAs an SM), c64 = b64 with NVFP4MOE_LAYER_WIDEN=3 (the input kernel too; X82 ran
+  # it at the host's team); forward then backward. Then Nsight Compute on the DeepSeek-V3 SiLU quantizer, _img and
+  # _img8 at team 128
   t0=$(date +%s)
   ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
   echo "precompiled at $(( $(date +%s) - t0 )) s"
   # (the kernels are X82's, whose widened-token test ran every team size: no test here)
   a="NVFP4MOE_QIMG8=0"; b="NVFP4MOE_QIMG8=1"; b64="NVFP4MOE_QIMG8=64"; b32="NVFP4MOE_QIMG8=32"
-  c="$b;NVFP4MOE_LAYER_WIDEN=3"; c64="$b64;NVFP4MOE_LAYER_WIDEN=3"; c32="$b32;NVFP4MOE_LAYER_WIDEN=3"
-  r="$a,$b,$b64,$b32,$c64,$c64,$b32,$b64,$b,$a" # (c and c32 dropped to save device time: c is X82's)
+  c64="$b64;NVFP4MOE_LAYER_WIDEN=3"
+  r="$a,$b,$b64,$b32,$c64,$c64,$b32,$b64,$b,$a"
   NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout ${ABT:-250} \
     python3 tools/bench.py --envs "$r" --only layer --out "$OUT/layer_img8_team_ab.json" > "$OUT/layer_img8_team_ab.log" 2>&1
   echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
-  # Nsight Compute on the DeepSeek-V3 layer's SiLU quantizer (_img, _img8 at team 128)
-  for v in "0 silu_mul_quantize_img" "1 silu_mul_quantize_img"; do
-    set -- $v
-    NVFP4MOE_QIMG8=$1 NVFP4MOE_LAYER_WIDEN=$([ "$2" = nvf_quantize_img ] && echo 3 || echo 2) \
-    NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer timeout 60 ncu --clock-control none -k regex:$2 --launch-skip 3 --launch-count 1 \
-      --kill yes --section SpeedOfLight --section WarpStateStats --section Occupancy --section LaunchStats \
-      --section SchedulerStats --section MemoryWorkloadAnalysis python3 tools/bench.py --only layer \
-      > "$OUT/ncu_$1_$2.txt" 2>&1
-    echo "ncu $1 $2 rc $?: $(grep -E "^ +Duration|Achieved Occupancy|Warp Cycles Per Issued Instruction|Grid Size|Block Size" \
-      "$OUT/ncu_$1_$2.txt" | tr -s ' ' | tr '\n' ';' | cut -c1-300)"
+  for q in 0 1; do
+    NVFP4MOE_QIMG8=$q NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer timeout 60 ncu --clock-control none \
+      -k regex:silu_mul_quantize_img --launch-skip 3 --launch-count 1 --kill yes --section SpeedOfLight \
+      --section WarpStateStats --section Occupancy --section LaunchStats --section SchedulerStats \
+      --section MemoryWorkloadAnalysis python3 tools/bench.py --only layer > "$OUT/ncu_silu_$q.txt" 2>&1
+    echo "ncu QIMG8=$q rc $?: $(grep -E "^ +Duration|Achieved Occupancy|Warp Cycles Per Issued Instruction|Grid Size|Block Size" \
+      "$OUT/ncu_silu_$q.txt" | tr -s ' ' | tr '\n' ';' | cut -c1-300)"
   done
   echo "ncu at $(( $(date +%s) - t0 )) s"
   ;;
