@@ -1803,6 +1803,20 @@ X66)
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+F38)
+  # forty-first session: the record on the tree as it stands (0.5.8 on main; 0.5.9 if the _img8 kernels are out):
+  # the quick layer and widened-token tests, then the full benchmark without tracing (the file named by the card)
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  for t in test_moe_layer layer_quantizer_widened; do
+    TEST_QUICK=1 TEST_ONLY=$t timeout 120 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
+    summ "$t (quick)" "$OUT/test_$t.log" $?
+  done
+  PYTHONUNBUFFERED=1 timeout ${BT:-330} python3 tools/bench.py > "$OUT/bench.log" 2>&1
+  echo "bench exit $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^wrote" "$OUT/bench.log" | cut -c1-150
+  w=$(grep -m1 '^wrote ' "$OUT/bench.log" | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
+  ;;
 F37B)
   # thirty-seventh session, after review: F37 traced each layer after timing it, so every layer timed after the
   # first trace may carry the profiler's overhead. 0.5.7 as committed (the SiLU quantizer's early launch keyed on
