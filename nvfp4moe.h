@@ -98,13 +98,13 @@
    0.5.7: the expert layer's SiLU quantizer is not a programmatic dependent launch after a GEMM1 on
    the sm90 token-producer tiles ($NVFP4MOE_LAYER_PDL=3 keeps 0.5.6's launches); kernels, formats,
    results and API unchanged.
-   0.5.8: the _img8 kernels (the layer's quantizers writing whole lines of the widened tokens) in
-   four modules of their own, off by default ($NVFP4MOE_QIMG8=1): slower on an H100; the default's
-   kernels, formats, results and API unchanged. */
+   0.5.8: opt-in _img8 kernels for the layer's quantizers ($NVFP4MOE_QIMG8), slower on an H100.
+   0.5.9: the _img8 kernels removed again (three designs measured slower, bench/NOTES.md); kernels,
+   formats, results and API as 0.5.7. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
-#define NVFP4MOE_VERSION_PATCH 8
-#define NVFP4MOE_VERSION_STRING "0.5.8"
+#define NVFP4MOE_VERSION_PATCH 9
+#define NVFP4MOE_VERSION_STRING "0.5.9"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
@@ -4448,14 +4448,13 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// Quantize one block of a row (its 8 words and amax bits) and store its 8 code bytes at qp\n"
   "// and its SF byte at sfp; mode 1 (zero row) and 2 (faulted row) store the fixed bytes.\n"
   "// IMG: also the block's widened tokens (nvf_img_block: the row's image imgp, block b).\n"
-  "// OUT (the _img8 kernels): nothing stored; the codes and the SF byte in res[0..2] instead.\n"
-  "template <bool F16, bool IMG = false, bool OUT = false>\n"
+  "template <bool F16, bool IMG = false>\n"
   "NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6, u8* qp, u8* sfp, u8* imgp = nullptr,\n"
-  "                                int bmma = 0, int b = 0, u32* res = nullptr) {\n"
+  "                                int bmma = 0, int b = 0) {\n"
   "  u32 q[2] = {0u, 0u}, sfb;\n"
-  "  // Fast path: a finite non-zero block amax in a fast row, and every |x * out| of the block\n",
+  "  // Fast path: a finite non-zero block amax in a fast row, and every |x * out| of the block\n"
   "  // below 7 (one product: the block max's), which also excludes SF 0 (out = inf) and needs\n"
-  "  // no cap on the codes. Anything else (a block whose max product reaches 7, as with some\n"
+  "  // no cap on the codes. Anything else (a block whose max product reaches 7, as with some\n",
   "  // subnormal SFs or saturated given scales; a tiny or huge s; 4over6) takes the general path\n"
   "  // below, which recomputes the block from the start (the same bytes).\n"
   "  if (rq.fast) { // (a zero, infinite or NaN amax fails the product test below)\n"
@@ -4464,7 +4463,6 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    if (__fmul_rn(__uint_as_float(am), out) < 7.0f) {\n"
   "      q[0] = nvf_e2m1_pack8<F16, false>(w, out);\n"
   "      q[1] = nvf_e2m1_pack8<F16, false>(w + 4, out);\n"
-  "      if (OUT) { res[0] = q[0]; res[1] = q[1]; res[2] = sfb; return; }\n"
   "      nvf_store_q(qp, q[0], q[1]);\n"
   "      nvf_store_sf(sfp, sfb);\n"
   "      if (IMG) nvf_img_block(imgp, bmma, b, q[0], q[1], sfb);\n"
@@ -4476,37 +4474,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    if (am >= 0x7F800000u) sfb = 0x7Fu; // given scale: a non-finite block is faulted on its own\n"
   "    else sfb = nvf_block_quantize<F16>(w, am, rq.s, rq.t, fo6, q);\n"
   "  }\n"
-  "  if (OUT) { res[0] = q[0]; res[1] = q[1]; res[2] = sfb; return; }\n"
   "  nvf_store_q(qp, q[0], q[1]);\n"
   "  nvf_store_sf(sfp, sfb);\n"
   "  if (IMG) nvf_img_block(imgp, bmma, b, q[0], q[1], sfb);\n"
-  "}\n"
-  "\n"
-  "// Row r of group g's decode scale s and its quantization constants: per-token, s = row amax\n"
-  "// (rmax, f32 bits, the team's) / 2688, written to scale_out by the writer thread; else the\n"
-  "// given scale. mode 1 (zero row) and 2 (faulted row) store fixed bytes (nvf_quantize_store).\n"
-  "// (The _img8 kernels'; nvf_quantize_rows has the same lines inline.)\n"
-  "NVF_DEV void nvf_row_setup(const NvfQuantParams& p, u32 rmax, int g, int r, bool writer, NvfRowQ& rq) {\n"
-  "  float& s = rq.s;\n"
-  "  int& mode = rq.mode;\n"
-  "  if (p.per_token) {\n"
-  "    s = __fmul_rn(__uint_as_float(rmax), nvf_f32(NVF_RCP2688_BITS));\n"
-  "    if (rmax >= 0x7F800000u) { s = nvf_f32(0x7FC00000u); mode = 2; }\n"
-  "    else if (s < NVF_FLT_MIN) { s = 0.0f; mode = 1; } // zero row, or the product underflowed\n"
-  "    else mode = 0;\n"
-  "    if (writer) p.scale_out[(i64)g * p.rows + r] = s;\n"
-  "  } else {\n"
-  "    s = p.scale_in \? p.scale_in[g] : p.scale_value;\n"
-  "    if (s == 0.0f) mode = 1;\n"
-  "    else if (!(s >= NVF_FLT_MIN) || nvf_is_nonfinite(s)) mode = 2;\n"
-  "    else mode = 0;\n"
-  "  }\n"
-  "  const bool in_range = s >= nvf_f32(0x0D800000u) && s < 256.0f; // 2^-100 <= s < 2^8 (so mode 0)\n"
-  "  rq.fast = in_range && p.fo6 == 0;\n"
-  "  // 1/s: rcp.rn, which is 1.0f/s correctly rounded, the in-range way where it can be\n"
-  "  rq.t = in_range \? __fmul_rn(nvf_rcp_in_range(s), nvf_f32(NVF_RCP6_BITS))\n"
-  "         : mode == 0 \? __fmul_rn(__fdiv_rn(1.0f, s), nvf_f32(NVF_RCP6_BITS)) : 0.0f;\n"
-  "  rq.s120 = __fmul_rn(s, nvf_f32(0x7B800000u));                                  // s * 2^120\n"
   "}\n"
   "\n"
   "// Team-wide max of u32 (team threads, a power of two, aligned in the CTA). Teams wider\n"
@@ -4518,7 +4488,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    asm(\"redux.sync.max.u32 %0, %0, 0xffffffff;\" : \"+r\"(v));\n"
   "  } else { // a team inside one warp\n"
   "    const u32 mask = ((1u << team) - 1u) << (lane & ~(team - 1));\n"
-  "    for (int o = team >> 1; o > 0; o >>= 1) {\n",
+  "    for (int o = team >> 1; o > 0; o >>= 1) {\n"
   "      const u32 t = __shfl_xor_sync(mask, v, o);\n"
   "      v = t > v \? t : v;\n"
   "    }\n"
@@ -4544,12 +4514,10 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  return v;\n"
   "}\n"
   "\n"
-  "// Valid rows of every group as a dense list: prefix[g] = rows before group g (shift 3: chunks\n"
-  "// of 8 rows, the _img8 kernels' work items; nthreads: the CTA's threads).\n"
-  "NVF_DEV int nvf_masked_prefix(const NvfQuantParams& p, int* prefix, int shift = 0, int nthreads = NVF_QT) {\n"
+  "// Valid rows of every group as a dense list: prefix[g] = rows before group g.\n"
+  "NVF_DEV int nvf_masked_prefix(const NvfQuantParams& p, int* prefix) {\n"
   "  const int G = p.groups;\n"
-  "  for (int g = threadIdx.x; g < G; g += nthreads)\n"
-  "    prefix[g + 1] = (nvf_valid_rows(p.masked_m, g, p.rows) + (1 << shift) - 1) >> shift;\n"
+  "  for (int g = threadIdx.x; g < G; g += NVF_QT) prefix[g + 1] = nvf_valid_rows(p.masked_m, g, p.rows);\n"
   "  __syncthreads();\n"
   "  if (threadIdx.x < 32) {\n"
   "    const int lane = threadIdx.x, per = (G + 31) / 32, lo = lane * per, hi = min(G, lo + per);\n"
@@ -4569,7 +4537,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  return prefix[G];\n"
   "}\n"
   "\n"
-  "// Work item -> (group, row): the dense list of valid rows, or every (padded) row.\n"
+  "// Work item -> (group, row): the dense list of valid rows, or every (padded) row.\n",
   "NVF_DEV void nvf_item_row(const NvfQuantParams& p, i64 item, bool dense, const int* prefix, int rows_pad, int& g,\n"
   "                          int& r) {\n"
   "  if (dense) { // the group holding valid row number `item`\n"
@@ -4604,7 +4572,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "\n"
   "// The team's threads (a power of two >= 32, aligned in the CTA) meet, so a slot can be refilled.\n"
   "NVF_DEV void nvf_team_sync(int team) {\n"
-  "  if (team == 32) __syncwarp();\n",
+  "  if (team == 32) __syncwarp();\n"
   "  else asm volatile(\"bar.sync %0, %1;\" : : \"r\"(1 + ((int)threadIdx.x >> (__ffs(team) - 1))), \"r\"(team) : \"memory\");\n"
   "}\n"
   "\n"
@@ -4641,7 +4609,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "template <> struct NvfIndex<true> { typedef int T; };\n"
   "\n"
   "// IMG (the _img kernels: unstaged): each row's blocks also widened into img for a GEMM tile of\n"
-  "// img_tok tokens (nvf_img_row).\n"
+  "// img_tok tokens (nvf_img_row).\n",
   "template <bool SILU, bool F16, bool STAGED, int NB, bool IMG = false>\n"
   "NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[NVF_QT / 32], u8* img = nullptr,\n"
   "                               int img_tok = 0) {\n"
@@ -4658,7 +4626,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  const bool dense = p.masked_m != nullptr && p.groups <= NVF_QMAXG && (i64)p.groups * p.rows < 0x7FFFFFFF;\n"
   "  typedef typename NvfIndex<ST>::T idx; // work-item numbers (the staged kernels get fewer than 2^30)\n"
   "  // Up to 32 groups and teams of whole warps (the decode shapes): each warp scans masked_m in\n"
-  "  // its registers (lane g: valid rows of groups 0..g) and finds a row's group by a ballot, with\n",
+  "  // its registers (lane g: valid rows of groups 0..g) and finds a row's group by a ballot, with\n"
   "  // no barrier and no shared-memory search (every lane of a warp has the same work item).\n"
   "  const bool wdense = dense && !ST && p.groups <= 32 && team >= 32;\n"
   "  int wincl = 0;\n"
@@ -4704,7 +4672,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      nvf_item_row(p, item, dense, prefix, rows_pad, g, r);\n"
   "    }\n"
   "    u8* sfg = p.sf + (i64)g * sf_gbytes;\n"
-  "    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {\n"
+  "    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {\n",
   "      if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on\n"
   "        if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes,\n"
   "                                   slots + slot * rowbytes, slot_bar + 8u * slot);\n"
@@ -4729,7 +4697,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "      bmax[i] = 0;\n"
   "      // staged: a block past the row reads the row's last one instead (inside the slot, never\n"
   "      // used), so the words are defined on every path without zeroing them (no words live\n"
-  "      // across rows)\n",
+  "      // across rows)\n"
   "      if (ST) nvf_load_block<false, F16>(p, srow, min(b, nblk - 1), gs, us, v[i]);\n"
   "      else if (b < nblk) nvf_load_block<SILU, F16>(p, xrow, b, gs, us, v[i]);\n"
   "    }\n"
@@ -4739,7 +4707,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "        bmax[i] = nvf_block_amax_bits<KF16>(v[i]);\n"
   "        rmax = bmax[i] > rmax \? bmax[i] : rmax;\n"
   "      }\n"
-  "    NvfRowQ rq; // (nvf_row_setup spelled out: the call compiles to other SASS than the kernels measured and tested)\n"
+  "    NvfRowQ rq;\n"
   "    float& s = rq.s;\n"
   "    int& mode = rq.mode;\n"
   "    if (p.per_token) {\n"
@@ -4771,7 +4739,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    rq.s120 = __fmul_rn(s, nvf_f32(0x7B800000u));                                  // s * 2^120\n"
   "\n"
   "    // Pass 2: quantize and store; the register blocks unrolled (no copies of their words),\n"
-  "    // blocks past them read again. This thread's block i is b = tl + team * i: its codes at\n"
+  "    // blocks past them read again. This thread's block i is b = tl + team * i: its codes at\n",
   "    // qt + i * team * 8, its SF byte at st + i * sstep (128x4: the host's teams are multiples\n"
   "    // of 4, so b % 4 = tl % 4 and b / 4 = tl / 4 + i * team / 4).\n"
   "    u8* qt = p.q + ((i64)g * p.rows + r) * (p.k / 2) + tq;\n"
@@ -4798,7 +4766,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    }\n"
   "    if (ST) { // every thread of the team is done with the slot's words: refill it\n"
   "      nvf_team_sync(team);\n"
-  "      if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes, slots + slot * rowbytes,\n",
+  "      if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes, slots + slot * rowbytes,\n"
   "                                 slot_bar + 8u * slot);\n"
   "      phase ^= slot == nslot - 1;\n"
   "      slot = slot == nslot - 1 \? 0 : slot + 1;\n"
@@ -4819,138 +4787,6 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  }\n"
   "}\n"
   "\n"
-  "// ---- the _img8 kernels: eight tokens a CTA, whole lines of widened tokens ----\n"
-  "// The expert layer's quantizers that write their GEMM's widened tokens (as the _img kernels,\n"
-  "// the same bytes) with each 128-byte line of the image (8 tokens x 16 bytes of one MMA's K\n"
-  "// half) stored whole, where an _img kernel's team owns one token, 16 bytes of each line (half\n"
-  "// sectors: bench/NOTES.md, twenty-first and thirty-seventh sessions). A CTA takes a chunk of 8\n"
-  "// rows r0 .. r0 + 7 of one group (r0 % 8 == 0, so the chunk is 8 tokens of one 8-token group of\n"
-  "// a GEMM tile), a team of tw = p.team threads a row (32, 64 or 128: the CTA is 8 tw threads). As\n"
-  "// in nvf_quantize_rows a thread takes a block at a time: thread tl of a row holds blocks\n"
-  "// tl + tw i. Round i is blocks tw i .. tw i + tw - 1, steps spr i .. spr i + spr - 1 (spr = tw / 8\n"
-  "// steps a round): each thread quantizes its block, stores its codes (8 bytes; a warp's 256\n"
-  "// contiguous) and, with its 3 neighbours, the block's 128x4 column group of SFs (4 bytes), and\n"
-  "// puts its 8 widened words into a shared tile (two in turn, one barrier a round); then the CTA\n"
-  "// copies the tile out line by line. NB blocks a thread stay in registers from the amax pass;\n"
-  "// the rest are read again (SiLU: computed again). Masked, bf16, 128x4 SFs, K % 32 == 0 (the\n"
-  "// host's conditions, nvfp4moe__qimg8_applies). Not the default ($NVFP4MOE_QIMG8=1). The\n"
-  "// thirty-eighth session's form (a warp a row, 4 blocks a lane, 256 threads a CTA) took 2-3.6x\n"
-  "// the _img kernels' time on an H100: too few threads with work (bench/NOTES.md).\n"
-  "// Word t of piece q (0..15: MMA q / 2, K half q % 2) of row n at local step sl, in 4-byte words of\n"
-  "// the tile: the low 3 bits of the 16-byte unit XOR-rotated by row and step, so that a warp's\n"
-  "// word stores (one row, 4 steps x 8 blocks: bank group (q ^ (n + 2 sl + par)) & 7, q = 8 par + c,\n"
-  "// word t) and the copy-out's unit reads (8 threads, the 8 rows of one line) are conflict-free.\n"
-  "NVF_DEV int nvf_q8_unit(int n, int sl, int q, int spr) {\n"
-  "  return (n * spr + sl) * 16 + ((q & 8) | ((q & 7) ^ ((n + 2 * sl + (q >> 3)) & 7)));\n"
-  "}\n"
-  "\n"
-  "template <bool SILU, int NB>\n"
-  "NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u32* red, u8* img, int img_tok) {\n"
-  "  const int tw = p.team, tws = __ffs(tw) - 1, n = threadIdx.x >> tws, tl = threadIdx.x & (tw - 1);\n"
-  "  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, wpr = tw >> 5; // warps a row\n"
-  "  const int nblk = p.k / 16, nsteps = (nblk + 7) / 8, spr = tw >> 3, rounds = (nsteps + spr - 1) / spr;\n"
-  "  const int bmma = img_tok * 32, kc4 = (nblk + 3) / 4, tile_bytes = 8 * spr * 256;\n",
-  "  const i64 sf_gbytes = nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
-  "  const int total = nvf_masked_prefix(p, prefix, 3, (int)blockDim.x);\n"
-  "  int buf = 0;\n"
-  "  for (int item = blockIdx.x; item < total; item += gridDim.x) {\n"
-  "    int g, c;\n"
-  "    nvf_item_row(p, item, true, prefix, 0, g, c);\n"
-  "    const int r0 = c * 8, nv = min(8, nvf_valid_rows(p.masked_m, g, p.rows) - r0), r = r0 + n;\n"
-  "    const bool live = n < nv; // (the same for every thread of a warp)\n"
-  "    const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;\n"
-  "    const float gs = p.gate_scale \? p.gate_scale[g] : 1.0f, us = p.up_scale \? p.up_scale[g] : 1.0f;\n"
-  "    // Pass 1: the thread's first NB blocks into registers, their amax; the row amax.\n"
-  "    u32 v[NB][8], bmax[NB];\n"
-  "    u32 rmax = 0;\n"
-  "    if (live) {\n"
-  "      #pragma unroll\n"
-  "      for (int i = 0; i < NB; ++i) {\n"
-  "        const int b = tl + tw * i;\n"
-  "        bmax[i] = 0;\n"
-  "        if (b < nblk) {\n"
-  "          nvf_load_block<SILU, false>(p, xrow, b, gs, us, v[i]);\n"
-  "          bmax[i] = nvf_block_amax_bits<false>(v[i]);\n"
-  "          rmax = bmax[i] > rmax \? bmax[i] : rmax;\n"
-  "        }\n"
-  "      }\n"
-  "      if (p.per_token)\n"
-  "        for (int b = tl + tw * NB; b < nblk; b += tw) {\n"
-  "          u32 tw8[8];\n"
-  "          nvf_load_block<SILU, false>(p, xrow, b, gs, us, tw8);\n"
-  "          const u32 m = nvf_block_amax_bits<false>(tw8);\n"
-  "          rmax = m > rmax \? m : rmax;\n"
-  "        }\n"
-  "      asm(\"redux.sync.max.u32 %0, %0, 0xffffffff;\" : \"+r\"(rmax));\n"
-  "    }\n"
-  "    if (p.per_token && wpr > 1) { // the row's warps meet (every warp of the CTA: a chunk's rows go in step)\n"
-  "      if (lane == 0) red[warp] = rmax;\n"
-  "      __syncthreads();\n"
-  "      for (int w = 0; w < wpr; ++w) rmax = max(rmax, red[(n << (tws - 5)) + w]);\n"
-  "      // (red is written again only after this item's round barriers, which every thread passes after this read)\n"
-  "    }\n"
-  "    NvfRowQ rq;\n"
-  "    if (live) nvf_row_setup(p, rmax, g, r, tl == 0, rq);\n"
-  "    // Pass 2, round by round (every thread meets at each round's barrier)\n"
-  "    u8* const imgp = nvf_img_row(p, img, img_tok, g, r0); // token 0 of the chunk, step 0\n"
-  "    u8* const qrow = p.q + ((i64)g * p.rows + r) * (p.k / 2);\n"
-  "    u8* const sfg = p.sf + (i64)g * sf_gbytes;\n"
-  "    for (int rd = 0; rd < rounds; ++rd) {\n"
-  "      u8* tile = nvf_qstage + buf * tile_bytes;\n"
-  "      const int b = tw * rd + tl, sl = tl >> 3, par = b & 1, t = (b & 7) >> 1;\n"
-  "      if (live) { // (the whole warp: the SF exchange below)\n"
-  "        u32 res[3] = {0u, 0u, 0u}; // blocks past K: zero codes and SF (the padding, and zero widened words)\n"
-  "        if (b < nblk) {\n"
-  "          bool held = false;\n"
-  "          #pragma unroll\n"
-  "          for (int i = 0; i < NB; ++i)\n"
-  "            if (rd == i) {\n"
-  "              nvf_quantize_store<false, false, true>(v[i], bmax[i], rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);\n"
-  "              held = true;\n"
-  "            }\n"
-  "          if (!held) {\n"
-  "            u32 tw8[8], am = 0;\n"
-  "            if (rq.mode == 0) {\n"
-  "              nvf_load_block<SILU, false>(p, xrow, b, gs, us, tw8);\n"
-  "              am = nvf_block_amax_bits<false>(tw8);\n"
-  "            }\n"
-  "            nvf_quantize_store<false, false, true>(tw8, am, rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);\n"
-  "          }\n"
-  "          *(uint2*)(qrow + (i64)b * 8) = make_uint2(res[0], res[1]);\n"
-  "        }\n"
-  "        // the column group's 4 SF bytes from the thread of its first block (b % 4 == 0)\n"
-  "        u32 sf4 = res[2];\n"
-  "        sf4 |= __shfl_down_sync(0xFFFFFFFFu, res[2], 1) << 8;\n"
-  "        sf4 |= __shfl_down_sync(0xFFFFFFFFu, res[2], 2) << 16;\n",
-  "        sf4 |= __shfl_down_sync(0xFFFFFFFFu, res[2], 3) << 24;\n"
-  "        if ((b & 3) == 0 && b < nblk)\n"
-  "          asm volatile(\"st.global.cs.b32 [%0], %1;\" ::\"l\"(sfg + nvf_sf_offset_128x4(r, b, kc4)), \"r\"(sf4) : \"memory\");\n"
-  "        if ((b >> 3) < nsteps) { // the block's widened words: word t of pieces 8 par + 4 jj + pp (nvf_img_block)\n"
-  "          u32 s0, s1;\n"
-  "          nvf_sf2_to_bf16x2(res[2], s0, s1);\n"
-  "          #pragma unroll\n"
-  "          for (int jj = 0; jj < 2; ++jj) {\n"
-  "            u32 w4[4];\n"
-  "            nvf_fp4x8_to_bf16x2(res[jj], w4);\n"
-  "            #pragma unroll\n"
-  "            for (int pp = 0; pp < 4; ++pp)\n"
-  "              *(u32*)(tile + nvf_q8_unit(n, sl, 8 * par + 4 * jj + pp, spr) * 16 + 4 * t) = nvf_bf16x2_mul(w4[pp], s0);\n"
-  "          }\n"
-  "        }\n"
-  "      }\n"
-  "      __syncthreads();\n"
-  "      // the tile out: thread u takes row u % 8 of piece (u / 8) % 16 of local step u / 128\n"
-  "      for (int u = threadIdx.x; u < 128 * spr; u += blockDim.x) {\n"
-  "        const int nn = u & 7, pq = (u >> 3) & 15, su = u >> 7, s = rd * spr + su;\n"
-  "        if (nn < nv && s < nsteps)\n"
-  "          *(uint4*)(imgp + (i64)s * 8 * bmma + (pq >> 1) * bmma + (pq & 1) * 128 + nn * 16) =\n"
-  "              *(const uint4*)(tile + nvf_q8_unit(nn, su, pq, spr) * 16);\n"
-  "      }\n"
-  "      buf ^= 1; // (the next round writes the other tile: this one is read until the next barrier)\n"
-  "    }\n"
-  "  }\n"
-  "}\n"
-  "\n"
   "// Specialisations of this file: -DNVF_SILU builds only the fused SiLU kernel (its exp and\n"
   "// twice-wide loads make it the slow one to compile), the default the rest.\n"
   "// One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from\n"
@@ -4965,21 +4801,10 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  }\n"
   "#define NVF_QUANT_IMG_KERNEL(name, silu, nb, minb)                                         \\\n"
   "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p, u8* img, int img_tok) { \\\n"
-  "    nvf_pdl_enter();                                                                      \\\n"
+  "    nvf_pdl_enter();                                                                      \\\n",
   "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
   "    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \\\n"
   "    nvf_quantize_rows<silu, false, false, nb, true>(p, prefix, red, img, img_tok);        \\\n"
-  "  }\n"
-  "// The _img8 kernels (nvf_quantize_img8; -DNVF_QIMG8_ONLY, modules of their own: the SiLU one\n"
-  "// would add to the _img module's first compile): CTAs of up to 1024 threads (8 teams of p.team),\n"
-  "// so at most 64 registers; 1 block a thread held (2 made the plain one spill more: 35 stores to\n"
-  "// local memory against 20, sm_90a).\n"
-  "#define NVF_QUANT_IMG8_KERNEL(name, silu, nb)                                              \\\n"
-  "  extern \"C\" __global__ void __launch_bounds__(1024, 1) name(const NvfQuantParams p, u8* img, int img_tok) { \\\n",
-  "    nvf_pdl_enter();                                                                      \\\n"
-  "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
-  "    __shared__ u32 red[32];                                                               \\\n"
-  "    nvf_quantize_img8<silu, nb>(p, prefix, red, img, img_tok);                            \\\n"
   "  }\n"
   "// (The SiLU build with -DNVF_QSILU2 is the \"wide\" SiLU specialisation of the host: rows\n"
   "// past one register block per thread, K > 4096, get 2 blocks and 3 CTAs, so fewer blocks\n"
@@ -4988,11 +4813,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// The _img kernels (bf16 input, the expert layer's) also write the widened tokens of the\n"
   "// layer's GEMM (nvf_img_block); -DNVF_QIMG_ONLY builds only them (compiled when the layer\n"
   "// first needs them).\n"
-  "#if defined(NVF_SILU) && defined(NVF_QIMG8_ONLY)\n"
-  "NVF_QUANT_IMG8_KERNEL(nvf_silu_mul_quantize_img8, true, 1)\n"
-  "#elif defined(NVF_QIMG8_ONLY)\n"
-  "NVF_QUANT_IMG8_KERNEL(nvf_quantize_img8, false, 1)\n"
-  "#elif defined(NVF_SILU) && defined(NVF_QIMG_ONLY)\n"
+  "#if defined(NVF_SILU) && defined(NVF_QIMG_ONLY)\n"
   "NVF_QUANT_IMG_KERNEL(nvf_silu_mul_quantize_img, true, NVF_QNB, NVF_QMINB)\n"
   "#elif defined(NVF_SILU)\n"
   "NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QNB, NVF_QMINB)\n"
@@ -5039,14 +4860,14 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "extern \"C\" __global__ void nvf_amax_to_scale(u32* amax_then_scale, int n) {\n"
   "  nvf_pdl_enter();\n"
   "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-  "  if (i >= n) return;\n",
+  "  if (i >= n) return;\n"
   "  float s = __fdiv_rn(__uint_as_float(amax_then_scale[i]), 2688.0f);\n"
   "  if (s < NVF_FLT_MIN) s = 0.0f;\n"
   "  amax_then_scale[i] = __float_as_uint(s);\n"
   "}\n"
   "\n"
   "// out[i] = a[i] * b[i] (b null: a[i]); the expert layer's GEMM alphas.\n"
-  "extern \"C\" __global__ void nvf_scale_product(const float* a, const float* b, float* out, int n) {\n"
+  "extern \"C\" __global__ void nvf_scale_product(const float* a, const float* b, float* out, int n) {\n",
   "  nvf_pdl_enter();\n"
   "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
   "  if (i < n) out[i] = b \? __fmul_rn(a[i], b[i]) : a[i];\n"
@@ -5110,12 +4931,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "};\n"
   "extern \"C\" __global__ void nvf_dequantize(const NvfDequantParams p) {\n"
   "  nvf_pdl_enter();\n"
-  "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n",
+  "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
   "  const i64 sf_gbytes = p.sf_linear \? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
   "  const i64 total = (i64)p.groups * p.rows * nblk;\n"
   "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (i64)gridDim.x * blockDim.x) {\n"
   "    const int b = (int)(i % nblk);\n"
-  "    const i64 gr = i / nblk;\n"
+  "    const i64 gr = i / nblk;\n",
   "    const int g = (int)(gr / p.rows), r = (int)(gr % p.rows);\n"
   "    if (r >= nvf_valid_rows(p.masked_m, g, p.rows)) continue;\n"
   "    const float s = p.scale_per_row \? p.scale[gr] : p.scale[g];\n"
@@ -5234,11 +5055,7 @@ enum {
   NVFP4MOE__SPEC_SILU_QUANTIZE_IMG,
   NVFP4MOE__SPEC_QUANTIZE_IMG_F16, /* the same two for a GEMM on TILED weights (F16 operands) */
   NVFP4MOE__SPEC_SILU_QUANTIZE_IMG_F16,
-  NVFP4MOE__SPEC_QUANTIZE_IMG8, /* the four above as _img8 kernels ($NVFP4MOE_QIMG8=1), same order */
-  NVFP4MOE__SPEC_SILU_QUANTIZE_IMG8,
-  NVFP4MOE__SPEC_QUANTIZE_IMG8_F16,
-  NVFP4MOE__SPEC_SILU_QUANTIZE_IMG8_F16,
-  NVFP4MOE__SPEC_QUANTIZE_LAST = NVFP4MOE__SPEC_SILU_QUANTIZE_IMG8_F16,
+  NVFP4MOE__SPEC_QUANTIZE_LAST = NVFP4MOE__SPEC_SILU_QUANTIZE_IMG_F16,
   NVFP4MOE__SPEC_GEMM_P16,
   NVFP4MOE__SPEC_GEMM_P32,
   NVFP4MOE__SPEC_GEMM_P64,
@@ -5290,8 +5107,6 @@ enum { NVFP4MOE__K_QUANTIZE_STAGED = 0, NVFP4MOE__K_QUANTIZE_STAGED_F16 };
 /* kernels of the silu_quantize specialisation */
 /* kernels of the silu_quantize and silu_quantize_wide specialisations */
 enum { NVFP4MOE__K_SILU_QUANTIZE = 0, NVFP4MOE__K_SILU_QUANTIZE_F16 };
-/* the kernel of the four _img and the four _img8 specialisations */
-enum { NVFP4MOE__K_QUANTIZE_IMG = 0 };
 
 /* The kernels of every swap-AB and wgmma module: plain weight loads, then the same kernel with
    256-byte L2 fetches (nvfp4moe__gemm_kernel picks one). */
@@ -5396,15 +5211,6 @@ static const nvfp4moe__spec nvfp4moe__specs[NVFP4MOE__SPEC_COUNT] = {
      {"nvf_quantize_img", 0}},
     {"silu_quantize_img_f16", "quantize.cu", {"-DNVF_SILU", "-DNVF_QIMG_ONLY", "-DNVF_QIMG_TILED=1", 0}, NVFP4MOE__NEEDS_SM80,
      1, {"nvf_silu_mul_quantize_img", 0}},
-    /* the same four with the _img8 kernels (opt-in, $NVFP4MOE_QIMG8=1; modules of their own so that the
-       default's _img modules compile as before) */
-    {"quantize_img8", "quantize.cu", {"-DNVF_QIMG8_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1, {"nvf_quantize_img8", 0}},
-    {"silu_quantize_img8", "quantize.cu", {"-DNVF_SILU", "-DNVF_QIMG8_ONLY", 0}, NVFP4MOE__NEEDS_SM80, 1,
-     {"nvf_silu_mul_quantize_img8", 0}},
-    {"quantize_img8_f16", "quantize.cu", {"-DNVF_QIMG8_ONLY", "-DNVF_QIMG_TILED=1", 0}, NVFP4MOE__NEEDS_SM80, 1,
-     {"nvf_quantize_img8", 0}},
-    {"silu_quantize_img8_f16", "quantize.cu", {"-DNVF_SILU", "-DNVF_QIMG8_ONLY", "-DNVF_QIMG_TILED=1", 0},
-     NVFP4MOE__NEEDS_SM80, 1, {"nvf_silu_mul_quantize_img8", 0}},
     NVFP4MOE__GEMM_SPECS("", 0, NVFP4MOE__PORTABLE_KERNELS, NVFP4MOE__SWAPAB_KERNELS, NVFP4MOE__SWAPAB_KERNELS,
                          NVFP4MOE__WGMMA_KERNELS, NVFP4MOE__WS_KERNELS)
     {"gemm_sm100_n128", "gemm_sm100.cu", {"-DNVF_BN=128", 0}, NVFP4MOE__NEEDS_SM100, 0,
@@ -5469,9 +5275,6 @@ struct nvfp4moe_context {
   int layer_pdl;         /* under pdl 1, which of the expert layer's quantizers take a programmatic dependent launch:
                             bit 0 the input's, bit 1 the SiLU's; -1 the default, the input's always and the SiLU's
                             unless GEMM1 ran a token-producer tile ($NVFP4MOE_LAYER_PDL; nvfp4moe__layer_quant_pdl) */
-  int qimg8;             /* the layer's quantizers write the widened tokens with the _img8 kernels (whole lines)
-                            where they can, else the _img kernels: 0 off (the default), 1 on, 32/64/128 on with
-                            that many threads a row ($NVFP4MOE_QIMG8) */
   int sm100_self_test;
   nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
   unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
@@ -6158,16 +5961,6 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   ctx->layer_pdl = v && v[0] >= '0' && v[0] <= '3' && !v[1] ? v[0] - '0' : -1;
   if (v && !(v[0] >= '0' && v[0] <= '3' && !v[1]))
     nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_LAYER_PDL=%s is not a mask 0-3: the default", v);
-  /* The quantizers that write the layer's widened tokens: $NVFP4MOE_QIMG8=1 runs the _img8 kernels
-     (a CTA a chunk of 8 tokens, whole 128-byte lines of the image through shared memory) where they
-     apply (nvfp4moe__launch_quantize), else the _img kernels; =32, 64 or 128 also fixes their threads
-     a row (A/B runs and tests). Off by default until measured faster (bench/NOTES.md, thirty-eighth
-     and thirty-ninth sessions). */
-  v = nvfp4moe__getenv("NVFP4MOE_QIMG8");
-  ctx->qimg8 = !v ? 0 : strcmp(v, "1") == 0 ? 1 : strcmp(v, "32") == 0 ? 32 : strcmp(v, "64") == 0 ? 64
-             : strcmp(v, "128") == 0 ? 128 : 0;
-  if (v && !ctx->qimg8 && strcmp(v, "0") != 0)
-    nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_QIMG8=%s is not 0, 1, 32, 64 or 128: off", v);
   nvfp4moe__resolve_cache_dir(ctx);
   nvfp4moe__source_digest(ctx->source_digest);
   ctx->desc.cache_dir = ctx->cache_dir;
@@ -6263,20 +6056,16 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__set_smem(nvfp4moe_context* ctx, int 
   return cr ? nvfp4moe__cuda_fail(&ctx->desc.logger, cr, "cuFuncSetAttribute(max dynamic shared memory)") : NVFP4MOE_SUCCESS;
 }
 
-/* Resident CTAs per SM of kernel k of module s at this block size and dynamic shared memory (at least 1). */
-NVFP4MOE__PRIVATE int nvfp4moe__occupancy_at(nvfp4moe_context* ctx, int s, int k, int block, unsigned smem) {
-  int n = 0;
-  if (nvfp4moe__cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, ctx->modules[s].fn[k], block, smem) != 0 || n < 1) n = 1;
-  return n;
-}
-
-/* The same for a kernel whose every launch has the same block and shared memory (for persistent
-   grids), asked once. */
+/* Resident CTAs per SM of a kernel (for persistent grids), asked once. */
 NVFP4MOE__PRIVATE int nvfp4moe__occupancy(nvfp4moe_context* ctx, int s, int k, int block, unsigned smem) {
   nvfp4moe__module* m = &ctx->modules[s];
   int occ;
   nvfp4moe__lock(&m->lock);
-  if (!m->occupancy[k]) m->occupancy[k] = nvfp4moe__occupancy_at(ctx, s, k, block, smem);
+  if (!m->occupancy[k]) {
+    int n = 0;
+    if (nvfp4moe__cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, m->fn[k], block, smem) != 0 || n < 1) n = 1;
+    m->occupancy[k] = n;
+  }
   occ = m->occupancy[k];
   nvfp4moe__unlock(&m->lock);
   return occ;
@@ -6851,17 +6640,6 @@ NVFP4MOE__PRIVATE nvfp4moe__quant_params nvfp4moe__quant_params_of(const nvfp4mo
   return p;
 }
 
-/* Whether the layer quantizer that writes widened tokens for a tile of img_tok tokens runs an _img8
-   kernel (kernels_src/quantize.cu, nvf_quantize_img8): masked bf16 input, 128x4 SFs, a dense list
-   of chunks (groups <= NVF_QMAXG), 8-token groups whole in a tile, K % 32 == 0 (as the GEMMs; the
-   kernels themselves need K % 16) and the codes' 8-byte and SFs' 4-byte stores aligned (codes checked
-   to 16 bytes); ctx->qimg8 ($NVFP4MOE_QIMG8=1, 32, 64 or 128; off by default). */
-NVFP4MOE__PRIVATE int nvfp4moe__qimg8_applies(const nvfp4moe_context* ctx, const nvfp4moe__quant_params* p, int img_tok) {
-  return ctx->qimg8 && p->masked_m && !p->fp16 && !p->sf_linear && p->groups <= 1024 &&
-         (long long)p->groups * p->rows < 0x7FFFFFFFLL && p->k % 32 == 0 && img_tok > 0 && img_tok % 8 == 0 &&
-         p->q % 16 == 0 && p->sf % 4 == 0;
-}
-
 /* img, img_tok: the expert layer's widened tokens (the _img kernels' two more arguments), or 0;
    img_layout: the weight layout of the GEMM that reads them (TILED: widened to F16); pdl: -1 no
    programmatic dependent launch unless every kernel takes one, 0 as the context says
@@ -6900,29 +6678,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
     spec = silu ? NVFP4MOE__SPEC_SILU_QUANTIZE_IMG : NVFP4MOE__SPEC_QUANTIZE_IMG;
     if (img_layout == NVFP4MOE_WEIGHTS_TILED)
       spec += NVFP4MOE__SPEC_QUANTIZE_IMG_F16 - NVFP4MOE__SPEC_QUANTIZE_IMG;
-    kern = NVFP4MOE__K_QUANTIZE_IMG;
-    if (nvfp4moe__qimg8_applies(ctx, p, img_tok)) {
-      /* a CTA a chunk of 8 valid rows (at most groups * ceil(rows / 8) of them), a team of tw threads a
-         row: a block a thread (the kernels hold 1: at most 64 registers in a CTA of 1024 threads), from
-         32 to 128 threads, or as ctx->qimg8 fixes it; two tiles of tw / 8 steps */
-      int tw = 32;
-      while (tw < p->k / 16 && tw < 128) tw *= 2;
-      if (ctx->qimg8 >= 32) tw = ctx->qimg8;
-      q.team = tw;
-      smem = 512u * (unsigned)tw;
-      spec += NVFP4MOE__SPEC_QUANTIZE_IMG8 - NVFP4MOE__SPEC_QUANTIZE_IMG;
-      r = nvfp4moe__prepare(ctx, spec);
-      if (r == NVFP4MOE_SUCCESS) r = nvfp4moe__set_smem(ctx, spec, NVFP4MOE__K_QUANTIZE_IMG, smem); /* (before the occupancy query) */
-      if (r != NVFP4MOE_SUCCESS) return r;
-      /* (asked at every launch: the block differs with K and ctx->qimg8) */
-      cap = (long long)nvfp4moe__occupancy_at(ctx, spec, NVFP4MOE__K_QUANTIZE_IMG, 8 * tw, smem) * ctx->sm_count;
-      ctas = (long long)p->groups * ((p->rows + 7) / 8);
-      args[0] = (void*)&q;
-      args[1] = &img;
-      args[2] = &img_tok;
-      return nvfp4moe__launch_as(ctx, fn, spec, NVFP4MOE__K_QUANTIZE_IMG, (unsigned)(ctas < cap ? ctas : cap),
-                                 (unsigned)(8 * tw), smem, stream, args, pdl);
-    }
+    kern = 0;
   }
   need = (p->k / 16 + nb - 1) / nb;
   while (team < need && team < 256) team *= 2;

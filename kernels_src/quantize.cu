@@ -318,10 +318,9 @@ NVF_DEV void nvf_img_block(u8* imgp, int bmma, int b, u32 q0, u32 q1, u32 sfb) {
 // Quantize one block of a row (its 8 words and amax bits) and store its 8 code bytes at qp
 // and its SF byte at sfp; mode 1 (zero row) and 2 (faulted row) store the fixed bytes.
 // IMG: also the block's widened tokens (nvf_img_block: the row's image imgp, block b).
-// OUT (the _img8 kernels): nothing stored; the codes and the SF byte in res[0..2] instead.
-template <bool F16, bool IMG = false, bool OUT = false>
+template <bool F16, bool IMG = false>
 NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6, u8* qp, u8* sfp, u8* imgp = nullptr,
-                                int bmma = 0, int b = 0, u32* res = nullptr) {
+                                int bmma = 0, int b = 0) {
   u32 q[2] = {0u, 0u}, sfb;
   // Fast path: a finite non-zero block amax in a fast row, and every |x * out| of the block
   // below 7 (one product: the block max's), which also excludes SF 0 (out = inf) and needs
@@ -334,7 +333,6 @@ NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6
     if (__fmul_rn(__uint_as_float(am), out) < 7.0f) {
       q[0] = nvf_e2m1_pack8<F16, false>(w, out);
       q[1] = nvf_e2m1_pack8<F16, false>(w + 4, out);
-      if (OUT) { res[0] = q[0]; res[1] = q[1]; res[2] = sfb; return; }
       nvf_store_q(qp, q[0], q[1]);
       nvf_store_sf(sfp, sfb);
       if (IMG) nvf_img_block(imgp, bmma, b, q[0], q[1], sfb);
@@ -346,37 +344,9 @@ NVF_DEV void nvf_quantize_store(const u32* w, u32 am, const NvfRowQ& rq, int fo6
     if (am >= 0x7F800000u) sfb = 0x7Fu; // given scale: a non-finite block is faulted on its own
     else sfb = nvf_block_quantize<F16>(w, am, rq.s, rq.t, fo6, q);
   }
-  if (OUT) { res[0] = q[0]; res[1] = q[1]; res[2] = sfb; return; }
   nvf_store_q(qp, q[0], q[1]);
   nvf_store_sf(sfp, sfb);
   if (IMG) nvf_img_block(imgp, bmma, b, q[0], q[1], sfb);
-}
-
-// Row r of group g's decode scale s and its quantization constants: per-token, s = row amax
-// (rmax, f32 bits, the team's) / 2688, written to scale_out by the writer thread; else the
-// given scale. mode 1 (zero row) and 2 (faulted row) store fixed bytes (nvf_quantize_store).
-// (The _img8 kernels'; nvf_quantize_rows has the same lines inline.)
-NVF_DEV void nvf_row_setup(const NvfQuantParams& p, u32 rmax, int g, int r, bool writer, NvfRowQ& rq) {
-  float& s = rq.s;
-  int& mode = rq.mode;
-  if (p.per_token) {
-    s = __fmul_rn(__uint_as_float(rmax), nvf_f32(NVF_RCP2688_BITS));
-    if (rmax >= 0x7F800000u) { s = nvf_f32(0x7FC00000u); mode = 2; }
-    else if (s < NVF_FLT_MIN) { s = 0.0f; mode = 1; } // zero row, or the product underflowed
-    else mode = 0;
-    if (writer) p.scale_out[(i64)g * p.rows + r] = s;
-  } else {
-    s = p.scale_in ? p.scale_in[g] : p.scale_value;
-    if (s == 0.0f) mode = 1;
-    else if (!(s >= NVF_FLT_MIN) || nvf_is_nonfinite(s)) mode = 2;
-    else mode = 0;
-  }
-  const bool in_range = s >= nvf_f32(0x0D800000u) && s < 256.0f; // 2^-100 <= s < 2^8 (so mode 0)
-  rq.fast = in_range && p.fo6 == 0;
-  // 1/s: rcp.rn, which is 1.0f/s correctly rounded, the in-range way where it can be
-  rq.t = in_range ? __fmul_rn(nvf_rcp_in_range(s), nvf_f32(NVF_RCP6_BITS))
-         : mode == 0 ? __fmul_rn(__fdiv_rn(1.0f, s), nvf_f32(NVF_RCP6_BITS)) : 0.0f;
-  rq.s120 = __fmul_rn(s, nvf_f32(0x7B800000u));                                  // s * 2^120
 }
 
 // Team-wide max of u32 (team threads, a power of two, aligned in the CTA). Teams wider
@@ -414,12 +384,10 @@ NVF_DEV u32 nvf_team_max(u32 v, int team, u32 (*red)[NVF_QT / 32], int parity) {
   return v;
 }
 
-// Valid rows of every group as a dense list: prefix[g] = rows before group g (shift 3: chunks
-// of 8 rows, the _img8 kernels' work items; nthreads: the CTA's threads).
-NVF_DEV int nvf_masked_prefix(const NvfQuantParams& p, int* prefix, int shift = 0, int nthreads = NVF_QT) {
+// Valid rows of every group as a dense list: prefix[g] = rows before group g.
+NVF_DEV int nvf_masked_prefix(const NvfQuantParams& p, int* prefix) {
   const int G = p.groups;
-  for (int g = threadIdx.x; g < G; g += nthreads)
-    prefix[g + 1] = (nvf_valid_rows(p.masked_m, g, p.rows) + (1 << shift) - 1) >> shift;
+  for (int g = threadIdx.x; g < G; g += NVF_QT) prefix[g + 1] = nvf_valid_rows(p.masked_m, g, p.rows);
   __syncthreads();
   if (threadIdx.x < 32) {
     const int lane = threadIdx.x, per = (G + 31) / 32, lo = lane * per, hi = min(G, lo + per);
@@ -609,7 +577,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
         bmax[i] = nvf_block_amax_bits<KF16>(v[i]);
         rmax = bmax[i] > rmax ? bmax[i] : rmax;
       }
-    NvfRowQ rq; // (nvf_row_setup spelled out: the call compiles to other SASS than the kernels measured and tested)
+    NvfRowQ rq;
     float& s = rq.s;
     int& mode = rq.mode;
     if (p.per_token) {
@@ -689,138 +657,6 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
   }
 }
 
-// ---- the _img8 kernels: eight tokens a CTA, whole lines of widened tokens ----
-// The expert layer's quantizers that write their GEMM's widened tokens (as the _img kernels,
-// the same bytes) with each 128-byte line of the image (8 tokens x 16 bytes of one MMA's K
-// half) stored whole, where an _img kernel's team owns one token, 16 bytes of each line (half
-// sectors: bench/NOTES.md, twenty-first and thirty-seventh sessions). A CTA takes a chunk of 8
-// rows r0 .. r0 + 7 of one group (r0 % 8 == 0, so the chunk is 8 tokens of one 8-token group of
-// a GEMM tile), a team of tw = p.team threads a row (32, 64 or 128: the CTA is 8 tw threads). As
-// in nvf_quantize_rows a thread takes a block at a time: thread tl of a row holds blocks
-// tl + tw i. Round i is blocks tw i .. tw i + tw - 1, steps spr i .. spr i + spr - 1 (spr = tw / 8
-// steps a round): each thread quantizes its block, stores its codes (8 bytes; a warp's 256
-// contiguous) and, with its 3 neighbours, the block's 128x4 column group of SFs (4 bytes), and
-// puts its 8 widened words into a shared tile (two in turn, one barrier a round); then the CTA
-// copies the tile out line by line. NB blocks a thread stay in registers from the amax pass;
-// the rest are read again (SiLU: computed again). Masked, bf16, 128x4 SFs, K % 32 == 0 (the
-// host's conditions, nvfp4moe__qimg8_applies). Not the default ($NVFP4MOE_QIMG8=1). The
-// thirty-eighth session's form (a warp a row, 4 blocks a lane, 256 threads a CTA) took 2-3.6x
-// the _img kernels' time on an H100: too few threads with work (bench/NOTES.md).
-// Word t of piece q (0..15: MMA q / 2, K half q % 2) of row n at local step sl, in 4-byte words of
-// the tile: the low 3 bits of the 16-byte unit XOR-rotated by row and step, so that a warp's
-// word stores (one row, 4 steps x 8 blocks: bank group (q ^ (n + 2 sl + par)) & 7, q = 8 par + c,
-// word t) and the copy-out's unit reads (8 threads, the 8 rows of one line) are conflict-free.
-NVF_DEV int nvf_q8_unit(int n, int sl, int q, int spr) {
-  return (n * spr + sl) * 16 + ((q & 8) | ((q & 7) ^ ((n + 2 * sl + (q >> 3)) & 7)));
-}
-
-template <bool SILU, int NB>
-NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u32* red, u8* img, int img_tok) {
-  const int tw = p.team, tws = __ffs(tw) - 1, n = threadIdx.x >> tws, tl = threadIdx.x & (tw - 1);
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, wpr = tw >> 5; // warps a row
-  const int nblk = p.k / 16, nsteps = (nblk + 7) / 8, spr = tw >> 3, rounds = (nsteps + spr - 1) / spr;
-  const int bmma = img_tok * 32, kc4 = (nblk + 3) / 4, tile_bytes = 8 * spr * 256;
-  const i64 sf_gbytes = nvf_sf_group_bytes_128x4(p.rows, p.k);
-  const int total = nvf_masked_prefix(p, prefix, 3, (int)blockDim.x);
-  int buf = 0;
-  for (int item = blockIdx.x; item < total; item += gridDim.x) {
-    int g, c;
-    nvf_item_row(p, item, true, prefix, 0, g, c);
-    const int r0 = c * 8, nv = min(8, nvf_valid_rows(p.masked_m, g, p.rows) - r0), r = r0 + n;
-    const bool live = n < nv; // (the same for every thread of a warp)
-    const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;
-    const float gs = p.gate_scale ? p.gate_scale[g] : 1.0f, us = p.up_scale ? p.up_scale[g] : 1.0f;
-    // Pass 1: the thread's first NB blocks into registers, their amax; the row amax.
-    u32 v[NB][8], bmax[NB];
-    u32 rmax = 0;
-    if (live) {
-      #pragma unroll
-      for (int i = 0; i < NB; ++i) {
-        const int b = tl + tw * i;
-        bmax[i] = 0;
-        if (b < nblk) {
-          nvf_load_block<SILU, false>(p, xrow, b, gs, us, v[i]);
-          bmax[i] = nvf_block_amax_bits<false>(v[i]);
-          rmax = bmax[i] > rmax ? bmax[i] : rmax;
-        }
-      }
-      if (p.per_token)
-        for (int b = tl + tw * NB; b < nblk; b += tw) {
-          u32 tw8[8];
-          nvf_load_block<SILU, false>(p, xrow, b, gs, us, tw8);
-          const u32 m = nvf_block_amax_bits<false>(tw8);
-          rmax = m > rmax ? m : rmax;
-        }
-      asm("redux.sync.max.u32 %0, %0, 0xffffffff;" : "+r"(rmax));
-    }
-    if (p.per_token && wpr > 1) { // the row's warps meet (every warp of the CTA: a chunk's rows go in step)
-      if (lane == 0) red[warp] = rmax;
-      __syncthreads();
-      for (int w = 0; w < wpr; ++w) rmax = max(rmax, red[(n << (tws - 5)) + w]);
-      // (red is written again only after this item's round barriers, which every thread passes after this read)
-    }
-    NvfRowQ rq;
-    if (live) nvf_row_setup(p, rmax, g, r, tl == 0, rq);
-    // Pass 2, round by round (every thread meets at each round's barrier)
-    u8* const imgp = nvf_img_row(p, img, img_tok, g, r0); // token 0 of the chunk, step 0
-    u8* const qrow = p.q + ((i64)g * p.rows + r) * (p.k / 2);
-    u8* const sfg = p.sf + (i64)g * sf_gbytes;
-    for (int rd = 0; rd < rounds; ++rd) {
-      u8* tile = nvf_qstage + buf * tile_bytes;
-      const int b = tw * rd + tl, sl = tl >> 3, par = b & 1, t = (b & 7) >> 1;
-      if (live) { // (the whole warp: the SF exchange below)
-        u32 res[3] = {0u, 0u, 0u}; // blocks past K: zero codes and SF (the padding, and zero widened words)
-        if (b < nblk) {
-          bool held = false;
-          #pragma unroll
-          for (int i = 0; i < NB; ++i)
-            if (rd == i) {
-              nvf_quantize_store<false, false, true>(v[i], bmax[i], rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);
-              held = true;
-            }
-          if (!held) {
-            u32 tw8[8], am = 0;
-            if (rq.mode == 0) {
-              nvf_load_block<SILU, false>(p, xrow, b, gs, us, tw8);
-              am = nvf_block_amax_bits<false>(tw8);
-            }
-            nvf_quantize_store<false, false, true>(tw8, am, rq, p.fo6, nullptr, nullptr, nullptr, 0, 0, res);
-          }
-          *(uint2*)(qrow + (i64)b * 8) = make_uint2(res[0], res[1]);
-        }
-        // the column group's 4 SF bytes from the thread of its first block (b % 4 == 0)
-        u32 sf4 = res[2];
-        sf4 |= __shfl_down_sync(0xFFFFFFFFu, res[2], 1) << 8;
-        sf4 |= __shfl_down_sync(0xFFFFFFFFu, res[2], 2) << 16;
-        sf4 |= __shfl_down_sync(0xFFFFFFFFu, res[2], 3) << 24;
-        if ((b & 3) == 0 && b < nblk)
-          asm volatile("st.global.cs.b32 [%0], %1;" ::"l"(sfg + nvf_sf_offset_128x4(r, b, kc4)), "r"(sf4) : "memory");
-        if ((b >> 3) < nsteps) { // the block's widened words: word t of pieces 8 par + 4 jj + pp (nvf_img_block)
-          u32 s0, s1;
-          nvf_sf2_to_bf16x2(res[2], s0, s1);
-          #pragma unroll
-          for (int jj = 0; jj < 2; ++jj) {
-            u32 w4[4];
-            nvf_fp4x8_to_bf16x2(res[jj], w4);
-            #pragma unroll
-            for (int pp = 0; pp < 4; ++pp)
-              *(u32*)(tile + nvf_q8_unit(n, sl, 8 * par + 4 * jj + pp, spr) * 16 + 4 * t) = nvf_bf16x2_mul(w4[pp], s0);
-          }
-        }
-      }
-      __syncthreads();
-      // the tile out: thread u takes row u % 8 of piece (u / 8) % 16 of local step u / 128
-      for (int u = threadIdx.x; u < 128 * spr; u += blockDim.x) {
-        const int nn = u & 7, pq = (u >> 3) & 15, su = u >> 7, s = rd * spr + su;
-        if (nn < nv && s < nsteps)
-          *(uint4*)(imgp + (i64)s * 8 * bmma + (pq >> 1) * bmma + (pq & 1) * 128 + nn * 16) =
-              *(const uint4*)(tile + nvf_q8_unit(nn, su, pq, spr) * 16);
-      }
-      buf ^= 1; // (the next round writes the other tile: this one is read until the next barrier)
-    }
-  }
-}
-
 // Specialisations of this file: -DNVF_SILU builds only the fused SiLU kernel (its exp and
 // twice-wide loads make it the slow one to compile), the default the rest.
 // One kernel per input dtype (a run-time switch inside one kernel keeps ptxas from
@@ -840,17 +676,6 @@ NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u32* red, u
     __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \
     nvf_quantize_rows<silu, false, false, nb, true>(p, prefix, red, img, img_tok);        \
   }
-// The _img8 kernels (nvf_quantize_img8; -DNVF_QIMG8_ONLY, modules of their own: the SiLU one
-// would add to the _img module's first compile): CTAs of up to 1024 threads (8 teams of p.team),
-// so at most 64 registers; 1 block a thread held (2 made the plain one spill more: 35 stores to
-// local memory against 20, sm_90a).
-#define NVF_QUANT_IMG8_KERNEL(name, silu, nb)                                              \
-  extern "C" __global__ void __launch_bounds__(1024, 1) name(const NvfQuantParams p, u8* img, int img_tok) { \
-    nvf_pdl_enter();                                                                      \
-    __shared__ int prefix[NVF_QMAXG + 1];                                                 \
-    __shared__ u32 red[32];                                                               \
-    nvf_quantize_img8<silu, nb>(p, prefix, red, img, img_tok);                            \
-  }
 // (The SiLU build with -DNVF_QSILU2 is the "wide" SiLU specialisation of the host: rows
 // past one register block per thread, K > 4096, get 2 blocks and 3 CTAs, so fewer blocks
 // compute their SiLU twice. -DNVF_QSTAGED_ONLY builds only the staged kernels, compiled
@@ -858,11 +683,7 @@ NVF_DEV void nvf_quantize_img8(const NvfQuantParams& p, int* prefix, u32* red, u
 // The _img kernels (bf16 input, the expert layer's) also write the widened tokens of the
 // layer's GEMM (nvf_img_block); -DNVF_QIMG_ONLY builds only them (compiled when the layer
 // first needs them).
-#if defined(NVF_SILU) && defined(NVF_QIMG8_ONLY)
-NVF_QUANT_IMG8_KERNEL(nvf_silu_mul_quantize_img8, true, 1)
-#elif defined(NVF_QIMG8_ONLY)
-NVF_QUANT_IMG8_KERNEL(nvf_quantize_img8, false, 1)
-#elif defined(NVF_SILU) && defined(NVF_QIMG_ONLY)
+#if defined(NVF_SILU) && defined(NVF_QIMG_ONLY)
 NVF_QUANT_IMG_KERNEL(nvf_silu_mul_quantize_img, true, NVF_QNB, NVF_QMINB)
 #elif defined(NVF_SILU)
 NVF_QUANT_KERNEL(nvf_silu_mul_quantize, true, false, false, NVF_QNB, NVF_QMINB)

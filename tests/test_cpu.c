@@ -1123,22 +1123,14 @@ static void test_weight_layouts(void) {
               strcmp(kw->kernels[2], tw->kernels[2]) == 0,
           "K %% 256 twin of gemm_swapab_t8: %s", kw->name);
   }
-  /* the layer's quantizers for GEMMs on TILED weights: the _img ones (kernels _img, _img8) with -DNVF_QIMG_TILED=1 (their tokens
+  /* the layer's quantizers for GEMMs on TILED weights: the _img ones with -DNVF_QIMG_TILED=1 (their tokens
      widened to F16, as the TILED GEMM modules read them; a tuning define of NVF_F16 sets both) */
   for (s = 0; s < 2; ++s) {
     const nvfp4moe__spec* b = &nvfp4moe__specs[NVFP4MOE__SPEC_QUANTIZE_IMG + s];
     const nvfp4moe__spec* f = &nvfp4moe__specs[NVFP4MOE__SPEC_QUANTIZE_IMG_F16 + s];
-    const nvfp4moe__spec* b8 = &nvfp4moe__specs[NVFP4MOE__SPEC_QUANTIZE_IMG8 + s];
-    const nvfp4moe__spec* f8 = &nvfp4moe__specs[NVFP4MOE__SPEC_QUANTIZE_IMG8_F16 + s];
     CHECK(is_twin(b, f, "_f16", "-DNVF_QIMG_TILED=1") && strcmp(f->kernels[0], b->kernels[0]) == 0 && !f->kernels[1] &&
               f->fmad_off == b->fmad_off,
           "F16 twin of %s: %s", b->name, f->name);
-    /* ... and their _img8 forms (opt-in): the same again, their own kernel, -DNVF_QIMG8_ONLY for -DNVF_QIMG_ONLY */
-    CHECK(is_twin(b8, f8, "_f16", "-DNVF_QIMG_TILED=1") && strcmp(f8->kernels[0], b8->kernels[0]) == 0 && !f8->kernels[1] &&
-              strstr(b8->kernels[0], "_img8") && strncmp(b8->kernels[0], b->kernels[0], strlen(b->kernels[0])) == 0 &&
-              strncmp(b8->name, b->name, strlen(b->name)) == 0 && strcmp(b8->name + strlen(b->name), "8") == 0 &&
-              b8->needs == b->needs && f8->fmad_off == f->fmad_off,
-          "_img8 form of %s: %s, %s", b->name, b8->name, f8->name);
   }
   /* the resident twins of the 128-token tile's K % 256 twins (K <= 1024): "_res" before "_tiled", -DNVF_PERSIST=1 */
   for (s = 0; s < 2; ++s) {
@@ -1234,49 +1226,6 @@ static void test_weight_layouts(void) {
         CHECK(nvfp4moe__layer_quant_pdl(c, 0, 0) == -1 && nvfp4moe__layer_quant_pdl(c, 1, 1) == 0, "mask 2: the SiLU one");
         c->layer_pdl = 0;
         CHECK(nvfp4moe__layer_quant_pdl(c, 0, 0) == -1 && nvfp4moe__layer_quant_pdl(c, 1, 0) == -1, "mask 0: neither");
-        { /* where the _img8 kernels write the layer's widened tokens: the conditions one at a time */
-          nvfp4moe__quant_params p0, p;
-          int ci;
-          memset(&p0, 0, sizeof p0);
-          p0.masked_m = 0x1000; p0.q = 0x2000; p0.sf = 0x3000; p0.groups = 32; p0.rows = 256; p0.k = 7168;
-          c->qimg8 = 1;
-          CHECK(nvfp4moe__qimg8_applies(c, &p0, 48) && nvfp4moe__qimg8_applies(c, &p0, 128), "_img8: the layer's case");
-          for (ci = 0; ci < 10; ++ci) {
-            int tok = ci == 8 ? 20 : ci == 9 ? 0 : 32;
-            p = p0;
-            if (ci == 0) p.masked_m = 0;
-            if (ci == 1) p.fp16 = 1;
-            if (ci == 2) p.sf_linear = 1;
-            if (ci == 3) p.groups = 1025;
-            if (ci == 4) p.k = 7168 + 16;
-            if (ci == 5) p.q += 8;
-            if (ci == 6) p.sf += 2;
-            if (ci == 7) { p.groups = 1024; p.rows = 1 << 21; }
-            CHECK(!nvfp4moe__qimg8_applies(c, &p, tok), "_img8 applies where condition %d fails", ci);
-          }
-          c->qimg8 = 0;
-          CHECK(!nvfp4moe__qimg8_applies(c, &p0, 48), "_img8 under qimg8 0");
-          { /* $NVFP4MOE_QIMG8: unset, 0 or anything else off (the default), 1 on, 32/64/128 on with those threads
-               a row; a caller's setting restored */
-            static const struct { const char* v; int on; } qv[] = {{0, 0},     {"1", 1},     {"0", 0},   {"yes", 0},
-                                                                   {"32", 32}, {"64", 64},   {"128", 128},
-                                                                   {"16", 0},  {"256", 0},   {"1x", 0}};
-            const char* was = getenv("NVFP4MOE_QIMG8");
-            char keep[64];
-            size_t qi;
-            snprintf(keep, sizeof keep, "%s", was ? was : "");
-            for (qi = 0; qi < sizeof qv / sizeof qv[0]; ++qi) {
-              if (qv[qi].v) setenv("NVFP4MOE_QIMG8", qv[qi].v, 1);
-              else unsetenv("NVFP4MOE_QIMG8");
-              ct = 0;
-              CHECK(nvfp4moe_create(&d, &ct) == NVFP4MOE_SUCCESS && ct && ct->qimg8 == qv[qi].on, "NVFP4MOE_QIMG8=%s: %d",
-                    qv[qi].v ? qv[qi].v : "(unset)", qv[qi].on);
-              nvfp4moe_destroy(ct);
-            }
-            if (was) setenv("NVFP4MOE_QIMG8", keep, 1);
-            else unsetenv("NVFP4MOE_QIMG8");
-          }
-        }
         free(c);
       }
     }

@@ -1432,20 +1432,17 @@ static void test_moe_layer(void) {
    buffer of 0xEE bytes; run a GEMM on the same tokens with a workspace of 0xEE bytes, whose
    pre-pass writes its images there; compare, unit by unit, from the layout derived here. Cases
    2, 3, 5 and 8 give the GEMM TILED weights, whose modules and the _img_f16 quantizers widen to F16.
-   Each case runs the _img kernels and the _img8 ones (opt-in), and checks the codes, SFs and
-   per-token scales of both against the plain quantizer's. */
+   Each case also checks the codes, SFs and per-token scales against the plain quantizer's. */
 static void test_layer_quantizer_widened_tokens(void) {
   /* K, SiLU, per-token, expected_m (picks the tile), masked_m pattern, groups (0: 5) */
-  /* (K 7168: 4 rounds of the _img8 kernel at 128 threads a row, 14 at 32, blocks read again; 2304 SiLU: 2
-     rounds, SiLU computed again; 160: 10 blocks, a part step and column group, SF padding in the last
-     column group; 40 groups: 760 chunks, so a CTA takes several in turn and alternates its tiles across them) */
+  /* (K 7168 and SiLU 2304: wide rows, many steps; 160: 10 blocks, a part step and column group, SF
+     padding in the last column group; 40 groups: more rows than resident teams, so a team takes several
+     in turn) */
   static const int cases[][6] = {{1056, 0, 1, 16, 4, 0}, {1056, 1, 1, 30, 4, 0}, {384, 0, 0, 40, 4, 0},
                                  {256, 1, 0, 100, 0, 0}, {2048, 0, 1, 100, 5, 0}, {224, 1, 1, 16, 7, 0},
                                  {7168, 0, 1, 40, 5, 0}, {2304, 1, 1, 30, 4, 0}, {160, 0, 0, 16, 4, 0},
                                  {160, 1, 1, 40, 6, 0},  {1056, 1, 1, 100, 0, 40}, {2048, 0, 1, 40, 4, 40},
                                  {1056, 0, 0, 40, 4, 40}};
-  /* the _img kernels (0), then the _img8 ones at the host's threads a row (1) and at 32, 64, 128 */
-  static const int img8s[] = {0, 1, 32, 64, 128};
   const int M = 150, N = 128;
   int ci;
   NEED_GPU();
@@ -1494,7 +1491,6 @@ static void test_layer_quantizer_widened_tokens(void) {
         size_t ns = 4 * (size_t)G * M;
         unsigned char *ref = (unsigned char*)malloc(nq + nsf + ns), *got = (unsigned char*)malloc(nq + nsf + ns);
         nvfp4moe_devptr rq = gu_alloc(nq), rsf = gu_alloc(nsf), rsc = gu_alloc(ns);
-        int vi, saved = g_ctx->qimg8;
         CHECK(ref && got, "host buffers");
         if (!ref || !got) { free(ref); free(got); return; }
         gu_fill(rq, 0xA5, nq); gu_fill(rsf, 0xA5, nsf);
@@ -1506,18 +1502,11 @@ static void test_layer_quantizer_widened_tokens(void) {
         gu_get(ref, rq, nq); gu_get(ref + nq, rsf, nsf);
         if (per_token) gu_get(ref + nq + nsf, rsc, ns);
         q.out_e2m1 = dq; q.out_sf = dsf; q.scale = dscale;
-        for (vi = 0; vi < (int)(sizeof img8s / sizeof img8s[0]); ++vi) {
-          nvfp4moe__quant_params qp;
-          int applies, v8 = img8s[vi];
-          char kn[16];
-          snprintf(kn, sizeof kn, v8 == 0 ? "_img" : v8 == 1 ? "_img8" : "_img8/%d", v8);
-          g_ctx->qimg8 = v8;
+        {
+          const char* kn = "_img";
           gu_fill(dimg, 0xEE, wsz); gu_fill(dws, 0xEE, wsz);
           gu_fill(dq, 0xA5, nq); gu_fill(dsf, 0xA5, nsf);
           if (per_token) gu_fill(dscale, 0xA5, ns);
-          qp = nvfp4moe__quant_params_of(&q, K * (silu ? 2 : 1), per_token);
-          applies = nvfp4moe__qimg8_applies(g_ctx, &qp, tok);
-          CHECK(applies == (v8 != 0), "case %d: the _img8 kernel %s", ci, v8 ? "does not apply" : "applies under qimg8 0");
           CHECK(nvfp4moe__quantize_op(g_ctx, &q, 0, "test", per_token, silu, dimg, tok, lay, silu ? -1 : 0) == NVFP4MOE_SUCCESS,
                 "quantize: %s", nvfp4moe_last_error());
           if (per_token) g.row_scale = dscale; else g.alpha = dscale;
@@ -1562,7 +1551,6 @@ static void test_layer_quantizer_widened_tokens(void) {
                  "the plain quantizer's\n", ci, K, silu ? "SiLU" : "plain", per_token ? "per-token" : "per-expert", tok,
                  lay ? "TILED" : "row-major", kn, units - bad, per_token ? ", scales" : "");
         }
-        g_ctx->qimg8 = saved;
         gu_free(rq); gu_free(rsf); gu_free(rsc); free(ref); free(got);
       }
       free(img); free(pre); gu_free(dimg); gu_free(dws);
