@@ -1804,8 +1804,10 @@ X66)
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
 F38)
-  # forty-first session: the record on the tree as it stands (0.5.8 on main; 0.5.9 if the _img8 kernels are out):
-  # the quick layer and widened-token tests, then the full benchmark without tracing (the file named by the card)
+  # forty-first session, 0.5.9 (the _img8 kernels removed; every other module's SASS as 0.5.8's): the quick layer and
+  # widened-token tests, the full benchmark without tracing (the record, the file named by the card), then Nsight
+  # Compute on the DeepSeek-V3 layer's three quantizing kernels (input quantizer, GEMM1's token pre-pass, the SiLU
+  # quantizer writing GEMM2's widened tokens): why 12-19 us for 14-20 MB each (about 4x their byte time)?
   t0=$(date +%s)
   ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
   echo "precompiled at $(( $(date +%s) - t0 )) s"
@@ -1813,9 +1815,17 @@ F38)
     TEST_QUICK=1 TEST_ONLY=$t timeout 120 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
     summ "$t (quick)" "$OUT/test_$t.log" $?
   done
-  PYTHONUNBUFFERED=1 timeout ${BT:-330} python3 tools/bench.py > "$OUT/bench.log" 2>&1
+  PYTHONUNBUFFERED=1 timeout ${BT:-240} python3 tools/bench.py > "$OUT/bench.log" 2>&1
   echo "bench exit $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^wrote" "$OUT/bench.log" | cut -c1-150
   w=$(grep -m1 '^wrote ' "$OUT/bench.log" | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
+  # (a layer's kernels in order: input quantizer, pre-pass, GEMM1, SiLU quantizer, GEMM2; the skip passes the
+  # warm-up layers; serialised under ncu, so no programmatic overlap in these durations)
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer timeout ${NT:-100} ncu --clock-control none -k "regex:quantize|widen_tokens" \
+    --launch-skip 6 --launch-count 3 --kill yes --section SpeedOfLight --section WarpStateStats --section Occupancy \
+    --section LaunchStats --section SchedulerStats --section MemoryWorkloadAnalysis \
+    python3 tools/bench.py --only layer > "$OUT/ncu_layer_quant.txt" 2>&1
+  echo "ncu rc $? at $(( $(date +%s) - t0 )) s: $(grep -E "^  nvf_|^ +Duration|Achieved Occupancy|Warp Cycles Per Issued|DRAM Throughput|Grid Size|Block Size" \
+    "$OUT/ncu_layer_quant.txt" | tr -s ' ' | tr '\n' ';' | cut -c1-900)"
   ;;
 F37B)
   # thirty-seventh session, after review: F37 traced each layer after timing it, so every layer timed after the
@@ -1856,6 +1866,7 @@ F37)
   w=$(grep -m1 '^wrote ' "$OUT/bench.log" | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+# (X80-X83 set NVFP4MOE_QIMG8, whose _img8 kernels 0.5.9 removed: they run as written on trees up to dc6825b.)
 X80)
   # thirty-eighth session: the _img8 kernels (a CTA a chunk of 8 tokens, whole image lines through shared memory).
   # The widened-token test (10 cases, the _img and _img8 kernels each: image against the pre-pass, codes, SFs and
