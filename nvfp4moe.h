@@ -99,8 +99,8 @@
    the sm90 token-producer tiles ($NVFP4MOE_LAYER_PDL=3 keeps 0.5.6's launches); kernels, formats,
    results and API unchanged.
    0.5.8: opt-in _img8 kernels for the layer's quantizers ($NVFP4MOE_QIMG8), slower on an H100.
-   0.5.9: the _img8 kernels removed again (three designs measured slower, bench/NOTES.md); kernels,
-   formats, results and API as 0.5.7. */
+   0.5.9: the _img8 kernels and $NVFP4MOE_QIMG8 (now ignored) removed: both designs measured slower
+   (bench/NOTES.md, thirty-eighth to fortieth sessions); kernels, formats, results and API as 0.5.7. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
 #define NVFP4MOE_VERSION_PATCH 9
