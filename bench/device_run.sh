@@ -1805,9 +1805,9 @@ X66)
   ;;
 F38)
   # forty-first session, 0.5.9 (the _img8 kernels removed; every other module's SASS as 0.5.8's): the quick layer and
-  # widened-token tests, the full benchmark without tracing (the record, the file named by the card), then Nsight
-  # Compute on the DeepSeek-V3 layer's three quantizing kernels (input quantizer, GEMM1's token pre-pass, the SiLU
-  # quantizer writing GEMM2's widened tokens): why 9-19 us for 14-20 MB each (2-4x their byte time)?
+  # widened-token tests, Nsight Compute on the DeepSeek-V3 layer's three quantizing kernels (input quantizer, GEMM1's
+  # token pre-pass, the SiLU quantizer writing GEMM2's widened tokens: why 9-19 us for 14-20 MB each, 2-4x their
+  # byte time?), then the full benchmark without tracing (the record, the file named by the card)
   t0=$(date +%s)
   ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
   echo "precompiled at $(( $(date +%s) - t0 )) s"
@@ -1815,9 +1815,6 @@ F38)
     TEST_QUICK=1 TEST_ONLY=$t timeout 120 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
     summ "$t (quick)" "$OUT/test_$t.log" $?
   done
-  PYTHONUNBUFFERED=1 timeout ${BT:-200} python3 tools/bench.py > "$OUT/bench.log" 2>&1
-  echo "bench exit $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^wrote" "$OUT/bench.log" | cut -c1-150
-  w=$(grep -m1 '^wrote ' "$OUT/bench.log" | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
   # (a layer's kernels in order: input quantizer, pre-pass, GEMM1, SiLU quantizer, GEMM2; the skip passes the
   # warm-up layers; serialised under ncu, so no programmatic overlap in these durations)
   NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer timeout ${NT:-90} ncu --clock-control none -k "regex:quantize|widen_tokens" \
@@ -1826,6 +1823,9 @@ F38)
     python3 tools/bench.py --only layer --out /tmp/ncu_bench.json > "$OUT/ncu_layer_quant.txt" 2>&1
   echo "ncu rc $? at $(( $(date +%s) - t0 )) s: $(grep -E "^  nvf_|^ +Duration|Achieved Occupancy|Warp Cycles Per Issued|DRAM Throughput|Grid Size|Block Size" \
     "$OUT/ncu_layer_quant.txt" | tr -s ' ' | tr '\n' ';' | cut -c1-900)"
+  PYTHONUNBUFFERED=1 timeout ${BT:-200} python3 tools/bench.py > "$OUT/bench.log" 2>&1
+  echo "bench exit $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^wrote" "$OUT/bench.log" | cut -c1-150
+  w=$(grep -m1 '^wrote ' "$OUT/bench.log" | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
   ;;
 F37B)
   # thirty-seventh session, after review: F37 traced each layer after timing it, so every layer timed after the
