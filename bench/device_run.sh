@@ -1804,18 +1804,18 @@ X66)
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
 F38B)
-  # F38 for a short budget: no precompile (the kernels compile as first used), the quick widened-token test, then
-  # the same Nsight Compute run on one DeepSeek-V3 layer's input quantizer, pre-pass and SiLU quantizer
+  # F38 for a short budget: no precompile (the kernels compile as first used), the same Nsight Compute run on one
+  # DeepSeek-V3 layer's input quantizer, pre-pass and SiLU quantizer, then the quick widened-token test
   t0=$(date +%s)
-  TEST_QUICK=1 TEST_ONLY=layer_quantizer_widened timeout 150 ./build/test_gpu > "$OUT/test_widened.log" 2>&1
-  summ "layer_quantizer_widened (quick)" "$OUT/test_widened.log" $?
-  echo "test at $(( $(date +%s) - t0 )) s"
   NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer timeout ${NT:-150} ncu --clock-control none -k "regex:quantize|widen_tokens" \
     --launch-skip 6 --launch-count 3 --kill yes --section SpeedOfLight --section WarpStateStats --section Occupancy \
     --section LaunchStats --section SchedulerStats --section MemoryWorkloadAnalysis \
     python3 tools/bench.py --only layer --out /tmp/ncu_bench.json > "$OUT/ncu_layer_quant.txt" 2>&1
   echo "ncu rc $? at $(( $(date +%s) - t0 )) s: $(grep -E "^  nvf_|^ +Duration|Achieved Occupancy|Warp Cycles Per Issued|DRAM Throughput|Grid Size|Block Size" \
     "$OUT/ncu_layer_quant.txt" | tr -s ' ' | tr '\n' ';' | cut -c1-900)"
+  TEST_QUICK=1 TEST_ONLY=layer_quantizer_widened timeout 150 ./build/test_gpu > "$OUT/test_widened.log" 2>&1
+  summ "layer_quantizer_widened (quick)" "$OUT/test_widened.log" $?
+  echo "test at $(( $(date +%s) - t0 )) s"
   ;;
 F38)
   # forty-first session, 0.5.9 (the _img8 kernels removed; every other module's SASS as 0.5.8's): the quick layer and
