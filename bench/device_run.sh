@@ -141,6 +141,17 @@ memcheck_gemm() {
   TEST_QUICK=1 TEST_ONLY=gemm timeout "$1" compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck.gemm.log" 2>&1
   echo "memcheck gemm exit $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck.gemm.log" | head -1) $(grep -c ^PASS "$OUT/memcheck.gemm.log") PASS $(grep -c ^FAIL "$OUT/memcheck.gemm.log") FAIL"
 }
+# Nsight Compute on one DeepSeek-V3 layer's input quantizer, pre-pass and SiLU quantizer ($1 s at most; a layer's
+# kernels in order: input quantizer, pre-pass, GEMM1, SiLU quantizer, GEMM2; the skip passes the warm-up layers;
+# serialised under ncu, so no programmatic overlap in these durations)
+ncu_layer_quant() {
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer timeout "$1" ncu --clock-control none -k "regex:quantize|widen_tokens" \
+    --launch-skip 6 --launch-count 3 --kill yes --section SpeedOfLight --section WarpStateStats --section Occupancy \
+    --section LaunchStats --section SchedulerStats --section MemoryWorkloadAnalysis \
+    python3 tools/bench.py --only layer --out /tmp/ncu_bench.json > "$OUT/ncu_layer_quant.txt" 2>&1
+  echo "ncu rc $?: $(grep -E "^  nvf_|^ +Duration|Achieved Occupancy|Warp Cycles Per Issued|DRAM Throughput|Grid Size|Block Size" \
+    "$OUT/ncu_layer_quant.txt" | tr -s ' ' | tr '\n' ';' | cut -c1-900)"
+}
 # the quick GPU suite and the layer tests
 quick_suite() {
   TEST_QUICK=1 timeout 240 ./build/test_gpu > "$OUT/test_gpu.log" 2>&1
@@ -1807,12 +1818,8 @@ F38B)
   # F38 for a short budget: no precompile (the kernels compile as first used), the same Nsight Compute run on one
   # DeepSeek-V3 layer's input quantizer, pre-pass and SiLU quantizer, then the quick widened-token test
   t0=$(date +%s)
-  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer timeout ${NT:-150} ncu --clock-control none -k "regex:quantize|widen_tokens" \
-    --launch-skip 6 --launch-count 3 --kill yes --section SpeedOfLight --section WarpStateStats --section Occupancy \
-    --section LaunchStats --section SchedulerStats --section MemoryWorkloadAnalysis \
-    python3 tools/bench.py --only layer --out /tmp/ncu_bench.json > "$OUT/ncu_layer_quant.txt" 2>&1
-  echo "ncu rc $? at $(( $(date +%s) - t0 )) s: $(grep -E "^  nvf_|^ +Duration|Achieved Occupancy|Warp Cycles Per Issued|DRAM Throughput|Grid Size|Block Size" \
-    "$OUT/ncu_layer_quant.txt" | tr -s ' ' | tr '\n' ';' | cut -c1-900)"
+  ncu_layer_quant ${NT:-150}
+  echo "at $(( $(date +%s) - t0 )) s"
   TEST_QUICK=1 TEST_ONLY=layer_quantizer_widened timeout 150 ./build/test_gpu > "$OUT/test_widened.log" 2>&1
   summ "layer_quantizer_widened (quick)" "$OUT/test_widened.log" $?
   echo "test at $(( $(date +%s) - t0 )) s"
@@ -1829,14 +1836,8 @@ F38)
     TEST_QUICK=1 TEST_ONLY=$t timeout 120 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
     summ "$t (quick)" "$OUT/test_$t.log" $?
   done
-  # (a layer's kernels in order: input quantizer, pre-pass, GEMM1, SiLU quantizer, GEMM2; the skip passes the
-  # warm-up layers; serialised under ncu, so no programmatic overlap in these durations)
-  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer timeout ${NT:-90} ncu --clock-control none -k "regex:quantize|widen_tokens" \
-    --launch-skip 6 --launch-count 3 --kill yes --section SpeedOfLight --section WarpStateStats --section Occupancy \
-    --section LaunchStats --section SchedulerStats --section MemoryWorkloadAnalysis \
-    python3 tools/bench.py --only layer --out /tmp/ncu_bench.json > "$OUT/ncu_layer_quant.txt" 2>&1
-  echo "ncu rc $? at $(( $(date +%s) - t0 )) s: $(grep -E "^  nvf_|^ +Duration|Achieved Occupancy|Warp Cycles Per Issued|DRAM Throughput|Grid Size|Block Size" \
-    "$OUT/ncu_layer_quant.txt" | tr -s ' ' | tr '\n' ';' | cut -c1-900)"
+  ncu_layer_quant ${NT:-90}
+  echo "at $(( $(date +%s) - t0 )) s"
   PYTHONUNBUFFERED=1 timeout ${BT:-200} python3 tools/bench.py > "$OUT/bench.log" 2>&1
   echo "bench exit $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^wrote" "$OUT/bench.log" | cut -c1-150
   w=$(grep -m1 '^wrote ' "$OUT/bench.log" | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
