@@ -1491,7 +1491,7 @@ static void test_layer_quantizer_widened_tokens(void) {
         size_t ns = 4 * (size_t)G * M;
         unsigned char *ref = (unsigned char*)malloc(nq + nsf + ns), *got = (unsigned char*)malloc(nq + nsf + ns);
         nvfp4moe_devptr rq = gu_alloc(nq), rsf = gu_alloc(nsf), rsc = gu_alloc(ns);
-        if (!ref || !got) { fprintf(stderr, "FAIL widened tokens: host buffers\n"); exit(1); }
+        if (!ref || !got) { printf("FAIL test_layer_quantizer_widened_tokens: host buffers\n"); exit(2); } /* as gu_check */
         gu_fill(rq, 0xA5, nq); gu_fill(rsf, 0xA5, nsf);
         if (per_token) gu_fill(rsc, 0xA5, ns);
         q.out_e2m1 = rq; q.out_sf = rsf; q.scale = per_token ? rsc : dscale;
