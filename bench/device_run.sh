@@ -1814,6 +1814,39 @@ X66)
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X84)
+  # forty-second session, after F38's Nsight run (DeepSeek-V3 layer, 1076 valid rows: the SiLU quantizer's 1056 resident
+  # teams and the input quantizer's 528 leave 20 teams a further row; SMs active 70 % of each kernel's time): the tuning
+  # defines s = NVF_QSILU_MINB=5 (SiLU quantizer 5 CTAs per SM, 48 registers: every row resident), p = NVF_QPLAIN_MINB=3
+  # (input quantizer 3 CTAs, 80 registers), w = NVF_WIDEN_SKIP=1 (GEMM1's pre-pass skips rows past masked_m). Caches
+  # warmed per arm in parallel, quick tests under each define, the layers' A/B a s p w w p s a (a: the default), the
+  # quantizer / every-tile tests, then (time left) the same arms traced
+  t0=$(date +%s)
+  PDEFS="-DNVF_QSILU_MINB=5 -DNVF_QPLAIN_MINB=3 -DNVF_WIDEN_SKIP=1"
+  LAY=dsv3_ep8_layer,qwen3_30b_layer
+  for d in "" $PDEFS; do
+    (env NVFP4MOE_TUNE_DEFINE="$d" NVFP4MOE_BENCH_LAYERS=$LAY timeout 240 python3 tools/bench.py --only layer \
+      --out "/tmp/warm${d//=/_}.json" > "$OUT/warm${d//=/_}.log" 2>&1; echo "warm '$d' rc $?") &
+  done
+  wait
+  echo "warmed at $(( $(date +%s) - t0 )) s"
+  tests_under_defs "moe_layer (quick)" tl moe_layer 150
+  tests_under_defs "widened (quick)" tw layer_quantizer_widened 150
+  echo "tests at $(( $(date +%s) - t0 )) s"
+  a="NVFP4MOE_Y=1"; b="NVFP4MOE_TUNE_DEFINE=-DNVF_QSILU_MINB=5"; c="NVFP4MOE_TUNE_DEFINE=-DNVF_QPLAIN_MINB=3"
+  d="NVFP4MOE_TUNE_DEFINE=-DNVF_WIDEN_SKIP=1"
+  NVFP4MOE_BENCH_LAYERS=$LAY PYTHONUNBUFFERED=1 timeout 150 python3 tools/bench.py --envs "$a,$b,$c,$d,$d,$c,$b,$a" \
+    --only layer --out "$OUT/layer_x84_ab.json" > "$OUT/layer_x84_ab.log" 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_x84_ab.log" | cut -c1-150
+  PDEFS="-DNVF_QSILU_MINB=5 -DNVF_QPLAIN_MINB=3" tests_under_defs "quantize (quick)" tq quantize 120
+  PDEFS="-DNVF_WIDEN_SKIP=1" tests_under_defs "every-tile token-producer (quick)" te every_tile 150 TEST_CONFIGS=gemm_sm90_ws
+  echo "more tests at $(( $(date +%s) - t0 )) s"
+  if [ $(( $(date +%s) - t0 )) -lt 470 ]; then
+    NVFP4MOE_BENCH_LAYERS=$LAY NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout 90 python3 tools/bench.py \
+      --envs "$a,$b,$c,$d" --only layer --out "$OUT/layer_x84_profile.json" > "$OUT/layer_x84_profile.log" 2>&1
+    echo "profile rc $? at $(( $(date +%s) - t0 )) s"
+  fi
+  ;;
 F38B)
   # F38 for a short budget: no precompile (the kernels compile as first used), the same Nsight Compute run on one
   # DeepSeek-V3 layer's input quantizer, pre-pass and SiLU quantizer, then the quick widened-token test

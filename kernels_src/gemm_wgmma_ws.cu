@@ -735,6 +735,9 @@ extern "C" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfG
   const int valid = nvf_valid_rows(p.masked_m, g, p.m_max), tiles_m = (p.m_max + NVF_TOK - 1) / NVF_TOK;
   for (int tile = y; tile * NVF_TOK < valid; tile += ytiles) {
     const int m = tile * NVF_TOK + n;
+#if defined(NVF_WIDEN_SKIP) && NVF_WIDEN_SKIP // (tuning runs: rows past masked_m feed only their own
+    if (m >= valid) continue;                 // MMA columns, which the epilogue never stores)
+#endif
     uint4 q[4];
     u32 sfw[2] = {0u, 0u};
     #pragma unroll

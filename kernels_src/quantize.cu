@@ -25,10 +25,18 @@
 #define NVF_QMINB 3
 #elif defined(NVF_SILU)
 #define NVF_QNB 1
+#if defined(NVF_QSILU_MINB) // (tuning runs: CTAs per SM of the 1-block SiLU kernels)
+#define NVF_QMINB NVF_QSILU_MINB
+#else
 #define NVF_QMINB 4
+#endif
 #else
 #define NVF_QNB 4
+#if defined(NVF_QPLAIN_MINB) // (tuning runs: CTAs per SM of the plain kernels)
+#define NVF_QMINB NVF_QPLAIN_MINB
+#else
 #define NVF_QMINB 2
+#endif
 #endif
 #define NVF_QMAXG 1024 // masked input with up to this many groups: valid rows enumerated densely
 
