@@ -1576,6 +1576,34 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "#endif\n"
   "}\n"
   "\n"
+  "// Bytes of the next kernel's weights prefetched into L2 while a short, latency-bound kernel\n"
+  "// leaves DRAM idle (the expert layer: the token pre-pass for its GEMM, the SiLU quantizer for\n"
+  "// GEMM2): w_count pieces w + j w_stride, the first w_chunk bytes of each, and the same for the\n"
+  "// SFs; counts 0: nothing. The host fills it (nvfp4moe__l2pf_fill) with the first K of each\n"
+  "// 16-row weight tile (128-row SF group) the GEMM's first wave of CTAs reads, every piece inside\n"
+  "// the tensors. One bulk prefetch (sm_90+; a hint, nothing waits for it) per piece of at most\n"
+  "// 32 KB, by thread 0 of each CTA in turn.\n"
+  "struct NvfL2Prefetch {\n"
+  "  const u8* w;\n"
+  "  i64 w_stride;\n"
+  "  int w_count, w_chunk;\n"
+  "  const u8* sf;\n"
+  "  i64 sf_stride;\n"
+  "  int sf_count, sf_chunk;\n"
+  "};\n"
+  "NVF_DEV void nvf_l2_prefetch(const NvfL2Prefetch& pf) {\n"
+  "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+  "  if (threadIdx.x != 0) return;\n"
+  "  for (int j = blockIdx.x; j < pf.w_count + pf.sf_count; j += gridDim.x) {\n"
+  "    const bool isw = j < pf.w_count;\n"
+  "    const u8* a = isw \? pf.w + (i64)j * pf.w_stride : pf.sf + (i64)(j - pf.w_count) * pf.sf_stride;\n"
+  "    const int bytes = isw \? pf.w_chunk : pf.sf_chunk;\n"
+  "    for (int o = 0; o < bytes; o += 32768)\n"
+  "      asm volatile(\"cp.async.bulk.prefetch.L2.global [%0], %1;\" ::\"l\"(a + o), \"r\"(min(32768, bytes - o)) : \"memory\");\n"
+  "  }\n"
+  "#endif\n"
+  "}\n"
+  "\n"
   "// masked_m as the contract reads it: clamped to [0, rows] so nothing past M_max is touched.\n"
   "NVF_DEV int nvf_valid_rows(const int* masked_m, int g, int rows) {\n"
   "  if (!masked_m) return rows;\n"
@@ -3866,8 +3894,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// NVF_TOK), nslots = ceil(steps / NVF_SPS): the host's nvfp4moe__tok_ws_bytes. Tokens past\n"
   "// masked_m and steps past K are zeros. 128 threads, one unit (token, step of the image) each, as\n"
   "// the producer's; CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.\n"
-  "extern \"C\" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles) {\n"
+  "extern \"C\" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles,\n"
+  "                                                                       const NvfL2Prefetch pf) {\n"
   "  nvf_pdl_enter();\n"
+  "  nvf_l2_prefetch(pf); // the GEMM's first weights\n"
   "  const int pt = threadIdx.x, n = NVF_SPS == 1 \? pt : pt % NVF_TOK, ss = NVF_SPS == 1 \? 0 : pt / NVF_TOK;\n"
   "  if (NVF_UNITS < 128 && pt >= NVF_UNITS) return;\n"
   "  const int nsteps = (p.k + NVF_STEP - 1) / NVF_STEP, nslots = (nsteps + NVF_SPS - 1) / NVF_SPS, kc4 = (p.k / 16 + 3) / 4;\n"
@@ -4811,8 +4841,10 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    nvf_quantize_rows<silu, f16, staged, nb>(p, prefix, red);                             \\\n"
   "  }\n",
   "#define NVF_QUANT_IMG_KERNEL(name, silu, nb, minb)                                         \\\n"
-  "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p, u8* img, int img_tok) { \\\n"
+  "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p, u8* img, int img_tok, \\\n"
+  "                                                                  const NvfL2Prefetch pf) {                    \\\n"
   "    nvf_pdl_enter();                                                                      \\\n"
+  "    nvf_l2_prefetch(pf); /* the next GEMM's first weights */                              \\\n"
   "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
   "    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \\\n"
   "    nvf_quantize_rows<silu, false, false, nb, true>(p, prefix, red, img, img_tok);        \\\n"
@@ -4867,11 +4899,11 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "}\n"
   "\n"
   "// In place: amax bits -> decode scale amax / 2688 (as ModelOpt's weight_scale_2); a\n"
-  "// scale that is 0 or underflows to a subnormal marks an all-zero expert (scale 0).\n"
+  "// scale that is 0 or underflows to a subnormal marks an all-zero expert (scale 0).\n",
   "extern \"C\" __global__ void nvf_amax_to_scale(u32* amax_then_scale, int n) {\n"
   "  nvf_pdl_enter();\n"
   "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-  "  if (i >= n) return;\n",
+  "  if (i >= n) return;\n"
   "  float s = __fdiv_rn(__uint_as_float(amax_then_scale[i]), 2688.0f);\n"
   "  if (s < NVF_FLT_MIN) s = 0.0f;\n"
   "  amax_then_scale[i] = __float_as_uint(s);\n"
@@ -4937,12 +4969,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "\n"
   "// ---- dequantization: x = (e2m1(q) * e4m3(sf)) * s, to f32 or bf16 ---------------------\n"
   "struct NvfDequantParams {\n"
-  "  const u8* q; const u8* sf; const float* scale; const int* masked_m; void* out;\n"
+  "  const u8* q; const u8* sf; const float* scale; const int* masked_m; void* out;\n",
   "  int groups, rows, k, sf_linear, scale_per_row, out_bf16;\n"
   "};\n"
   "extern \"C\" __global__ void nvf_dequantize(const NvfDequantParams p) {\n"
   "  nvf_pdl_enter();\n"
-  "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n",
+  "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
   "  const i64 sf_gbytes = p.sf_linear \? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
   "  const i64 total = (i64)p.groups * p.rows * nblk;\n"
   "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (i64)gridDim.x * blockDim.x) {\n"
@@ -5286,6 +5318,8 @@ struct nvfp4moe_context {
   int layer_pdl;         /* under pdl 1, which of the expert layer's quantizers take a programmatic dependent launch:
                             bit 0 the input's, bit 1 the SiLU's; -1 the default, the input's always and the SiLU's
                             unless GEMM1 ran a token-producer tile ($NVFP4MOE_LAYER_PDL; nvfp4moe__layer_quant_pdl) */
+  int l2pf[2];           /* percent of K of each first-wave weight tile prefetched into L2 for GEMM1 by its token
+                            pre-pass, for GEMM2 by the SiLU quantizer ($NVFP4MOE_L2_PREFETCH; nvfp4moe__l2pf_fill) */
   int sm100_self_test;
   nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
   unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
@@ -5972,6 +6006,21 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   ctx->layer_pdl = v && v[0] >= '0' && v[0] <= '3' && !v[1] ? v[0] - '0' : -1;
   if (v && !(v[0] >= '0' && v[0] <= '3' && !v[1]))
     nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_LAYER_PDL=%s is not a mask 0-3: the default", v);
+  /* The L2 prefetch of a token-producer GEMM's first weights ($NVFP4MOE_L2_PREFETCH=P1:P2: percent of
+     K, 0-100, for GEMM1 by the token pre-pass and GEMM2 by the expert layer's SiLU quantizer;
+     nvfp4moe__l2pf_fill). Default 0:0 (off). */
+  ctx->l2pf[0] = ctx->l2pf[1] = 0;
+  v = nvfp4moe__getenv("NVFP4MOE_L2_PREFETCH");
+  if (v) {
+    int a1 = -1, a2 = -1;
+    char c = 0;
+    if (sscanf(v, "%d:%d%c", &a1, &a2, &c) == 2 && a1 >= 0 && a1 <= 100 && a2 >= 0 && a2 <= 100) {
+      ctx->l2pf[0] = a1;
+      ctx->l2pf[1] = a2;
+    } else {
+      nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_L2_PREFETCH=%s is not P1:P2 (percent, 0-100): off", v);
+    }
+  }
   nvfp4moe__resolve_cache_dir(ctx);
   nvfp4moe__source_digest(ctx->source_digest);
   ctx->desc.cache_dir = ctx->cache_dir;
@@ -6621,6 +6670,17 @@ typedef struct nvfp4moe__quant_params {
   int groups, rows, k, sf_linear, per_token, fo6, fp16, pad_rows, team, stage;
 } nvfp4moe__quant_params;
 
+/* Mirror of NvfL2Prefetch (kernels_src/common.cuh): pieces of a GEMM's weights and SFs that the
+   kernel before it prefetches into L2. */
+typedef struct nvfp4moe__l2pf {
+  nvfp4moe_devptr w;
+  long long w_stride;
+  int w_count, w_chunk;
+  nvfp4moe_devptr sf;
+  long long sf_stride;
+  int sf_count, sf_chunk;
+} nvfp4moe__l2pf;
+
 NVFP4MOE__PRIVATE int nvfp4moe__fo6(unsigned flags) {
   return (flags & NVFP4MOE_QUANT_4OVER6_MSE) ? 2 : (flags & NVFP4MOE_QUANT_4OVER6) ? 1 : 0;
 }
@@ -6654,12 +6714,12 @@ NVFP4MOE__PRIVATE nvfp4moe__quant_params nvfp4moe__quant_params_of(const nvfp4mo
 /* img, img_tok: the expert layer's widened tokens (the _img kernels' two more arguments), or 0;
    img_layout: the weight layout of the GEMM that reads them (TILED: widened to F16); pdl: -1 no
    programmatic dependent launch unless every kernel takes one, 0 as the context says
-   (nvfp4moe__pdl_on) */
+   (nvfp4moe__pdl_on); pf: what the _img kernels prefetch into L2 for that GEMM, or null (nothing) */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ctx, const char* fn,
                                                             const nvfp4moe__quant_params* p, int silu,
                                                             nvfp4moe_devptr img, int img_tok,
                                                             nvfp4moe_weight_layout img_layout, nvfp4moe_stream stream,
-                                                            int pdl) {
+                                                            int pdl, const nvfp4moe__l2pf* pf) {
   /* A team of threads per row (a power of two, at least 4: the kernels step a thread's
      128x4 SF bytes by team / 4 column groups), each keeping nb blocks of 16 in registers
      (NVF_QNB of quantize.cu: 4, SiLU 1; other values in the tuning variants there),
@@ -6672,7 +6732,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
   long long ctas, cap, rowbytes = 2LL * p->k, budget;
   unsigned smem = 0;
   nvfp4moe__quant_params q = *p;
-  void* args[3];
+  nvfp4moe__l2pf none;
+  void* args[4];
   int kern = !p->fp16 ? (int)NVFP4MOE__K_QUANTIZE
              : silu ? (int)NVFP4MOE__K_SILU_QUANTIZE_F16 : (int)NVFP4MOE__K_QUANTIZE_F16;
   nvfp4moe_result r;
@@ -6730,18 +6791,20 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
   if (r != NVFP4MOE_SUCCESS) return r;
   cap = (long long)nvfp4moe__occupancy(ctx, spec, kern, 256, 0) * ctx->sm_count;
   ctas = (items + 256 / team - 1) / (256 / team);
+  memset(&none, 0, sizeof none);
   args[0] = (void*)&q;
   args[1] = &img;
   args[2] = &img_tok;
+  args[3] = (void*)(pf ? pf : &none);
   return nvfp4moe__launch_as(ctx, fn, spec, kern, (unsigned)(ctas < cap ? ctas : cap), 256, smem, stream, args, pdl);
 }
 
 /* img (img_tok): the expert layer's widened tokens for its GEMM tile of img_tok tokens, or 0; img_layout:
-   that GEMM's weight layout; pdl: as nvfp4moe__launch_quantize's */
+   that GEMM's weight layout; pdl, pf: as nvfp4moe__launch_quantize's */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__quantize_op(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* a,
                                                         nvfp4moe_stream stream, const char* fn, int per_token, int silu,
                                                         nvfp4moe_devptr img, int img_tok, nvfp4moe_weight_layout img_layout,
-                                                        int pdl) {
+                                                        int pdl, const nvfp4moe__l2pf* pf) {
   long long stride = 0;
   nvfp4moe__quant_params p;
   nvfp4moe__scope sc;
@@ -6752,26 +6815,26 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__quantize_op(nvfp4moe_context* ctx, c
   r = nvfp4moe__enter(ctx, fn, &sc);
   if (r != NVFP4MOE_SUCCESS) return r;
   p = nvfp4moe__quant_params_of(a, stride, per_token);
-  return nvfp4moe__leave(&sc, nvfp4moe__launch_quantize(ctx, fn, &p, silu, img, img_tok, img_layout, stream, pdl));
+  return nvfp4moe__leave(&sc, nvfp4moe__launch_quantize(ctx, fn, &p, silu, img, img_tok, img_layout, stream, pdl, pf));
 }
 
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_per_token(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* args,
                                                            nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_token", 1, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_token", 1, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0, 0);
 }
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_per_tensor(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* args,
                                                             nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_tensor", 0, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_tensor", 0, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0, 0);
 }
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_silu_mul_quantize_per_token(nvfp4moe_context* ctx,
                                                                     const nvfp4moe_quantize_args* args,
                                                                     nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_token", 1, 1, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_token", 1, 1, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0, 0);
 }
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_silu_mul_quantize_per_tensor(nvfp4moe_context* ctx,
                                                                      const nvfp4moe_quantize_args* args,
                                                                      nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_tensor", 0, 1, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_tensor", 0, 1, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0, 0);
 }
 
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_weights(nvfp4moe_context* ctx, const nvfp4moe_weight_quantize_args* a,
@@ -6815,7 +6878,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_weights(nvfp4moe_context* ctx, 
     p.q = a->out_e2m1; p.sf = a->out_sf; p.scale_in = a->out_scale;
     p.groups = a->experts; p.rows = a->n; p.k = a->k;
     p.fo6 = nvfp4moe__fo6(a->flags); p.fp16 = fp16; p.pad_rows = 1;
-    r = nvfp4moe__launch_quantize(ctx, fn, &p, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, stream, 0);
+    r = nvfp4moe__launch_quantize(ctx, fn, &p, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, stream, 0, 0);
   }
   return nvfp4moe__leave(&sc, r);
 }
@@ -6918,6 +6981,35 @@ typedef struct nvfp4moe__gemm_params {
   int tiles_m;            /* token tiles per (group, row block) of a persistent token-producer grid, else 0 */
   int ptab;               /* 1: that grid numbers its units without gaps (gemm_wgmma_ws.cu, nvf_ws_build_tab) */
 } nvfp4moe__gemm_params;
+
+/* The weights a token-producer GEMM's first wave reads first (TILED weights b [G, N, K/2], SFs
+   b_sf 128x4; `rows` weight rows a unit, `tiles` token tiles a group): its units (one CTA an SM,
+   token tile fastest, then row block, then group) cover rows [0, R) of the stacked G N rows, so
+   the first `percent` of K of each 16-row tile (each a contiguous 16 RB bytes) and of each
+   128-row SF group below R. Nothing (counts 0) where percent is 0, below sm_90, or N % 16. */
+NVFP4MOE__PRIVATE void nvfp4moe__l2pf_fill(const nvfp4moe_context* ctx, nvfp4moe__l2pf* pf, nvfp4moe_devptr b,
+                                           nvfp4moe_devptr b_sf, int groups, int n, int k, int rows, long long tiles,
+                                           int percent) {
+  long long nblocks, first, g, in, nsteps, kc4;
+  memset(pf, 0, sizeof *pf);
+  if (percent <= 0 || ctx->cc_major < 9 || n % 16 != 0 || rows % 16 != 0 || tiles < 1) return;
+  nblocks = (n + rows - 1) / rows;
+  first = (ctx->sm_count + tiles - 1) / tiles; /* row blocks the first wave's units cover */
+  if (first > (long long)groups * nblocks) first = (long long)groups * nblocks;
+  g = first / nblocks;
+  in = (first % nblocks) * rows;
+  if (in > n) in = n;
+  nsteps = (k + 127) / 128;
+  kc4 = (k / 16 + 3) / 4;
+  pf->w = b;
+  pf->w_stride = 16 * nsteps * 64;
+  pf->w_count = (int)((g * n + in) / 16);
+  pf->w_chunk = (int)((nsteps * percent + 99) / 100 * 1024);
+  pf->sf = b_sf;
+  pf->sf_stride = kc4 * 512;
+  pf->sf_count = (int)(g * ((n + 127) / 128) + (in + 127) / 128);
+  pf->sf_chunk = (int)((kc4 * percent + 99) / 100 * 512);
+}
 
 static const int nvfp4moe__portable_bm[4] = {16, 32, 64, 128};
 static const int nvfp4moe__swapab_tok[4] = {8, 16, 32, 48};
@@ -7157,14 +7249,18 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
                                 "needs; force another tile (NVFP4MOE_GEMM_CONFIG) or report the NVRTC version",
                                 fn, nvfp4moe__specs[mod].name, regs, want);
     if (p->tok_ws && !widened) { /* the token pre-pass: 128 threads a (group, slot image, token tile), nvf_ws_widen_tokens */
-      void* wargs[2];
+      void* wargs[3];
+      nvfp4moe__l2pf pf;
       long long nslots = ((p->k + 127) / 128 + (long long)sps - 1) / sps, per = (long long)p->groups * nslots;
       long long ytiles = ((long long)em + tok - 1) / tok;
       int wk = tiled ? 1 : 2, y;
       if (ytiles > 0x7FFFFFFFLL / per) ytiles = 0x7FFFFFFFLL / per; /* >= 1: nvfp4moe__gemm_ws_need bounds per */
       y = (int)ytiles;
+      /* (and the GEMM's first weights into L2 where $NVFP4MOE_L2_PREFETCH asks) */
+      nvfp4moe__l2pf_fill(ctx, &pf, p->b, p->b_sf, p->groups, p->n, p->k, 64 * cwg, ytiles, tiled ? ctx->l2pf[0] : 0);
       wargs[0] = (void*)p;
       wargs[1] = &y;
+      wargs[2] = &pf;
       r = nvfp4moe__launch(ctx, fn, mod, wk, (unsigned)(per * ytiles), 128, 0, stream, wargs);
       if (r != NVFP4MOE_SUCCESS) return r;
     }
@@ -7488,7 +7584,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__self_test_quantize(nvfp4moe_context* ctx, int mo
   if (nvfp4moe__cu.cuMemAlloc(&dev, 65536) != 0) { snprintf(why, nwhy, "no memory for the self-test"); return 0; }
   p = nvfp4moe__quant_params_of(&a, K, 1);
   p.x = dev; p.q = dev + 16384; p.sf = dev + 32768; p.scale_out = dev + 49152;
-  if (nvfp4moe__cu.cuMemcpyHtoD(dev, x, sizeof x) != 0 || nvfp4moe__launch_quantize(ctx, "self-test", &p, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0, 0) != NVFP4MOE_SUCCESS ||
+  if (nvfp4moe__cu.cuMemcpyHtoD(dev, x, sizeof x) != 0 || nvfp4moe__launch_quantize(ctx, "self-test", &p, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0, 0, 0) != NVFP4MOE_SUCCESS ||
       nvfp4moe__cu.cuStreamSynchronize(0) != 0 || nvfp4moe__cu.cuMemcpyDtoH(q[1], dev + 16384, sizeof q[1]) != 0 ||
       nvfp4moe__cu.cuMemcpyDtoH(sf[1], dev + 32768, nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4)) != 0 ||
       nvfp4moe__cu.cuMemcpyDtoH(s[1], dev + 49152, sizeof s[1]) != 0) {
@@ -7639,6 +7735,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   nvfp4moe_gemm_args g;
   nvfp4moe_devptr base, alpha2;
   nvfp4moe_result r;
+  nvfp4moe__l2pf pf2;
   int per_token, img1, img2, tok1;
   size_t need = 0;
   memset(&ws, 0, sizeof ws);
@@ -7663,6 +7760,15 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   /* (the SiLU one only where it keeps one register block a thread, inter <= 4096: past that the
      plain SiLU quantizer takes its wide specialisation, which the _img kernel has not) */
   img2 = ctx && (ctx->layer_widen & 2) && w->inter <= 4096 ? nvfp4moe__layer_img_tok(ctx, &g) : 0;
+  /* what that SiLU quantizer prefetches into L2 for GEMM2 ($NVFP4MOE_L2_PREFETCH) */
+  memset(&pf2, 0, sizeof pf2);
+  if (img2 && w->layout == NVFP4MOE_WEIGHTS_TILED) {
+    int s2;
+    nvfp4moe__gemm_ws_need(ctx, &g, &s2);
+    nvfp4moe__l2pf_fill(ctx, &pf2, w->w2, w->w2_sf, w->experts, w->hidden, w->inter,
+                        64 * nvfp4moe__ws_cwg[s2 - NVFP4MOE__SPEC_GEMM_WS128], (nvfp4moe__cover_m(&g) + img2 - 1) / img2,
+                        ctx->l2pf[1]);
+  }
 
   /* 1. x -> NVFP4 */
   memset(&q, 0, sizeof q);
@@ -7673,7 +7779,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   if (ctx)
     r = nvfp4moe__quantize_op(ctx, &q, stream, per_token ? "nvfp4moe_quantize_per_token" : "nvfp4moe_quantize_per_tensor",
                               per_token, 0, img1 ? base + ws.tok : 0, img1, w->layout,
-                              nvfp4moe__layer_quant_pdl(ctx, 0, tok1 != 0));
+                              nvfp4moe__layer_quant_pdl(ctx, 0, tok1 != 0), 0);
   else r = per_token ? nvfp4moe_ref_quantize_per_token(&q) : nvfp4moe_ref_quantize_per_tensor(&q);
   if (r != NVFP4MOE_SUCCESS) return r;
 
@@ -7698,7 +7804,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
     r = nvfp4moe__quantize_op(ctx, &q, stream,
                               per_token ? "nvfp4moe_silu_mul_quantize_per_token" : "nvfp4moe_silu_mul_quantize_per_tensor",
                               per_token, 1, img2 ? base + ws.tok : 0, img2, w->layout,
-                              nvfp4moe__layer_quant_pdl(ctx, 1, tok1 != 0));
+                              nvfp4moe__layer_quant_pdl(ctx, 1, tok1 != 0), img2 ? &pf2 : 0);
   else r = per_token ? nvfp4moe_ref_silu_mul_quantize_per_token(&q) : nvfp4moe_ref_silu_mul_quantize_per_tensor(&q);
   if (r != NVFP4MOE_SUCCESS) return r;
 

@@ -238,6 +238,34 @@ NVF_DEV void nvf_pdl_enter() {
 #endif
 }
 
+// Bytes of the next kernel's weights prefetched into L2 while a short, latency-bound kernel
+// leaves DRAM idle (the expert layer: the token pre-pass for its GEMM, the SiLU quantizer for
+// GEMM2): w_count pieces w + j w_stride, the first w_chunk bytes of each, and the same for the
+// SFs; counts 0: nothing. The host fills it (nvfp4moe__l2pf_fill) with the first K of each
+// 16-row weight tile (128-row SF group) the GEMM's first wave of CTAs reads, every piece inside
+// the tensors. One bulk prefetch (sm_90+; a hint, nothing waits for it) per piece of at most
+// 32 KB, by thread 0 of each CTA in turn.
+struct NvfL2Prefetch {
+  const u8* w;
+  i64 w_stride;
+  int w_count, w_chunk;
+  const u8* sf;
+  i64 sf_stride;
+  int sf_count, sf_chunk;
+};
+NVF_DEV void nvf_l2_prefetch(const NvfL2Prefetch& pf) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (threadIdx.x != 0) return;
+  for (int j = blockIdx.x; j < pf.w_count + pf.sf_count; j += gridDim.x) {
+    const bool isw = j < pf.w_count;
+    const u8* a = isw ? pf.w + (i64)j * pf.w_stride : pf.sf + (i64)(j - pf.w_count) * pf.sf_stride;
+    const int bytes = isw ? pf.w_chunk : pf.sf_chunk;
+    for (int o = 0; o < bytes; o += 32768)
+      asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a + o), "r"(min(32768, bytes - o)) : "memory");
+  }
+#endif
+}
+
 // masked_m as the contract reads it: clamped to [0, rows] so nothing past M_max is touched.
 NVF_DEV int nvf_valid_rows(const int* masked_m, int g, int rows) {
   if (!masked_m) return rows;

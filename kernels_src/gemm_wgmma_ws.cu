@@ -726,8 +726,10 @@ NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)
 // NVF_TOK), nslots = ceil(steps / NVF_SPS): the host's nvfp4moe__tok_ws_bytes. Tokens past
 // masked_m and steps past K are zeros. 128 threads, one unit (token, step of the image) each, as
 // the producer's; CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.
-extern "C" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles) {
+extern "C" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles,
+                                                                       const NvfL2Prefetch pf) {
   nvf_pdl_enter();
+  nvf_l2_prefetch(pf); // the GEMM's first weights
   const int pt = threadIdx.x, n = NVF_SPS == 1 ? pt : pt % NVF_TOK, ss = NVF_SPS == 1 ? 0 : pt / NVF_TOK;
   if (NVF_UNITS < 128 && pt >= NVF_UNITS) return;
   const int nsteps = (p.k + NVF_STEP - 1) / NVF_STEP, nslots = (nsteps + NVF_SPS - 1) / NVF_SPS, kc4 = (p.k / 16 + 3) / 4;
