@@ -1576,13 +1576,13 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "#endif\n"
   "}\n"
   "\n"
-  "// Bytes of the next kernel's weights prefetched into L2 while a short, latency-bound kernel\n"
-  "// leaves DRAM idle (the expert layer: the token pre-pass for its GEMM, the SiLU quantizer for\n"
-  "// GEMM2): w_count pieces w + j w_stride, the first w_chunk bytes of each, and the same for the\n"
-  "// SFs; counts 0: nothing. The host fills it (nvfp4moe__l2pf_fill) with the first K of each\n"
-  "// 16-row weight tile (128-row SF group) the GEMM's first wave of CTAs reads, every piece inside\n"
-  "// the tensors. One bulk prefetch (sm_90+; a hint, nothing waits for it) per piece of at most\n"
-  "// 32 KB, by thread 0 of each CTA in turn.\n"
+  "// Bytes of a GEMM's weights prefetched into L2 by a short, latency-bound kernel ahead of it that\n"
+  "// leaves DRAM idle (the token pre-pass for its GEMM; the expert layer's SiLU quantizer for GEMM2):\n"
+  "// w_count pieces w + j w_stride, the first w_chunk bytes of each, and the same for the SFs;\n"
+  "// counts 0: nothing. The host fills it (nvfp4moe__l2pf_fill) with the first K of each 16-row\n"
+  "// weight tile (128-row SF group) the GEMM's first wave of CTAs reads, every piece inside the\n"
+  "// tensors and 16-byte aligned. Thread 0 of each CTA takes pieces in turn, each in bulk prefetches\n"
+  "// (sm_90+; a hint, nothing waits for it) of at most 32 KB.\n"
   "struct NvfL2Prefetch {\n"
   "  const u8* w;\n"
   "  i64 w_stride;\n"
@@ -4844,7 +4844,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p, u8* img, int img_tok, \\\n"
   "                                                                  const NvfL2Prefetch pf) {                    \\\n"
   "    nvf_pdl_enter();                                                                      \\\n"
-  "    nvf_l2_prefetch(pf); /* the next GEMM's first weights */                              \\\n"
+  "    nvf_l2_prefetch(pf); /* the weights of the GEMM after it */                            \\\n"
   "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
   "    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \\\n"
   "    nvf_quantize_rows<silu, false, false, nb, true>(p, prefix, red, img, img_tok);        \\\n"
@@ -5318,8 +5318,9 @@ struct nvfp4moe_context {
   int layer_pdl;         /* under pdl 1, which of the expert layer's quantizers take a programmatic dependent launch:
                             bit 0 the input's, bit 1 the SiLU's; -1 the default, the input's always and the SiLU's
                             unless GEMM1 ran a token-producer tile ($NVFP4MOE_LAYER_PDL; nvfp4moe__layer_quant_pdl) */
-  int l2pf[2];           /* percent of K of each first-wave weight tile prefetched into L2 for GEMM1 by its token
-                            pre-pass, for GEMM2 by the SiLU quantizer ($NVFP4MOE_L2_PREFETCH; nvfp4moe__l2pf_fill) */
+  int l2pf[2];           /* percent of K of each first-wave weight tile prefetched into L2: [0] by every token-producer
+                            GEMM's token pre-pass (the layer's GEMM1), [1] by the layer's SiLU quantizer for GEMM2
+                            ($NVFP4MOE_L2_PREFETCH; nvfp4moe__l2pf_fill) */
   int sm100_self_test;
   nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
   unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
@@ -6007,7 +6008,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   if (v && !(v[0] >= '0' && v[0] <= '3' && !v[1]))
     nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_LAYER_PDL=%s is not a mask 0-3: the default", v);
   /* The L2 prefetch of a token-producer GEMM's first weights ($NVFP4MOE_L2_PREFETCH=P1:P2: percent of
-     K, 0-100, for GEMM1 by the token pre-pass and GEMM2 by the expert layer's SiLU quantizer;
+     K, 0-100, P1 by every token pre-pass (the layer's GEMM1), P2 by the expert layer's SiLU quantizer for GEMM2;
      nvfp4moe__l2pf_fill). Default 0:0 (off). */
   ctx->l2pf[0] = ctx->l2pf[1] = 0;
   v = nvfp4moe__getenv("NVFP4MOE_L2_PREFETCH");
@@ -6986,13 +6987,17 @@ typedef struct nvfp4moe__gemm_params {
    b_sf 128x4; `rows` weight rows a unit, `tiles` token tiles a group): its units (one CTA an SM,
    token tile fastest, then row block, then group) cover rows [0, R) of the stacked G N rows, so
    the first `percent` of K of each 16-row tile (each a contiguous 16 RB bytes) and of each
-   128-row SF group below R. Nothing (counts 0) where percent is 0, below sm_90, or N % 16. */
+   128-row SF group below R. Nothing (counts 0) where percent is 0, below sm_90, N or rows not a
+   multiple of 16, tiles < 1, or b or b_sf not 16-byte aligned (the bulk prefetch needs it; this
+   runs before the GEMM checks its arguments). Units without tokens are not known here: their
+   weights may be prefetched and not read. */
 NVFP4MOE__PRIVATE void nvfp4moe__l2pf_fill(const nvfp4moe_context* ctx, nvfp4moe__l2pf* pf, nvfp4moe_devptr b,
                                            nvfp4moe_devptr b_sf, int groups, int n, int k, int rows, long long tiles,
                                            int percent) {
   long long nblocks, first, g, in, nsteps, kc4;
   memset(pf, 0, sizeof *pf);
-  if (percent <= 0 || ctx->cc_major < 9 || n % 16 != 0 || rows % 16 != 0 || tiles < 1) return;
+  if (percent <= 0 || ctx->cc_major < 9 || n % 16 != 0 || rows % 16 != 0 || tiles < 1 || b % 16 != 0 || b_sf % 16 != 0)
+    return;
   nblocks = (n + rows - 1) / rows;
   first = (ctx->sm_count + tiles - 1) / tiles; /* row blocks the first wave's units cover */
   if (first > (long long)groups * nblocks) first = (long long)groups * nblocks;

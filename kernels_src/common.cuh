@@ -238,13 +238,13 @@ NVF_DEV void nvf_pdl_enter() {
 #endif
 }
 
-// Bytes of the next kernel's weights prefetched into L2 while a short, latency-bound kernel
-// leaves DRAM idle (the expert layer: the token pre-pass for its GEMM, the SiLU quantizer for
-// GEMM2): w_count pieces w + j w_stride, the first w_chunk bytes of each, and the same for the
-// SFs; counts 0: nothing. The host fills it (nvfp4moe__l2pf_fill) with the first K of each
-// 16-row weight tile (128-row SF group) the GEMM's first wave of CTAs reads, every piece inside
-// the tensors. One bulk prefetch (sm_90+; a hint, nothing waits for it) per piece of at most
-// 32 KB, by thread 0 of each CTA in turn.
+// Bytes of a GEMM's weights prefetched into L2 by a short, latency-bound kernel ahead of it that
+// leaves DRAM idle (the token pre-pass for its GEMM; the expert layer's SiLU quantizer for GEMM2):
+// w_count pieces w + j w_stride, the first w_chunk bytes of each, and the same for the SFs;
+// counts 0: nothing. The host fills it (nvfp4moe__l2pf_fill) with the first K of each 16-row
+// weight tile (128-row SF group) the GEMM's first wave of CTAs reads, every piece inside the
+// tensors and 16-byte aligned. Thread 0 of each CTA takes pieces in turn, each in bulk prefetches
+// (sm_90+; a hint, nothing waits for it) of at most 32 KB.
 struct NvfL2Prefetch {
   const u8* w;
   i64 w_stride;

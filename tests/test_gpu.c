@@ -1505,8 +1505,8 @@ static void test_layer_quantizer_widened_tokens(void) {
         gu_fill(dimg, 0xEE, wsz); gu_fill(dws, 0xEE, wsz);
         gu_fill(dq, 0xA5, nq); gu_fill(dsf, 0xA5, nsf);
         if (per_token) gu_fill(dscale, 0xA5, ns);
-        /* (with the whole of the GEMM's weights and SFs prefetched into L2 on TILED weights: a hint,
-           the same bytes out) */
+        /* (with the GEMM's weights and SFs prefetched into L2 on TILED weights, all of them where
+           the SMs number G N / 16 or more: a hint, the same bytes out) */
         nvfp4moe__l2pf_fill(g_ctx, &pf, db, dbsf, G, N, K, 16, 1, lay == NVFP4MOE_WEIGHTS_TILED ? 100 : 0);
         CHECK(nvfp4moe__quantize_op(g_ctx, &q, 0, "test", per_token, silu, dimg, tok, lay, silu ? -1 : 0, &pf) ==
                   NVFP4MOE_SUCCESS,
