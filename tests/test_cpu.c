@@ -1189,6 +1189,61 @@ static void test_weight_layouts(void) {
         nvfp4moe_destroy(ct);
       }
     }
+    { /* $NVFP4MOE_L2_PREFETCH=P1:P2 (percent 0-100; anything else: off), and the pieces nvfp4moe__l2pf_fill picks */
+      static const struct { const char* v; int p1, p2; } ev[] = {
+          {0, 0, 0}, {"25:100", 25, 100}, {"0:50", 0, 50}, {"25,100", 0, 0}, {"101:0", 0, 0}, {"5:5x", 0, 0}};
+      static const int gs[] = {1, 3, 32, 256}, ns[] = {16, 144, 2048, 7168}, ks[] = {32, 160, 2048, 7168},
+                       rs[] = {16, 192, 256}, ps[] = {1, 25, 100};
+      size_t ei, a, b2, c2, e2, f2;
+      nvfp4moe_context* c = (nvfp4moe_context*)calloc(1, sizeof *c);
+      nvfp4moe__l2pf pf;
+      int bad = 0;
+      for (ei = 0; ei < sizeof ev / sizeof ev[0]; ++ei) {
+        ct = 0;
+        if (ev[ei].v) setenv("NVFP4MOE_L2_PREFETCH", ev[ei].v, 1);
+        else unsetenv("NVFP4MOE_L2_PREFETCH");
+        CHECK(nvfp4moe_create(&d, &ct) == NVFP4MOE_SUCCESS && ct && ct->l2pf[0] == ev[ei].p1 && ct->l2pf[1] == ev[ei].p2,
+              "NVFP4MOE_L2_PREFETCH=%s: %d:%d", ev[ei].v ? ev[ei].v : "(unset)", ev[ei].p1, ev[ei].p2);
+        unsetenv("NVFP4MOE_L2_PREFETCH");
+        nvfp4moe_destroy(ct);
+      }
+      CHECK(c != 0, "calloc");
+      if (c) {
+        c->cc_major = 9; c->sm_count = 132;
+        /* DeepSeek-V3 EP8 GEMM2 (32 x 7168 x 2048, 256-row units, one token tile a group): the first 132 units
+           are 4 experts and 20 row blocks of the fifth, 33792 rows: 2112 tiles of 16 KB (16 steps) whole at
+           100 %, and 4 x 56 + 40 SF groups of 32 x 512 bytes */
+        nvfp4moe__l2pf_fill(c, &pf, 4096, 8192, 32, 7168, 2048, 256, 1, 100);
+        CHECK(pf.w == 4096 && pf.w_count == 2112 && pf.w_stride == 16384 && pf.w_chunk == 16384 && pf.sf == 8192 &&
+                  pf.sf_count == 264 && pf.sf_stride == 16384 && pf.sf_chunk == 16384,
+              "DeepSeek-V3 GEMM2 first wave: %d x %d of %lld, SF %d x %d of %lld", pf.w_count, pf.w_chunk,
+              pf.w_stride, pf.sf_count, pf.sf_chunk, pf.sf_stride);
+        nvfp4moe__l2pf_fill(c, &pf, 4096, 8192, 32, 7168, 2048, 256, 1, 25);
+        CHECK(pf.w_count == 2112 && pf.w_chunk == 4096 && pf.sf_chunk == 4096, "25 %%: the first 4 of 16 steps");
+        nvfp4moe__l2pf_fill(c, &pf, 4096, 8192, 32, 7168, 2048, 256, 1, 0);
+        CHECK(pf.w_count == 0 && pf.sf_count == 0, "0 %%: nothing");
+        nvfp4moe__l2pf_fill(c, &pf, 4100, 8192, 32, 7168, 2048, 256, 1, 100);
+        CHECK(pf.w_count == 0 && pf.sf_count == 0, "weights not 16-byte aligned: nothing");
+        c->cc_major = 8;
+        nvfp4moe__l2pf_fill(c, &pf, 4096, 8192, 32, 7168, 2048, 256, 1, 100);
+        CHECK(pf.w_count == 0 && pf.sf_count == 0, "sm_80: nothing");
+        c->cc_major = 9;
+        /* every piece inside the TILED weights (G N RB bytes) and the 128x4 SFs (G ceil(N/128) kc4 512) */
+        for (a = 0; a < 4; ++a)
+          for (b2 = 0; b2 < 4; ++b2)
+            for (c2 = 0; c2 < 4; ++c2)
+              for (e2 = 0; e2 < 3; ++e2)
+                for (f2 = 0; f2 < 3; ++f2) {
+                  const long long G = gs[a], N = ns[b2], K = ks[c2], rb = (K + 127) / 128 * 64, kc4 = (K / 16 + 3) / 4;
+                  nvfp4moe__l2pf_fill(c, &pf, 0, 0, (int)G, (int)N, (int)K, rs[e2], 1 + (int)f2, ps[f2]);
+                  bad += pf.w_count < 1 || pf.sf_count < 1 || pf.w_chunk % 16 || pf.sf_chunk % 16 ||
+                         (pf.w_count - 1) * pf.w_stride + pf.w_chunk > G * N * rb ||
+                         (pf.sf_count - 1) * pf.sf_stride + pf.sf_chunk > G * ((N + 127) / 128) * kc4 * 512;
+                }
+        CHECK(bad == 0, "%d shapes with a piece outside the tensors (or none)", bad);
+        free(c);
+      }
+    }
     { /* which of the expert layer's quantizers take a programmatic dependent launch ($NVFP4MOE_LAYER_PDL; unset
          or not a mask 0-3: -1, the layer's default), and the launch decision under each context setting */
       static const struct { const char* v; int mask; } lp[] = {{0, -1}, {"3", 3}, {"0", 0}, {"2", 2}, {"7", -1}, {"1x", -1}};
