@@ -1817,16 +1817,13 @@ X66)
 X85)
   # forty-second session: the L2 prefetch of a token-producer GEMM's first-wave weights (NVFP4MOE_L2_PREFETCH=P1:P2:
   # percent of K of each first-wave 16-row tile, GEMM1 by its token pre-pass, GEMM2 by the layer's SiLU quantizer):
-  # quick layer and widened-token tests and memcheck on the quick layer tests at 100:100; then the layers' A/B, arms
+  # quick layer and widened-token tests at 100:100; then the layers' A/B, arms
   # 0:0 25:0 50:0 0:100 0:50 25:100 100:100 and back
   t0=$(date +%s)
   for t in moe_layer layer_quantizer_widened; do
     NVFP4MOE_L2_PREFETCH=100:100 TEST_QUICK=1 TEST_ONLY=$t timeout 150 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
     summ "$t (quick, 100:100)" "$OUT/test_$t.log" $?
   done
-  NVFP4MOE_L2_PREFETCH=100:100 TEST_QUICK=1 TEST_ONLY=moe_layer timeout 150 compute-sanitizer --tool memcheck \
-    --error-exitcode 9 ./build/test_gpu > "$OUT/memcheck_layer.log" 2>&1
-  echo "memcheck layer rc $?: $(grep -hE "ERROR SUMMARY" "$OUT/memcheck_layer.log" | head -1) $(grep -c ^PASS "$OUT/memcheck_layer.log") PASS"
   echo "tests at $(( $(date +%s) - t0 )) s"
   r=""; for v in 0:0 25:0 50:0 0:100 0:50 25:100 100:100; do r="$r,NVFP4MOE_L2_PREFETCH=$v"; done; r=${r#,}
   r="$r,$(echo "$r" | tr ',' '\n' | tac | paste -sd,)"
@@ -1834,7 +1831,7 @@ X85)
   NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer PYTHONUNBUFFERED=1 timeout 200 python3 tools/bench.py \
     --envs "$r" --only layer --out "$OUT/layer_l2pf_ab.json" > "$OUT/layer_l2pf_ab.log" 2>&1
   echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_l2pf_ab.log" | cut -c1-150
-  if [ $(( $(date +%s) - t0 )) -lt 420 ]; then # the kernels' durations, traced
+  if [ $(( $(date +%s) - t0 )) -lt 200 ]; then # the kernels' durations, traced
     NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout 100 \
       python3 tools/bench.py --envs "NVFP4MOE_L2_PREFETCH=0:0,NVFP4MOE_L2_PREFETCH=25:100,NVFP4MOE_L2_PREFETCH=0:100" \
       --only layer --out "$OUT/layer_l2pf_profile.json" > "$OUT/layer_l2pf_profile.log" 2>&1
