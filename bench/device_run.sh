@@ -1814,6 +1814,16 @@ X66)
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X85S)
+  # X85 for a short budget: the widened-token test at 100:100, then the layers' A/B, arms 0:0 25:100 0:100 and back
+  t0=$(date +%s)
+  NVFP4MOE_L2_PREFETCH=100:100 TEST_QUICK=1 TEST_ONLY=layer_quantizer_widened timeout 60 ./build/test_gpu > "$OUT/test_w.log" 2>&1
+  summ "widened (quick, 100:100)" "$OUT/test_w.log" $?
+  a=NVFP4MOE_L2_PREFETCH=0:0; b=NVFP4MOE_L2_PREFETCH=25:100; c=NVFP4MOE_L2_PREFETCH=0:100
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer PYTHONUNBUFFERED=1 timeout 100 python3 tools/bench.py \
+    --envs "$a,$b,$c,$c,$b,$a" --only layer --out "$OUT/layer_l2pf_ab.json" > "$OUT/layer_l2pf_ab.log" 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_l2pf_ab.log" | cut -c1-150
+  ;;
 X85)
   # forty-second session: the L2 prefetch of a token-producer GEMM's first-wave weights (NVFP4MOE_L2_PREFETCH=P1:P2:
   # percent of K of each first-wave 16-row tile, GEMM1 by its token pre-pass, GEMM2 by the layer's SiLU quantizer):
