@@ -100,11 +100,16 @@
    results and API unchanged.
    0.5.8: opt-in _img8 kernels for the layer's quantizers ($NVFP4MOE_QIMG8), slower on an H100.
    0.5.9: the _img8 kernels and $NVFP4MOE_QIMG8 (now ignored) removed: both designs measured slower
-   (bench/NOTES.md, thirty-eighth to fortieth sessions); kernels, formats, results and API as 0.5.7. */
+   (bench/NOTES.md, thirty-eighth to fortieth sessions); kernels, formats, results and API as 0.5.7.
+   0.5.10: $NVFP4MOE_L2_PREFETCH (off by default, not yet measured): the token pre-pass and the
+   expert layer's SiLU quantizer can prefetch into L2 the weights their GEMM's first wave reads
+   first; those kernels take the prefetch as one more argument (nothing prefetched by default).
+   Tuning defines NVF_QSILU_MINB, NVF_QPLAIN_MINB and NVF_WIDEN_SKIP (measured no faster, kept as
+   switches). Results and API as 0.5.9. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
-#define NVFP4MOE_VERSION_PATCH 9
-#define NVFP4MOE_VERSION_STRING "0.5.9"
+#define NVFP4MOE_VERSION_PATCH 10
+#define NVFP4MOE_VERSION_STRING "0.5.10"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
