@@ -101,11 +101,11 @@
    0.5.8: opt-in _img8 kernels for the layer's quantizers ($NVFP4MOE_QIMG8), slower on an H100.
    0.5.9: the _img8 kernels and $NVFP4MOE_QIMG8 (now ignored) removed: both designs measured slower
    (bench/NOTES.md, thirty-eighth to fortieth sessions); kernels, formats, results and API as 0.5.7.
-   0.5.10: $NVFP4MOE_L2_PREFETCH (off by default, not yet measured): the token pre-pass and the
-   expert layer's SiLU quantizer can prefetch into L2 the weights their GEMM's first wave reads
-   first; those kernels take the prefetch as one more argument (nothing prefetched by default).
-   Tuning defines NVF_QSILU_MINB, NVF_QPLAIN_MINB and NVF_WIDEN_SKIP (measured no faster, kept as
-   switches). Results and API as 0.5.9. */
+   0.5.10: $NVFP4MOE_L2_PREFETCH (off by default, not yet measured): the token-producer tiles' pre-pass
+   and the expert layer's SiLU quantizer can prefetch into L2 the weights their GEMM's first wave
+   reads first; those kernels take the prefetch as one more argument (nothing prefetched by
+   default). Tuning defines NVF_QSILU_MINB and NVF_QPLAIN_MINB (measured slower) and
+   NVF_WIDEN_SKIP (not shown faster), kept as switches. Results and API as 0.5.9. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
 #define NVFP4MOE_VERSION_PATCH 10
@@ -3897,7 +3897,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// images the producer above copies. Image f (slot fill f, steps f NVF_SPS ..) of token tile T of\n"
   "// group g at p.tok_ws + ((g tiles_m + T) nslots + f) NVF_SLOT_BYTES, tiles_m = ceil(m_max /\n"
   "// NVF_TOK), nslots = ceil(steps / NVF_SPS): the host's nvfp4moe__tok_ws_bytes. Tokens past\n"
-  "// masked_m and steps past K are zeros. 128 threads, one unit (token, step of the image) each, as\n"
+  "// masked_m (unless -DNVF_WIDEN_SKIP, below) and steps past K are zeros. 128 threads, one unit (token, step of the image) each, as\n"
   "// the producer's; CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.\n"
   "extern \"C\" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles,\n"
   "                                                                       const NvfL2Prefetch pf) {\n"
@@ -4179,7 +4179,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// plain quantizer; 1 and 4 for the SiLU kernel (its exp chains, not the bytes in flight,\n"
   "// set its time: one block per thread and more warps, 7 % faster than 2 and 3 on the decode\n"
   "// shape, sixth session). NVF_QTUNE=1 (plain 2 and 3, SiLU 4 and 2) and NVF_QSILU2=1 (SiLU\n"
-  "// 2 and 3) are variants for tuning runs; the host picks teams to match.\n"
+  "// 2 and 3) are variants for tuning runs; the host picks teams to match. NVF_QSILU_MINB and\n"
+  "// NVF_QPLAIN_MINB (tuning runs) set the CTAs per SM of the default SiLU and plain kernels\n"
+  "// (not under NVF_QTUNE=1 or NVF_QSILU2).\n"
   "#if defined(NVF_QTUNE) && NVF_QTUNE == 1\n"
   "#if defined(NVF_SILU)\n"
   "#define NVF_QNB 4\n"
@@ -4229,7 +4231,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  int team;               // threads per row: a power of two >= max(4, k/16/NVF_QNB), at most NVF_QT\n"
   "  int stage;              // staged kernels: slots (rows in flight) per team in shared memory\n"
   "};\n"
-  "// (The _img kernels take their two arguments apart: fields added here change the other\n"
+  "// (The _img kernels take their three arguments apart: fields added here change the other\n"
   "// kernels' code.)\n"
   "\n"
   "NVF_DEV u32 nvf_prmt(u32 a, u32 b, u32 sel) {\n"
@@ -4239,10 +4241,10 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "}\n"
   "\n"
   "// Element j (0..7) of a 4-word group of packed 16-bit floats, widened exactly.\n"
-  "template <bool F16>\n"
+  "template <bool F16>\n",
   "NVF_DEV float nvf_elem(const u32* w, int j) {\n"
   "  const u32 x = w[j >> 1];\n"
-  "  if (F16) return nvf_fp16_to_f32((u16)(x >> (16 * (j & 1))));\n",
+  "  if (F16) return nvf_fp16_to_f32((u16)(x >> (16 * (j & 1))));\n"
   "  return __uint_as_float((j & 1) \? (x & 0xFFFF0000u) : (x << 16));\n"
   "}\n"
   "\n"
@@ -4309,8 +4311,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// The 8 codes of w[0..3] from their magnitude bits c[j] (low byte nn <= 7, high bits the\n"
   "// magic's): nibble pairs by a multiply-add each (no carry out of the low byte, as nn <= 7),\n"
   "// the 4 pair bytes gathered by two more and a byte permute; the signs (bits 15 and 31 of each\n"
-  "// word) as sign-replicated bytes, even elements to bit 3 and odd ones to bit 7 of their byte.\n"
-  "// 13 operations, 6 of them on the FMA pipe (the byte-per-code form before took 15 on the ALU pipe).\n",
+  "// word) as sign-replicated bytes, even elements to bit 3 and odd ones to bit 7 of their byte.\n",
+  "// 13 operations, 6 of them on the FMA pipe (the byte-per-code form before took 15 on the ALU pipe).\n"
   "NVF_DEV u32 nvf_e2m1_pack_codes(const u32* c, const u32* w) {\n"
   "  u32 pr[4];\n"
   "  #pragma unroll\n"
@@ -4383,8 +4385,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  return sfs;\n"
   "}\n"
   "\n"
-  "// What a row's blocks share: its decode scale s, t = (1/s) * (1/6), the mode (0 quantize,\n"
-  "// 1 zero row, 2 faulted row: SF 0x7F, codes 0), and for the fast path s * 2^120.\n",
+  "// What a row's blocks share: its decode scale s, t = (1/s) * (1/6), the mode (0 quantize,\n",
+  "// 1 zero row, 2 faulted row: SF 0x7F, codes 0), and for the fast path s * 2^120.\n"
   "// fast: mode 0, no 4over6 and 2^-100 <= s < 2^8, so every y = e4m3(sf) * s of the row is a\n"
   "// normal f32 in [2^-109, 2^17): e4m3(sf) * s is one multiply of the SF's bits shifted into\n"
   "// place by s * 2^120 (exact), and rcp.rn(y) is the approximation plus one Newton step (the\n"
@@ -6686,6 +6688,7 @@ typedef struct nvfp4moe__l2pf {
   long long sf_stride;
   int sf_count, sf_chunk;
 } nvfp4moe__l2pf;
+typedef char nvfp4moe__check_l2pf_size[sizeof(nvfp4moe__l2pf) == 48 ? 1 : -1]; /* as the kernels' struct */
 
 NVFP4MOE__PRIVATE int nvfp4moe__fo6(unsigned flags) {
   return (flags & NVFP4MOE_QUANT_4OVER6_MSE) ? 2 : (flags & NVFP4MOE_QUANT_4OVER6) ? 1 : 0;
@@ -6717,7 +6720,7 @@ NVFP4MOE__PRIVATE nvfp4moe__quant_params nvfp4moe__quant_params_of(const nvfp4mo
   return p;
 }
 
-/* img, img_tok: the expert layer's widened tokens (the _img kernels' two more arguments), or 0;
+/* img, img_tok: the expert layer's widened tokens (two of the _img kernels' three more arguments), or 0;
    img_layout: the weight layout of the GEMM that reads them (TILED: widened to F16); pdl: -1 no
    programmatic dependent launch unless every kernel takes one, 0 as the context says
    (nvfp4moe__pdl_on); pf: what the _img kernels prefetch into L2 for that GEMM, or null (nothing) */
@@ -6994,8 +6997,9 @@ typedef struct nvfp4moe__gemm_params {
    the first `percent` of K of each 16-row tile (each a contiguous 16 RB bytes) and of each
    128-row SF group below R. Nothing (counts 0) where percent is 0, below sm_90, N or rows not a
    multiple of 16, tiles < 1, or b or b_sf not 16-byte aligned (the bulk prefetch needs it; this
-   runs before the GEMM checks its arguments). Units without tokens are not known here: their
-   weights may be prefetched and not read. */
+   runs before the GEMM checks its arguments). Which experts have tokens is not known here: the
+   weights of units without tokens may be prefetched and not read, and where such units or experts
+   with more token tiles shift the first wave, rows it reads may be missed. */
 NVFP4MOE__PRIVATE void nvfp4moe__l2pf_fill(const nvfp4moe_context* ctx, nvfp4moe__l2pf* pf, nvfp4moe_devptr b,
                                            nvfp4moe_devptr b_sf, int groups, int n, int k, int rows, long long tiles,
                                            int percent) {

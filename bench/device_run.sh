@@ -1817,7 +1817,7 @@ X66)
 X85S)
   # X85 for a short budget: the widened-token test at 100:100, then the layers' A/B, arms 0:0 25:100 0:100 and back
   t0=$(date +%s)
-  NVFP4MOE_L2_PREFETCH=100:100 TEST_QUICK=1 TEST_ONLY=layer_quantizer_widened timeout 60 ./build/test_gpu > "$OUT/test_w.log" 2>&1
+  NVFP4MOE_L2_PREFETCH=100:100 TEST_QUICK=1 TEST_ONLY=layer_quantizer_widened timeout 150 ./build/test_gpu > "$OUT/test_w.log" 2>&1
   summ "widened (quick, 100:100)" "$OUT/test_w.log" $?
   a=NVFP4MOE_L2_PREFETCH=0:0; b=NVFP4MOE_L2_PREFETCH=25:100; c=NVFP4MOE_L2_PREFETCH=0:100
   NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer PYTHONUNBUFFERED=1 timeout 100 python3 tools/bench.py \
@@ -1827,21 +1827,23 @@ X85S)
 X85)
   # forty-second session: the L2 prefetch of a token-producer GEMM's first-wave weights (NVFP4MOE_L2_PREFETCH=P1:P2:
   # percent of K of each first-wave 16-row tile, GEMM1 by its token pre-pass, GEMM2 by the layer's SiLU quantizer):
-  # quick layer and widened-token tests at 100:100; then the layers' A/B, arms
-  # 0:0 25:0 50:0 0:100 0:50 25:100 100:100 and back
+  # quick layer and widened-token tests at 100:100 and the layer test at the default; then the layers' A/B, arms
+  # 0:0 25:0 50:0 0:100 0:50 25:100 100:100 and back; then (time left) arms 0:0 25:100 0:100 traced
   t0=$(date +%s)
   for t in moe_layer layer_quantizer_widened; do
     NVFP4MOE_L2_PREFETCH=100:100 TEST_QUICK=1 TEST_ONLY=$t timeout 150 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
     summ "$t (quick, 100:100)" "$OUT/test_$t.log" $?
   done
+  TEST_QUICK=1 TEST_ONLY=moe_layer timeout 120 ./build/test_gpu > "$OUT/test_layer_default.log" 2>&1
+  summ "moe_layer (quick, the default 0:0)" "$OUT/test_layer_default.log" $?
   echo "tests at $(( $(date +%s) - t0 )) s"
   r=""; for v in 0:0 25:0 50:0 0:100 0:50 25:100 100:100; do r="$r,NVFP4MOE_L2_PREFETCH=$v"; done; r=${r#,}
   r="$r,$(echo "$r" | tr ',' '\n' | tac | paste -sd,)"
   echo "arms: $r"
-  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer PYTHONUNBUFFERED=1 timeout 200 python3 tools/bench.py \
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer PYTHONUNBUFFERED=1 timeout 300 python3 tools/bench.py \
     --envs "$r" --only layer --out "$OUT/layer_l2pf_ab.json" > "$OUT/layer_l2pf_ab.log" 2>&1
   echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_l2pf_ab.log" | cut -c1-150
-  if [ $(( $(date +%s) - t0 )) -lt 200 ]; then # the kernels' durations, traced
+  if [ $(( $(date +%s) - t0 )) -lt 420 ]; then # the kernels' durations, traced
     NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout 100 \
       python3 tools/bench.py --envs "NVFP4MOE_L2_PREFETCH=0:0,NVFP4MOE_L2_PREFETCH=25:100,NVFP4MOE_L2_PREFETCH=0:100" \
       --only layer --out "$OUT/layer_l2pf_profile.json" > "$OUT/layer_l2pf_profile.log" 2>&1

@@ -11,7 +11,9 @@
 // plain quantizer; 1 and 4 for the SiLU kernel (its exp chains, not the bytes in flight,
 // set its time: one block per thread and more warps, 7 % faster than 2 and 3 on the decode
 // shape, sixth session). NVF_QTUNE=1 (plain 2 and 3, SiLU 4 and 2) and NVF_QSILU2=1 (SiLU
-// 2 and 3) are variants for tuning runs; the host picks teams to match.
+// 2 and 3) are variants for tuning runs; the host picks teams to match. NVF_QSILU_MINB and
+// NVF_QPLAIN_MINB (tuning runs) set the CTAs per SM of the default SiLU and plain kernels
+// (not under NVF_QTUNE=1 or NVF_QSILU2).
 #if defined(NVF_QTUNE) && NVF_QTUNE == 1
 #if defined(NVF_SILU)
 #define NVF_QNB 4
@@ -61,7 +63,7 @@ struct NvfQuantParams {
   int team;               // threads per row: a power of two >= max(4, k/16/NVF_QNB), at most NVF_QT
   int stage;              // staged kernels: slots (rows in flight) per team in shared memory
 };
-// (The _img kernels take their two arguments apart: fields added here change the other
+// (The _img kernels take their three arguments apart: fields added here change the other
 // kernels' code.)
 
 NVF_DEV u32 nvf_prmt(u32 a, u32 b, u32 sel) {
