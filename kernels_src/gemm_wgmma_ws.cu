@@ -724,8 +724,9 @@ NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)
 // images the producer above copies. Image f (slot fill f, steps f NVF_SPS ..) of token tile T of
 // group g at p.tok_ws + ((g tiles_m + T) nslots + f) NVF_SLOT_BYTES, tiles_m = ceil(m_max /
 // NVF_TOK), nslots = ceil(steps / NVF_SPS): the host's nvfp4moe__tok_ws_bytes. Tokens past
-// masked_m (unless -DNVF_WIDEN_SKIP, below) and steps past K are zeros. 128 threads, one unit (token, step of the image) each, as
-// the producer's; CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.
+// masked_m (unless -DNVF_WIDEN_SKIP, below) and steps past K are zeros. 128 threads, one unit
+// (token, step of the image) each, as the producer's; CTA x = (g nslots + f) ytiles + y takes
+// tiles T = y, y + ytiles, .. below masked_m.
 extern "C" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles,
                                                                        const NvfL2Prefetch pf) {
   nvf_pdl_enter();
