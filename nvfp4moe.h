@@ -7775,9 +7775,10 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   /* (the SiLU one only where it keeps one register block a thread, inter <= 4096: past that the
      plain SiLU quantizer takes its wide specialisation, which the _img kernel has not) */
   img2 = ctx && (ctx->layer_widen & 2) && w->inter <= 4096 ? nvfp4moe__layer_img_tok(ctx, &g) : 0;
-  /* what that SiLU quantizer prefetches into L2 for GEMM2 ($NVFP4MOE_L2_PREFETCH) */
+  /* what that SiLU quantizer prefetches into L2 for GEMM2 ($NVFP4MOE_L2_PREFETCH; off by default, so the
+     tile is looked up again only when asked) */
   memset(&pf2, 0, sizeof pf2);
-  if (img2 && w->layout == NVFP4MOE_WEIGHTS_TILED) {
+  if (img2 && ctx->l2pf[1] > 0 && w->layout == NVFP4MOE_WEIGHTS_TILED) {
     int s2;
     nvfp4moe__gemm_ws_need(ctx, &g, &s2);
     nvfp4moe__l2pf_fill(ctx, &pf2, w->w2, w->w2_sf, w->experts, w->hidden, w->inter,
