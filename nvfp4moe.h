@@ -1056,6 +1056,7 @@ typedef void* nvfp4moe__nvrtcProgram;
 #define NVFP4MOE__CU_ATTR_CC_MAJOR 75
 #define NVFP4MOE__CU_ATTR_CC_MINOR 76
 #define NVFP4MOE__CU_ATTR_SMEM_OPTIN 97
+#define NVFP4MOE__CU_ATTR_L2_SIZE 38
 #define NVFP4MOE__CU_FUNC_MAX_DYN_SMEM 8
 #define NVFP4MOE__CU_FUNC_NUM_REGS 4
 #define NVFP4MOE__CUDA_ABI 12000 /* cuGetProcAddress: the entry points as of CUDA 12.0 */
@@ -5310,6 +5311,7 @@ struct nvfp4moe_context {
   nvfp4moe__CUdevice dev;
   int retained_primary;
   int cc_major, cc_minor, sm_count, smem_optin, driver_version;
+  int l2_bytes;          /* the L2 cache's size (0: unknown, an offline context) */
   char gpu_name[128];
   nvfp4moe_backend backend;
   int desc_backend_forced; /* desc->backend or $NVFP4MOE_BACKEND named a backend */
@@ -5825,6 +5827,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__open_device(nvfp4moe_context* ctx) {
   nvfp4moe__cu.cuDeviceGetAttribute(&ctx->cc_minor, NVFP4MOE__CU_ATTR_CC_MINOR, ctx->dev);
   nvfp4moe__cu.cuDeviceGetAttribute(&ctx->sm_count, NVFP4MOE__CU_ATTR_SM_COUNT, ctx->dev);
   nvfp4moe__cu.cuDeviceGetAttribute(&ctx->smem_optin, NVFP4MOE__CU_ATTR_SMEM_OPTIN, ctx->dev);
+  nvfp4moe__cu.cuDeviceGetAttribute(&ctx->l2_bytes, NVFP4MOE__CU_ATTR_L2_SIZE, ctx->dev);
   nvfp4moe__cu.cuDeviceGetName(ctx->gpu_name, (int)sizeof ctx->gpu_name, ctx->dev);
   nvfp4moe__cu.cuDriverGetVersion(&ctx->driver_version);
   if (ctx->cc_major < 8)
@@ -6998,7 +7001,9 @@ typedef struct nvfp4moe__gemm_params {
    the first `percent` of K of each 16-row tile (each a contiguous 16 RB bytes) and of each
    128-row SF group below R. Nothing (counts 0) where percent is 0, below sm_90, N or rows not a
    multiple of 16, tiles < 1, or b or b_sf not 16-byte aligned (the bulk prefetch needs it; this
-   runs before the GEMM checks its arguments). Which experts have tokens is not known here: the
+   runs before the GEMM checks its arguments). The percent is lowered until the pieces fit in half
+   the L2 (where its size is known): more would evict the first pieces before the GEMM reads them
+   (the DeepSeek-V3 GEMM1's first wave is 121 MB of weights, an H100's L2 50 MB). Which experts have tokens is not known here: the
    weights of units without tokens may be prefetched and not read, and where such units or experts
    with more token tiles shift the first wave, rows it reads may be missed. */
 NVFP4MOE__PRIVATE void nvfp4moe__l2pf_fill(const nvfp4moe_context* ctx, nvfp4moe__l2pf* pf, nvfp4moe_devptr b,
@@ -7016,6 +7021,12 @@ NVFP4MOE__PRIVATE void nvfp4moe__l2pf_fill(const nvfp4moe_context* ctx, nvfp4moe
   if (in > n) in = n;
   nsteps = (k + 127) / 128;
   kc4 = (k / 16 + 3) / 4;
+  if (percent > 100) percent = 100;
+  for (; percent > 0 && ctx->l2_bytes > 0; --percent)
+    if (((g * n + in) / 16 * ((nsteps * percent + 99) / 100 * 1024) +
+         (g * ((n + 127) / 128) + (in + 127) / 128) * ((kc4 * percent + 99) / 100 * 512)) <= ctx->l2_bytes / 2)
+      break;
+  if (percent <= 0) return;
   pf->w = b;
   pf->w_stride = 16 * nsteps * 64;
   pf->w_count = (int)((g * n + in) / 16);

@@ -1224,6 +1224,23 @@ static void test_weight_layouts(void) {
         CHECK(pf.w_count == 0 && pf.sf_count == 0, "0 %%: nothing");
         nvfp4moe__l2pf_fill(c, &pf, 4100, 8192, 32, 7168, 2048, 256, 1, 100);
         CHECK(pf.w_count == 0 && pf.sf_count == 0, "weights not 16-byte aligned: nothing");
+        /* half of a 50 MiB L2 (an H100's): GEMM2's 100 % (39 MB with the SFs) is lowered to 62 %, 10 steps, and
+           DeepSeek-V3 GEMM1's (121 MB: 2112 tiles of 56 steps, 264 SF groups of 112 x 512) to 17 %, 10 steps */
+        c->l2_bytes = 50 << 20;
+        nvfp4moe__l2pf_fill(c, &pf, 4096, 8192, 32, 7168, 2048, 256, 1, 100);
+        CHECK(pf.w_count == 2112 && pf.w_chunk == 10240 && pf.sf_count == 264 && pf.sf_chunk == 10240,
+              "GEMM2 under the L2 cap: %d x %d, SF %d x %d", pf.w_count, pf.w_chunk, pf.sf_count, pf.sf_chunk);
+        nvfp4moe__l2pf_fill(c, &pf, 4096, 8192, 32, 4096, 7168, 256, 1, 100);
+        CHECK(pf.w_count == 2112 && pf.w_chunk == 10240 && pf.sf_count == 264 && pf.sf_chunk == 10240 &&
+                  2112LL * 10240 + 264LL * 10240 <= 25 << 20,
+              "GEMM1 under the L2 cap: %d x %d, SF %d x %d", pf.w_count, pf.w_chunk, pf.sf_count, pf.sf_chunk);
+        nvfp4moe__l2pf_fill(c, &pf, 4096, 8192, 32, 4096, 7168, 256, 1, 10);
+        CHECK(pf.w_chunk == 6 * 1024 && pf.sf_chunk == 12 * 512, "GEMM1 at 10 %%, under the cap: %d, %d", pf.w_chunk,
+              pf.sf_chunk);
+        c->l2_bytes = 1 << 10;
+        nvfp4moe__l2pf_fill(c, &pf, 4096, 8192, 32, 4096, 7168, 256, 1, 100);
+        CHECK(pf.w_count == 0 && pf.sf_count == 0, "an L2 too small for one step: nothing");
+        c->l2_bytes = 0;
         c->cc_major = 8;
         nvfp4moe__l2pf_fill(c, &pf, 4096, 8192, 32, 7168, 2048, 256, 1, 100);
         CHECK(pf.w_count == 0 && pf.sf_count == 0, "sm_80: nothing");
