@@ -1814,6 +1814,22 @@ X66)
     --out "$OUT/ab_ptab_uniform.json" 2>&1 | grep -E "tune=" | cut -c1-100 | tail -2
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
+X85U)
+  # X85 for a budget of about 200 s: the quick layer and widened-token tests at 100:100 (under the L2 cap), the layer
+  # test at the default, then (time left) the layers' A/B, arms 0:0 100:100 0:0 100:100
+  t0=$(date +%s)
+  for t in moe_layer layer_quantizer_widened; do
+    NVFP4MOE_L2_PREFETCH=100:100 TEST_QUICK=1 TEST_ONLY=$t timeout 80 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
+    summ "$t (quick, 100:100)" "$OUT/test_$t.log" $?
+  done
+  TEST_QUICK=1 TEST_ONLY=moe_layer timeout 60 ./build/test_gpu > "$OUT/test_layer_default.log" 2>&1
+  summ "moe_layer (quick, the default 0:0)" "$OUT/test_layer_default.log" $?
+  echo "tests at $(( $(date +%s) - t0 )) s"
+  a=NVFP4MOE_L2_PREFETCH=0:0; b=NVFP4MOE_L2_PREFETCH=100:100
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer PYTHONUNBUFFERED=1 timeout ${ABT:-80} python3 tools/bench.py \
+    --envs "$a,$b,$a,$b" --only layer --out "$OUT/layer_l2pf_ab.json" > "$OUT/layer_l2pf_ab.log" 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_l2pf_ab.log" | cut -c1-150
+  ;;
 X85T)
   # X85 for a budget of about 300 s, after the L2 cap (each percent lowered until its pieces fit in half the L2: on a
   # 50 MB L2, DeepSeek-V3's GEMM1 17 %, GEMM2 62 %): the quick layer and widened-token tests at 100:100, then the
