@@ -105,11 +105,13 @@
    and the expert layer's SiLU quantizer can prefetch into L2 the weights their GEMM's first wave
    reads first; those kernels take the prefetch as one more argument (nothing prefetched by
    default). Tuning defines NVF_QSILU_MINB and NVF_QPLAIN_MINB (measured slower) and
-   NVF_WIDEN_SKIP (not shown faster), kept as switches. Results and API as 0.5.9. */
+   NVF_WIDEN_SKIP (not shown faster), kept as switches. Results and API as 0.5.9.
+   0.5.11: $NVFP4MOE_L2_PREFETCH's percents lowered until the pieces fit in half the L2; kernels,
+   defaults, results and API as 0.5.10. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
-#define NVFP4MOE_VERSION_PATCH 10
-#define NVFP4MOE_VERSION_STRING "0.5.10"
+#define NVFP4MOE_VERSION_PATCH 11
+#define NVFP4MOE_VERSION_STRING "0.5.11"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
