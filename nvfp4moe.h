@@ -106,8 +106,9 @@
    reads first; those kernels take the prefetch as one more argument (nothing prefetched by
    default). Tuning defines NVF_QSILU_MINB and NVF_QPLAIN_MINB (measured slower) and
    NVF_WIDEN_SKIP (not shown faster), kept as switches. Results and API as 0.5.9.
-   0.5.11: $NVFP4MOE_L2_PREFETCH's percents lowered until the pieces fit in half the L2; kernels,
-   defaults, results and API as 0.5.10. */
+   0.5.11: $NVFP4MOE_L2_PREFETCH's percents lowered until the pieces fit in half the L2, and the
+   prefetch issued before the programmatic-launch wait (so the pre-pass's overlaps the input
+   quantizer); defaults, results and API as 0.5.10. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
 #define NVFP4MOE_VERSION_PATCH 11
@@ -1574,11 +1575,11 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "// Programmatic dependent launch (sm_90+; the host launches with it unless $NVFP4MOE_PDL=0):\n"
   "// a kernel can be scheduled while the kernel ahead of it on the stream is still running.\n"
   "// griddepcontrol.wait blocks until that kernel has completed and its writes are visible, so\n"
-  "// every kernel calls this first, before any global memory access; then it lets the kernel\n"
-  "// after it be scheduled (which waits the same way). Both are no-ops in a kernel launched\n"
-  "// without the attribute.\n"
+  "// every kernel calls this first, before any global memory access (only nvf_l2_prefetch, a hint\n"
+  "// that reads nothing into the kernel, is issued before it); then it lets the kernel after it be\n"
+  "// scheduled (which waits the same way). Both are no-ops in a kernel launched without the attribute.\n",
   "NVF_DEV void nvf_pdl_enter() {\n"
-  "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n",
+  "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
   "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
   "  asm volatile(\"griddepcontrol.launch_dependents;\" ::: \"memory\");\n"
   "#endif\n"
@@ -1590,7 +1591,9 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "// counts 0: nothing. The host fills it (nvfp4moe__l2pf_fill) with the first K of each 16-row\n"
   "// weight tile (128-row SF group) the GEMM's first wave of CTAs reads, every piece inside the\n"
   "// tensors and 16-byte aligned. Thread 0 of each CTA takes pieces in turn, each in bulk prefetches\n"
-  "// (sm_90+; a hint, nothing waits for it) of at most 32 KB.\n"
+  "// (sm_90+; a hint, nothing waits for it) of at most 32 KB. Issued before nvf_pdl_enter, so that\n"
+  "// under a programmatic dependent launch it overlaps the kernel ahead (the layer's pre-pass: the\n"
+  "// input quantizer): the weights are not that kernel's output, and a prefetch changes no data.\n"
   "struct NvfL2Prefetch {\n"
   "  const u8* w;\n"
   "  i64 w_stride;\n"
@@ -3905,8 +3908,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// tiles T = y, y + ytiles, .. below masked_m.\n"
   "extern \"C\" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles,\n"
   "                                                                       const NvfL2Prefetch pf) {\n"
+  "  nvf_l2_prefetch(pf); // the GEMM's first weights: before the wait, so under the kernel ahead of it\n"
   "  nvf_pdl_enter();\n"
-  "  nvf_l2_prefetch(pf); // the GEMM's first weights\n"
   "  const int pt = threadIdx.x, n = NVF_SPS == 1 \? pt : pt % NVF_TOK, ss = NVF_SPS == 1 \? 0 : pt / NVF_TOK;\n"
   "  if (NVF_UNITS < 128 && pt >= NVF_UNITS) return;\n"
   "  const int nsteps = (p.k + NVF_STEP - 1) / NVF_STEP, nslots = (nsteps + NVF_SPS - 1) / NVF_SPS, kc4 = (p.k / 16 + 3) / 4;\n"
@@ -4854,8 +4857,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "#define NVF_QUANT_IMG_KERNEL(name, silu, nb, minb)                                         \\\n"
   "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p, u8* img, int img_tok, \\\n"
   "                                                                  const NvfL2Prefetch pf) {                    \\\n"
+  "    nvf_l2_prefetch(pf); /* the weights of the GEMM after it (before the wait: common.cuh) */ \\\n"
   "    nvf_pdl_enter();                                                                      \\\n"
-  "    nvf_l2_prefetch(pf); /* the weights of the GEMM after it */                            \\\n"
   "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
   "    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \\\n"
   "    nvf_quantize_rows<silu, false, false, nb, true>(p, prefix, red, img, img_tok);        \\\n"
@@ -4909,8 +4912,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  if ((threadIdx.x & 31) == 0 && m) atomicMax(amax + e, m);\n"
   "}\n"
   "\n"
-  "// In place: amax bits -> decode scale amax / 2688 (as ModelOpt's weight_scale_2); a\n"
-  "// scale that is 0 or underflows to a subnormal marks an all-zero expert (scale 0).\n",
+  "// In place: amax bits -> decode scale amax / 2688 (as ModelOpt's weight_scale_2); a\n",
+  "// scale that is 0 or underflows to a subnormal marks an all-zero expert (scale 0).\n"
   "extern \"C\" __global__ void nvf_amax_to_scale(u32* amax_then_scale, int n) {\n"
   "  nvf_pdl_enter();\n"
   "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -4979,8 +4982,8 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "}\n"
   "\n"
   "// ---- dequantization: x = (e2m1(q) * e4m3(sf)) * s, to f32 or bf16 ---------------------\n"
-  "struct NvfDequantParams {\n"
-  "  const u8* q; const u8* sf; const float* scale; const int* masked_m; void* out;\n",
+  "struct NvfDequantParams {\n",
+  "  const u8* q; const u8* sf; const float* scale; const int* masked_m; void* out;\n"
   "  int groups, rows, k, sf_linear, scale_per_row, out_bf16;\n"
   "};\n"
   "extern \"C\" __global__ void nvf_dequantize(const NvfDequantParams p) {\n"
@@ -7002,12 +7005,13 @@ typedef struct nvfp4moe__gemm_params {
    token tile fastest, then row block, then group) cover rows [0, R) of the stacked G N rows, so
    the first `percent` of K of each 16-row tile (each a contiguous 16 RB bytes) and of each
    128-row SF group below R. Nothing (counts 0) where percent is 0, below sm_90, N or rows not a
-   multiple of 16, tiles < 1, or b or b_sf not 16-byte aligned (the bulk prefetch needs it; this
-   runs before the GEMM checks its arguments). The percent is lowered until the pieces fit in half
-   the L2 (where its size is known): more would evict the first pieces before the GEMM reads them
-   (the DeepSeek-V3 GEMM1's first wave is 121 MB of weights, an H100's L2 50 MB). Which experts have tokens is not known here: the
-   weights of units without tokens may be prefetched and not read, and where such units or experts
-   with more token tiles shift the first wave, rows it reads may be missed. */
+   multiple of 16, tiles < 1, b or b_sf not 16-byte aligned (the bulk prefetch needs it; this
+   runs before the GEMM checks its arguments), or where even 1 % does not fit in half the L2. The
+   percent is lowered until the pieces fit in half the L2 (where its size is known): more would
+   evict the first pieces before the GEMM reads them (the DeepSeek-V3 GEMM1's first wave is 121 MB
+   of weights, an H100's L2 50 MiB). Which experts have tokens is not known here: the weights of
+   units without tokens may be prefetched and not read, and where such units or experts with more
+   token tiles shift the first wave, rows it reads may be missed. */
 NVFP4MOE__PRIVATE void nvfp4moe__l2pf_fill(const nvfp4moe_context* ctx, nvfp4moe__l2pf* pf, nvfp4moe_devptr b,
                                            nvfp4moe_devptr b_sf, int groups, int n, int k, int rows, long long tiles,
                                            int percent) {

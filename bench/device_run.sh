@@ -1819,7 +1819,7 @@ X85U)
   # test at the default, then (time left) the layers' A/B, arms 0:0 100:100 0:0 100:100
   t0=$(date +%s)
   for t in moe_layer layer_quantizer_widened; do
-    NVFP4MOE_L2_PREFETCH=100:100 TEST_QUICK=1 TEST_ONLY=$t timeout 80 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
+    NVFP4MOE_L2_PREFETCH=100:100 TEST_QUICK=1 TEST_ONLY=$t timeout 150 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
     summ "$t (quick, 100:100)" "$OUT/test_$t.log" $?
   done
   TEST_QUICK=1 TEST_ONLY=moe_layer timeout 60 ./build/test_gpu > "$OUT/test_layer_default.log" 2>&1
@@ -1832,7 +1832,7 @@ X85U)
   ;;
 X85T)
   # X85 for a budget of about 300 s, after the L2 cap (each percent lowered until its pieces fit in half the L2: on a
-  # 50 MB L2, DeepSeek-V3's GEMM1 17 %, GEMM2 62 %): the quick layer and widened-token tests at 100:100, then the
+  # 50 MiB L2, DeepSeek-V3's GEMM1 17 %, GEMM2 62 %): the quick layer and widened-token tests at 100:100, then the
   # layers' A/B, arms 0:0 100:0 0:100 100:100 and back
   t0=$(date +%s)
   for t in moe_layer layer_quantizer_widened; do
@@ -1859,7 +1859,8 @@ X85)
   # forty-second session: the L2 prefetch of a token-producer GEMM's first-wave weights (NVFP4MOE_L2_PREFETCH=P1:P2:
   # percent of K of each first-wave 16-row tile, GEMM1 by its token pre-pass, GEMM2 by the layer's SiLU quantizer):
   # quick layer and widened-token tests at 100:100 and the layer test at the default; then the layers' A/B, arms
-  # 0:0 25:0 50:0 0:100 0:50 25:100 100:100 and back; then (time left) arms 0:0 25:100 0:100 traced
+  # 0:0 10:0 100:0 0:100 0:50 10:100 100:100 and back (under 0.5.11's L2 cap, 100 % on a 50 MiB L2 is DeepSeek-V3
+  # GEMM1 17 %, GEMM2 62 %); then (time left) arms 0:0 25:100 0:100 traced
   t0=$(date +%s)
   for t in moe_layer layer_quantizer_widened; do
     NVFP4MOE_L2_PREFETCH=100:100 TEST_QUICK=1 TEST_ONLY=$t timeout 150 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
@@ -1868,7 +1869,7 @@ X85)
   TEST_QUICK=1 TEST_ONLY=moe_layer timeout 120 ./build/test_gpu > "$OUT/test_layer_default.log" 2>&1
   summ "moe_layer (quick, the default 0:0)" "$OUT/test_layer_default.log" $?
   echo "tests at $(( $(date +%s) - t0 )) s"
-  r=""; for v in 0:0 25:0 50:0 0:100 0:50 25:100 100:100; do r="$r,NVFP4MOE_L2_PREFETCH=$v"; done; r=${r#,}
+  r=""; for v in 0:0 10:0 100:0 0:100 0:50 10:100 100:100; do r="$r,NVFP4MOE_L2_PREFETCH=$v"; done; r=${r#,}
   r="$r,$(echo "$r" | tr ',' '\n' | tac | paste -sd,)"
   echo "arms: $r"
   NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer PYTHONUNBUFFERED=1 timeout 300 python3 tools/bench.py \

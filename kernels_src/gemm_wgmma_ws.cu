@@ -729,8 +729,8 @@ NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)
 // tiles T = y, y + ytiles, .. below masked_m.
 extern "C" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles,
                                                                        const NvfL2Prefetch pf) {
+  nvf_l2_prefetch(pf); // the GEMM's first weights: before the wait, so under the kernel ahead of it
   nvf_pdl_enter();
-  nvf_l2_prefetch(pf); // the GEMM's first weights
   const int pt = threadIdx.x, n = NVF_SPS == 1 ? pt : pt % NVF_TOK, ss = NVF_SPS == 1 ? 0 : pt / NVF_TOK;
   if (NVF_UNITS < 128 && pt >= NVF_UNITS) return;
   const int nsteps = (p.k + NVF_STEP - 1) / NVF_STEP, nslots = (nsteps + NVF_SPS - 1) / NVF_SPS, kc4 = (p.k / 16 + 3) / 4;

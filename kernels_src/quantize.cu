@@ -682,8 +682,8 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
 #define NVF_QUANT_IMG_KERNEL(name, silu, nb, minb)                                         \
   extern "C" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p, u8* img, int img_tok, \
                                                                   const NvfL2Prefetch pf) {                    \
+    nvf_l2_prefetch(pf); /* the weights of the GEMM after it (before the wait: common.cuh) */ \
     nvf_pdl_enter();                                                                      \
-    nvf_l2_prefetch(pf); /* the weights of the GEMM after it */                            \
     __shared__ int prefix[NVF_QMAXG + 1];                                                 \
     __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \
     nvf_quantize_rows<silu, false, false, nb, true>(p, prefix, red, img, img_tok);        \
