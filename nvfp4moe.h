@@ -106,9 +106,10 @@
    reads first; those kernels take the prefetch as one more argument (nothing prefetched by
    default). Tuning defines NVF_QSILU_MINB and NVF_QPLAIN_MINB (measured slower) and
    NVF_WIDEN_SKIP (not shown faster), kept as switches. Results and API as 0.5.9.
-   0.5.11: $NVFP4MOE_L2_PREFETCH's percents lowered until the pieces fit in half the L2, and the
-   prefetch issued before the programmatic-launch wait (so the pre-pass's overlaps the input
-   quantizer); defaults, results and API as 0.5.10. */
+   0.5.11: $NVFP4MOE_L2_PREFETCH's percents lowered until the pieces fit in half the L2; the
+   prefetch issued before the programmatic-launch wait, and a token pre-pass that prefetches
+   launched as a programmatic dependent launch (so it prefetches under the input quantizer);
+   defaults, results and API as 0.5.10. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
 #define NVFP4MOE_VERSION_PATCH 11
@@ -1575,9 +1576,10 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "// Programmatic dependent launch (sm_90+; the host launches with it unless $NVFP4MOE_PDL=0):\n"
   "// a kernel can be scheduled while the kernel ahead of it on the stream is still running.\n"
   "// griddepcontrol.wait blocks until that kernel has completed and its writes are visible, so\n"
-  "// every kernel calls this first, before any global memory access (only nvf_l2_prefetch, a hint\n"
-  "// that reads nothing into the kernel, is issued before it); then it lets the kernel after it be\n"
-  "// scheduled (which waits the same way). Both are no-ops in a kernel launched without the attribute.\n",
+  "// every kernel calls this first, before any global memory access whose value it uses (before it\n"
+  "// only nvf_l2_prefetch, below; the swap-AB GEMM after its pre-pass waits its own way,\n"
+  "// gemm_swapab.cu); then it lets the kernel after it be scheduled (which waits the same way). Both\n",
+  "// are no-ops in a kernel launched without the attribute.\n"
   "NVF_DEV void nvf_pdl_enter() {\n"
   "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
   "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
@@ -1592,8 +1594,10 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "// weight tile (128-row SF group) the GEMM's first wave of CTAs reads, every piece inside the\n"
   "// tensors and 16-byte aligned. Thread 0 of each CTA takes pieces in turn, each in bulk prefetches\n"
   "// (sm_90+; a hint, nothing waits for it) of at most 32 KB. Issued before nvf_pdl_enter, so that\n"
-  "// under a programmatic dependent launch it overlaps the kernel ahead (the layer's pre-pass: the\n"
-  "// input quantizer): the weights are not that kernel's output, and a prefetch changes no data.\n"
+  "// under a programmatic dependent launch it overlaps the kernel ahead (the token pre-pass, launched\n"
+  "// so when it prefetches: the layer's input quantizer). Safe even if that kernel writes these\n"
+  "// weights: nothing prefetched is read into the kernel, and every read whose value is used comes\n"
+  "// after griddepcontrol.wait.\n"
   "struct NvfL2Prefetch {\n"
   "  const u8* w;\n"
   "  i64 w_stride;\n"
@@ -7293,7 +7297,10 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
       wargs[0] = (void*)p;
       wargs[1] = &y;
       wargs[2] = &pf;
-      r = nvfp4moe__launch(ctx, fn, mod, wk, (unsigned)(per * ytiles), 128, 0, stream, wargs);
+      /* with a prefetch, a programmatic dependent launch (unless $NVFP4MOE_PDL=0): its CTAs that become resident
+         under the kernel ahead (the layer's input quantizer) prefetch there, before their wait */
+      r = nvfp4moe__launch_as(ctx, fn, mod, wk, (unsigned)(per * ytiles), 128, 0, stream, wargs,
+                              pf.w_count + pf.sf_count > 0);
       if (r != NVFP4MOE_SUCCESS) return r;
     }
     {

@@ -228,9 +228,10 @@ float nvf_silu_mul(float g, float u) {
 // Programmatic dependent launch (sm_90+; the host launches with it unless $NVFP4MOE_PDL=0):
 // a kernel can be scheduled while the kernel ahead of it on the stream is still running.
 // griddepcontrol.wait blocks until that kernel has completed and its writes are visible, so
-// every kernel calls this first, before any global memory access (only nvf_l2_prefetch, a hint
-// that reads nothing into the kernel, is issued before it); then it lets the kernel after it be
-// scheduled (which waits the same way). Both are no-ops in a kernel launched without the attribute.
+// every kernel calls this first, before any global memory access whose value it uses (before it
+// only nvf_l2_prefetch, below; the swap-AB GEMM after its pre-pass waits its own way,
+// gemm_swapab.cu); then it lets the kernel after it be scheduled (which waits the same way). Both
+// are no-ops in a kernel launched without the attribute.
 NVF_DEV void nvf_pdl_enter() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
@@ -245,8 +246,10 @@ NVF_DEV void nvf_pdl_enter() {
 // weight tile (128-row SF group) the GEMM's first wave of CTAs reads, every piece inside the
 // tensors and 16-byte aligned. Thread 0 of each CTA takes pieces in turn, each in bulk prefetches
 // (sm_90+; a hint, nothing waits for it) of at most 32 KB. Issued before nvf_pdl_enter, so that
-// under a programmatic dependent launch it overlaps the kernel ahead (the layer's pre-pass: the
-// input quantizer): the weights are not that kernel's output, and a prefetch changes no data.
+// under a programmatic dependent launch it overlaps the kernel ahead (the token pre-pass, launched
+// so when it prefetches: the layer's input quantizer). Safe even if that kernel writes these
+// weights: nothing prefetched is read into the kernel, and every read whose value is used comes
+// after griddepcontrol.wait.
 struct NvfL2Prefetch {
   const u8* w;
   i64 w_stride;
