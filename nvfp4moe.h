@@ -7019,7 +7019,7 @@ typedef struct nvfp4moe__gemm_params {
 NVFP4MOE__PRIVATE void nvfp4moe__l2pf_fill(const nvfp4moe_context* ctx, nvfp4moe__l2pf* pf, nvfp4moe_devptr b,
                                            nvfp4moe_devptr b_sf, int groups, int n, int k, int rows, long long tiles,
                                            int percent) {
-  long long nblocks, first, g, in, nsteps, kc4;
+  long long nblocks, first, g, in, nsteps, kc4, wn, sn, wc, sc;
   memset(pf, 0, sizeof *pf);
   if (percent <= 0 || ctx->cc_major < 9 || n % 16 != 0 || rows % 16 != 0 || tiles < 1 || b % 16 != 0 || b_sf % 16 != 0)
     return;
@@ -7031,20 +7031,23 @@ NVFP4MOE__PRIVATE void nvfp4moe__l2pf_fill(const nvfp4moe_context* ctx, nvfp4moe
   if (in > n) in = n;
   nsteps = (k + 127) / 128;
   kc4 = (k / 16 + 3) / 4;
+  wn = (g * n + in) / 16;                     /* 16-row weight tiles */
+  sn = g * ((n + 127) / 128) + (in + 127) / 128; /* 128-row SF groups */
   if (percent > 100) percent = 100;
-  for (; percent > 0 && ctx->l2_bytes > 0; --percent)
-    if (((g * n + in) / 16 * ((nsteps * percent + 99) / 100 * 1024) +
-         (g * ((n + 127) / 128) + (in + 127) / 128) * ((kc4 * percent + 99) / 100 * 512)) <= ctx->l2_bytes / 2)
-      break;
-  if (percent <= 0) return;
+  for (;; --percent) { /* bytes of each: 1 KB of a tile per 128 of K, 512 B of an SF group per 64 */
+    if (percent <= 0) return;
+    wc = (nsteps * percent + 99) / 100 * 1024;
+    sc = (kc4 * percent + 99) / 100 * 512;
+    if (ctx->l2_bytes <= 0 || wn * wc + sn * sc <= ctx->l2_bytes / 2) break;
+  }
   pf->w = b;
   pf->w_stride = 16 * nsteps * 64;
-  pf->w_count = (int)((g * n + in) / 16);
-  pf->w_chunk = (int)((nsteps * percent + 99) / 100 * 1024);
+  pf->w_count = (int)wn;
+  pf->w_chunk = (int)wc;
   pf->sf = b_sf;
   pf->sf_stride = kc4 * 512;
-  pf->sf_count = (int)(g * ((n + 127) / 128) + (in + 127) / 128);
-  pf->sf_chunk = (int)((kc4 * percent + 99) / 100 * 512);
+  pf->sf_count = (int)sn;
+  pf->sf_chunk = (int)sc;
 }
 
 static const int nvfp4moe__portable_bm[4] = {16, 32, 64, 128};
