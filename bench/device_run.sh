@@ -188,6 +188,23 @@ tests_under_defs() {
   wait
   for d in ${PDEFS:-}; do summ "$label $d" "$OUT/$tag${d//=/_}.log" "$(cat "/tmp/$tag${d//=/_}.rc")" 6; done
 }
+# the quick tests named after $1 with the L2 prefetch at 100:100 (the caps' maxima), $1 s each, one summary line each
+l2pf_tests() {
+  local t lim=$1
+  shift
+  for t in "$@"; do
+    NVFP4MOE_L2_PREFETCH=100:100 TEST_QUICK=1 TEST_ONLY=$t timeout "$lim" ./build/test_gpu > "$OUT/test_$t.log" 2>&1
+    summ "$t (quick, 100:100)" "$OUT/test_$t.log" $?
+  done
+}
+# the layers' A/B of the NVFP4MOE_L2_PREFETCH values in $1 (in order, space-separated) within $2 s; $t0: the mode's start
+l2pf_ab() {
+  local r="" v
+  for v in $1; do r="$r,NVFP4MOE_L2_PREFETCH=$v"; done
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer PYTHONUNBUFFERED=1 timeout "$2" python3 tools/bench.py \
+    --envs "${r#,}" --only layer --out "$OUT/layer_l2pf_ab.json" > "$OUT/layer_l2pf_ab.log" 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_l2pf_ab.log" | cut -c1-150
+}
 # the whole GPU suite ($1 s at most) and, alongside, memcheck on the token-producer tiles' quick every-tile
 # tests (same limit); prints both summaries (TAG names the temporary files)
 # memcheck on the token-producer tiles' quick every-tile tests ($1 s at most), one summary line
@@ -1818,42 +1835,26 @@ X85U)
   # X85 for a budget of about 200 s: the quick layer and widened-token tests at 100:100 (under the L2 cap), the layer
   # test at the default, then (time left) the layers' A/B, arms 0:0 100:100 0:0 100:100
   t0=$(date +%s)
-  for t in moe_layer layer_quantizer_widened; do
-    NVFP4MOE_L2_PREFETCH=100:100 TEST_QUICK=1 TEST_ONLY=$t timeout 150 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
-    summ "$t (quick, 100:100)" "$OUT/test_$t.log" $?
-  done
+  l2pf_tests 150 moe_layer layer_quantizer_widened
   TEST_QUICK=1 TEST_ONLY=moe_layer timeout 60 ./build/test_gpu > "$OUT/test_layer_default.log" 2>&1
   summ "moe_layer (quick, the default 0:0)" "$OUT/test_layer_default.log" $?
   echo "tests at $(( $(date +%s) - t0 )) s"
-  a=NVFP4MOE_L2_PREFETCH=0:0; b=NVFP4MOE_L2_PREFETCH=100:100
-  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer PYTHONUNBUFFERED=1 timeout ${ABT:-80} python3 tools/bench.py \
-    --envs "$a,$b,$a,$b" --only layer --out "$OUT/layer_l2pf_ab.json" > "$OUT/layer_l2pf_ab.log" 2>&1
-  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_l2pf_ab.log" | cut -c1-150
+  l2pf_ab "0:0 100:100 0:0 100:100" ${ABT:-80}
   ;;
 X85T)
   # X85 for a budget of about 300 s, after the L2 cap (each percent lowered until its pieces fit in half the L2: on a
   # 50 MiB L2, DeepSeek-V3's GEMM1 17 %, GEMM2 62 %): the quick layer and widened-token tests at 100:100, then the
   # layers' A/B, arms 0:0 100:0 0:100 100:100 and back
   t0=$(date +%s)
-  for t in moe_layer layer_quantizer_widened; do
-    NVFP4MOE_L2_PREFETCH=100:100 TEST_QUICK=1 TEST_ONLY=$t timeout 100 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
-    summ "$t (quick, 100:100)" "$OUT/test_$t.log" $?
-  done
+  l2pf_tests 100 moe_layer layer_quantizer_widened
   echo "tests at $(( $(date +%s) - t0 )) s"
-  r=""; for v in 0:0 100:0 0:100 100:100 100:100 0:100 100:0 0:0; do r="$r,NVFP4MOE_L2_PREFETCH=$v"; done; r=${r#,}
-  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer PYTHONUNBUFFERED=1 timeout 170 python3 tools/bench.py \
-    --envs "$r" --only layer --out "$OUT/layer_l2pf_ab.json" > "$OUT/layer_l2pf_ab.log" 2>&1
-  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_l2pf_ab.log" | cut -c1-150
+  l2pf_ab "0:0 100:0 0:100 100:100 100:100 0:100 100:0 0:0" 170
   ;;
 X85S)
   # X85 for a short budget: the widened-token test at 100:100, then the layers' A/B, arms 0:0 25:100 0:100 and back
   t0=$(date +%s)
-  NVFP4MOE_L2_PREFETCH=100:100 TEST_QUICK=1 TEST_ONLY=layer_quantizer_widened timeout 150 ./build/test_gpu > "$OUT/test_w.log" 2>&1
-  summ "widened (quick, 100:100)" "$OUT/test_w.log" $?
-  a=NVFP4MOE_L2_PREFETCH=0:0; b=NVFP4MOE_L2_PREFETCH=25:100; c=NVFP4MOE_L2_PREFETCH=0:100
-  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer PYTHONUNBUFFERED=1 timeout 100 python3 tools/bench.py \
-    --envs "$a,$b,$c,$c,$b,$a" --only layer --out "$OUT/layer_l2pf_ab.json" > "$OUT/layer_l2pf_ab.log" 2>&1
-  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_l2pf_ab.log" | cut -c1-150
+  l2pf_tests 150 layer_quantizer_widened
+  l2pf_ab "0:0 25:100 0:100 0:100 25:100 0:0" 100
   ;;
 X85)
   # forty-second session: the L2 prefetch of a token-producer GEMM's first-wave weights (NVFP4MOE_L2_PREFETCH=P1:P2:
@@ -1862,19 +1863,11 @@ X85)
   # 0:0 10:0 100:0 0:100 0:50 10:100 100:100 and back (under 0.5.11's L2 cap, 100 % on a 50 MiB L2 is DeepSeek-V3
   # GEMM1 17 %, GEMM2 62 %); then (time left) arms 0:0 25:100 0:100 traced
   t0=$(date +%s)
-  for t in moe_layer layer_quantizer_widened; do
-    NVFP4MOE_L2_PREFETCH=100:100 TEST_QUICK=1 TEST_ONLY=$t timeout 150 ./build/test_gpu > "$OUT/test_$t.log" 2>&1
-    summ "$t (quick, 100:100)" "$OUT/test_$t.log" $?
-  done
+  l2pf_tests 150 moe_layer layer_quantizer_widened
   TEST_QUICK=1 TEST_ONLY=moe_layer timeout 120 ./build/test_gpu > "$OUT/test_layer_default.log" 2>&1
   summ "moe_layer (quick, the default 0:0)" "$OUT/test_layer_default.log" $?
   echo "tests at $(( $(date +%s) - t0 )) s"
-  r=""; for v in 0:0 10:0 100:0 0:100 0:50 10:100 100:100; do r="$r,NVFP4MOE_L2_PREFETCH=$v"; done; r=${r#,}
-  r="$r,$(echo "$r" | tr ',' '\n' | tac | paste -sd,)"
-  echo "arms: $r"
-  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer PYTHONUNBUFFERED=1 timeout 300 python3 tools/bench.py \
-    --envs "$r" --only layer --out "$OUT/layer_l2pf_ab.json" > "$OUT/layer_l2pf_ab.log" 2>&1
-  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_l2pf_ab.log" | cut -c1-150
+  l2pf_ab "0:0 10:0 100:0 0:100 0:50 10:100 100:100 100:100 10:100 0:50 0:100 100:0 10:0 0:0" 300
   if [ $(( $(date +%s) - t0 )) -lt 420 ]; then # the kernels' durations, traced
     NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout 100 \
       python3 tools/bench.py --envs "NVFP4MOE_L2_PREFETCH=0:0,NVFP4MOE_L2_PREFETCH=25:100,NVFP4MOE_L2_PREFETCH=0:100" \
