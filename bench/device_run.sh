@@ -1856,6 +1856,35 @@ X85S)
   l2pf_tests 150 layer_quantizer_widened
   l2pf_ab "0:0 25:100 0:100 0:100 25:100 0:0" 100
   ;;
+X86)
+  # forty-fourth session: X85 found the L2 prefetch slower in every arm; the repeat A/B of NVF_WIDEN_SKIP=1 (GEMM1's
+  # token pre-pass skips rows past masked_m; X84: both w arms faster on both layers, by about the spread on
+  # DeepSeek-V3). Quick layer, widened-token and token-producer every-tile tests under the define (in parallel),
+  # then all four layers, arms a w w a a w w a (a: the default), then (time left) a w a w traced
+  t0=$(date +%s)
+  PDEFS="-DNVF_WIDEN_SKIP=1"
+  for d in "" $PDEFS; do # (the caches warmed in parallel)
+    NVFP4MOE_TUNE_DEFINE="$d" timeout 200 ./build/nvfp4moe_precompile sm_90a > "/tmp/pcw${d//=/_}.log" 2>&1 &
+  done
+  wait
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  (tests_under_defs "moe_layer (quick)" tl moe_layer 150 > /tmp/x86a.txt 2>&1) &
+  (tests_under_defs "widened (quick)" tw layer_quantizer_widened 150 > /tmp/x86b.txt 2>&1) &
+  (tests_under_defs "every-tile token-producer (quick)" te every_tile 200 TEST_CONFIGS=gemm_sm90_ws > /tmp/x86c.txt 2>&1) &
+  wait
+  cat /tmp/x86a.txt /tmp/x86b.txt /tmp/x86c.txt
+  echo "tests at $(( $(date +%s) - t0 )) s"
+  a="NVFP4MOE_Y=1"; w="NVFP4MOE_TUNE_DEFINE=-DNVF_WIDEN_SKIP=1"
+  PYTHONUNBUFFERED=1 timeout 200 python3 tools/bench.py --envs "$a,$w,$w,$a,$a,$w,$w,$a" --only layer \
+    --out "$OUT/layer_x86_ab.json" > "$OUT/layer_x86_ab.log" 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_x86_ab.log" | cut -c1-150
+  if [ $(( $(date +%s) - t0 )) -lt 430 ]; then # the kernels' durations, traced
+    NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout 100 \
+      python3 tools/bench.py --envs "$a,$w,$a,$w" --only layer --out "$OUT/layer_x86_profile.json" \
+      > "$OUT/layer_x86_profile.log" 2>&1
+    echo "profile rc $? at $(( $(date +%s) - t0 )) s"
+  fi
+  ;;
 X85)
   # forty-second session: the L2 prefetch of a token-producer GEMM's first-wave weights (NVFP4MOE_L2_PREFETCH=P1:P2:
   # percent of K of each first-wave 16-row tile, GEMM1 by its token pre-pass, GEMM2 by the layer's SiLU quantizer):
