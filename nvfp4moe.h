@@ -101,19 +101,16 @@
    0.5.8: opt-in _img8 kernels for the layer's quantizers ($NVFP4MOE_QIMG8), slower on an H100.
    0.5.9: the _img8 kernels and $NVFP4MOE_QIMG8 (now ignored) removed: both designs measured slower
    (bench/NOTES.md, thirty-eighth to fortieth sessions); kernels, formats, results and API as 0.5.7.
-   0.5.10: $NVFP4MOE_L2_PREFETCH (off by default, not yet measured): the token-producer tiles' pre-pass
-   and the expert layer's SiLU quantizer can prefetch into L2 the weights their GEMM's first wave
-   reads first; those kernels take the prefetch as one more argument (nothing prefetched by
-   default). Tuning defines NVF_QSILU_MINB and NVF_QPLAIN_MINB (measured slower) and
-   NVF_WIDEN_SKIP (not shown faster), kept as switches. Results and API as 0.5.9.
-   0.5.11: $NVFP4MOE_L2_PREFETCH's percents lowered until the pieces fit in half the L2; the
-   prefetch issued before the programmatic-launch wait, and a token pre-pass that prefetches
-   launched as a programmatic dependent launch (so it prefetches under the input quantizer);
-   defaults, results and API as 0.5.10. */
+   0.5.10, 0.5.11: $NVFP4MOE_L2_PREFETCH (off by default): the token pre-pass and the expert layer's
+   SiLU quantizer could prefetch into L2 the first weights of the GEMM after them (capped at half
+   the L2). Tuning defines NVF_QSILU_MINB, NVF_QPLAIN_MINB (measured slower) and NVF_WIDEN_SKIP.
+   0.5.12: the L2 prefetch and $NVFP4MOE_L2_PREFETCH (now ignored) removed: every setting made the
+   DeepSeek-V3 layer 2-9 us slower on an H100 (bench/NOTES.md, forty-fourth session); kernels,
+   results and API as 0.5.9. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
-#define NVFP4MOE_VERSION_PATCH 11
-#define NVFP4MOE_VERSION_STRING "0.5.11"
+#define NVFP4MOE_VERSION_PATCH 12
+#define NVFP4MOE_VERSION_STRING "0.5.12"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
@@ -1060,7 +1057,6 @@ typedef void* nvfp4moe__nvrtcProgram;
 #define NVFP4MOE__CU_ATTR_CC_MAJOR 75
 #define NVFP4MOE__CU_ATTR_CC_MINOR 76
 #define NVFP4MOE__CU_ATTR_SMEM_OPTIN 97
-#define NVFP4MOE__CU_ATTR_L2_SIZE 38
 #define NVFP4MOE__CU_FUNC_MAX_DYN_SMEM 8
 #define NVFP4MOE__CU_FUNC_NUM_REGS 4
 #define NVFP4MOE__CUDA_ABI 12000 /* cuGetProcAddress: the entry points as of CUDA 12.0 */
@@ -1576,46 +1572,13 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "// Programmatic dependent launch (sm_90+; the host launches with it unless $NVFP4MOE_PDL=0):\n"
   "// a kernel can be scheduled while the kernel ahead of it on the stream is still running.\n"
   "// griddepcontrol.wait blocks until that kernel has completed and its writes are visible, so\n"
-  "// every kernel calls this first, before any global memory access whose value it uses (before it\n"
-  "// only nvf_l2_prefetch, below; the swap-AB GEMM after its pre-pass waits its own way,\n"
-  "// gemm_swapab.cu); then it lets the kernel after it be scheduled (which waits the same way). Both\n",
-  "// are no-ops in a kernel launched without the attribute.\n"
+  "// every kernel calls this first, before any global memory access; then it lets the kernel\n"
+  "// after it be scheduled (which waits the same way). Both are no-ops in a kernel launched\n"
+  "// without the attribute.\n"
   "NVF_DEV void nvf_pdl_enter() {\n"
-  "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+  "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n",
   "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
   "  asm volatile(\"griddepcontrol.launch_dependents;\" ::: \"memory\");\n"
-  "#endif\n"
-  "}\n"
-  "\n"
-  "// Bytes of a GEMM's weights prefetched into L2 by a short, latency-bound kernel ahead of it that\n"
-  "// leaves DRAM idle (the token pre-pass for its GEMM; the expert layer's SiLU quantizer for GEMM2):\n"
-  "// w_count pieces w + j w_stride, the first w_chunk bytes of each, and the same for the SFs;\n"
-  "// counts 0: nothing. The host fills it (nvfp4moe__l2pf_fill) with the first K of each 16-row\n"
-  "// weight tile (128-row SF group) the GEMM's first wave of CTAs reads, every piece inside the\n"
-  "// tensors and 16-byte aligned. Thread 0 of each CTA takes pieces in turn, each in bulk prefetches\n"
-  "// (sm_90+; a hint, nothing waits for it) of at most 32 KB. Issued before nvf_pdl_enter, so that\n"
-  "// under a programmatic dependent launch it overlaps the kernel ahead (the token pre-pass, launched\n"
-  "// so when it prefetches: the layer's input quantizer). Safe even if that kernel writes these\n"
-  "// weights: nothing prefetched is read into the kernel, and every read whose value is used comes\n"
-  "// after griddepcontrol.wait.\n"
-  "struct NvfL2Prefetch {\n"
-  "  const u8* w;\n"
-  "  i64 w_stride;\n"
-  "  int w_count, w_chunk;\n"
-  "  const u8* sf;\n"
-  "  i64 sf_stride;\n"
-  "  int sf_count, sf_chunk;\n"
-  "};\n"
-  "NVF_DEV void nvf_l2_prefetch(const NvfL2Prefetch& pf) {\n"
-  "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
-  "  if (threadIdx.x != 0) return;\n"
-  "  for (int j = blockIdx.x; j < pf.w_count + pf.sf_count; j += gridDim.x) {\n"
-  "    const bool isw = j < pf.w_count;\n"
-  "    const u8* a = isw \? pf.w + (i64)j * pf.w_stride : pf.sf + (i64)(j - pf.w_count) * pf.sf_stride;\n"
-  "    const int bytes = isw \? pf.w_chunk : pf.sf_chunk;\n"
-  "    for (int o = 0; o < bytes; o += 32768)\n"
-  "      asm volatile(\"cp.async.bulk.prefetch.L2.global [%0], %1;\" ::\"l\"(a + o), \"r\"(min(32768, bytes - o)) : \"memory\");\n"
-  "  }\n"
   "#endif\n"
   "}\n"
   "\n"
@@ -3910,9 +3873,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// masked_m (unless -DNVF_WIDEN_SKIP, below) and steps past K are zeros. 128 threads, one unit\n"
   "// (token, step of the image) each, as the producer's; CTA x = (g nslots + f) ytiles + y takes\n"
   "// tiles T = y, y + ytiles, .. below masked_m.\n"
-  "extern \"C\" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles,\n"
-  "                                                                       const NvfL2Prefetch pf) {\n"
-  "  nvf_l2_prefetch(pf); // the GEMM's first weights: before the wait, so under the kernel ahead of it\n"
+  "extern \"C\" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles) {\n"
   "  nvf_pdl_enter();\n"
   "  const int pt = threadIdx.x, n = NVF_SPS == 1 \? pt : pt % NVF_TOK, ss = NVF_SPS == 1 \? 0 : pt / NVF_TOK;\n"
   "  if (NVF_UNITS < 128 && pt >= NVF_UNITS) return;\n"
@@ -4242,7 +4203,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  int team;               // threads per row: a power of two >= max(4, k/16/NVF_QNB), at most NVF_QT\n"
   "  int stage;              // staged kernels: slots (rows in flight) per team in shared memory\n"
   "};\n"
-  "// (The _img kernels take their three arguments apart: fields added here change the other\n"
+  "// (The _img kernels take their two arguments apart: fields added here change the other\n"
   "// kernels' code.)\n"
   "\n"
   "NVF_DEV u32 nvf_prmt(u32 a, u32 b, u32 sel) {\n"
@@ -4859,9 +4820,7 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "    nvf_quantize_rows<silu, f16, staged, nb>(p, prefix, red);                             \\\n"
   "  }\n",
   "#define NVF_QUANT_IMG_KERNEL(name, silu, nb, minb)                                         \\\n"
-  "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p, u8* img, int img_tok, \\\n"
-  "                                                                  const NvfL2Prefetch pf) {                    \\\n"
-  "    nvf_l2_prefetch(pf); /* the weights of the GEMM after it (before the wait: common.cuh) */ \\\n"
+  "  extern \"C\" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p, u8* img, int img_tok) { \\\n"
   "    nvf_pdl_enter();                                                                      \\\n"
   "    __shared__ int prefix[NVF_QMAXG + 1];                                                 \\\n"
   "    __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \\\n"
@@ -4916,12 +4875,12 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "  if ((threadIdx.x & 31) == 0 && m) atomicMax(amax + e, m);\n"
   "}\n"
   "\n"
-  "// In place: amax bits -> decode scale amax / 2688 (as ModelOpt's weight_scale_2); a\n",
+  "// In place: amax bits -> decode scale amax / 2688 (as ModelOpt's weight_scale_2); a\n"
   "// scale that is 0 or underflows to a subnormal marks an all-zero expert (scale 0).\n"
   "extern \"C\" __global__ void nvf_amax_to_scale(u32* amax_then_scale, int n) {\n"
   "  nvf_pdl_enter();\n"
   "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-  "  if (i >= n) return;\n"
+  "  if (i >= n) return;\n",
   "  float s = __fdiv_rn(__uint_as_float(amax_then_scale[i]), 2688.0f);\n"
   "  if (s < NVF_FLT_MIN) s = 0.0f;\n"
   "  amax_then_scale[i] = __float_as_uint(s);\n"
@@ -4986,13 +4945,13 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "}\n"
   "\n"
   "// ---- dequantization: x = (e2m1(q) * e4m3(sf)) * s, to f32 or bf16 ---------------------\n"
-  "struct NvfDequantParams {\n",
+  "struct NvfDequantParams {\n"
   "  const u8* q; const u8* sf; const float* scale; const int* masked_m; void* out;\n"
   "  int groups, rows, k, sf_linear, scale_per_row, out_bf16;\n"
   "};\n"
   "extern \"C\" __global__ void nvf_dequantize(const NvfDequantParams p) {\n"
   "  nvf_pdl_enter();\n"
-  "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n"
+  "  const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;\n",
   "  const i64 sf_gbytes = p.sf_linear \? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);\n"
   "  const i64 total = (i64)p.groups * p.rows * nblk;\n"
   "  for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (i64)gridDim.x * blockDim.x) {\n"
@@ -5320,7 +5279,6 @@ struct nvfp4moe_context {
   nvfp4moe__CUdevice dev;
   int retained_primary;
   int cc_major, cc_minor, sm_count, smem_optin, driver_version;
-  int l2_bytes;          /* the L2 cache's size (0: unknown, an offline context) */
   char gpu_name[128];
   nvfp4moe_backend backend;
   int desc_backend_forced; /* desc->backend or $NVFP4MOE_BACKEND named a backend */
@@ -5337,9 +5295,6 @@ struct nvfp4moe_context {
   int layer_pdl;         /* under pdl 1, which of the expert layer's quantizers take a programmatic dependent launch:
                             bit 0 the input's, bit 1 the SiLU's; -1 the default, the input's always and the SiLU's
                             unless GEMM1 ran a token-producer tile ($NVFP4MOE_LAYER_PDL; nvfp4moe__layer_quant_pdl) */
-  int l2pf[2];           /* percent of K of each first-wave weight tile prefetched into L2: [0] by every token-producer
-                            GEMM's token pre-pass (the layer's GEMM1), [1] by the layer's SiLU quantizer for GEMM2
-                            ($NVFP4MOE_L2_PREFETCH; nvfp4moe__l2pf_fill) */
   int sm100_self_test;
   nvfp4moe__mutex state_lock; /* counters, cache_on, self-test */
   unsigned long long compiles, disk_hits, disk_writes, disk_rejects, modules_loaded;
@@ -5836,7 +5791,6 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__open_device(nvfp4moe_context* ctx) {
   nvfp4moe__cu.cuDeviceGetAttribute(&ctx->cc_minor, NVFP4MOE__CU_ATTR_CC_MINOR, ctx->dev);
   nvfp4moe__cu.cuDeviceGetAttribute(&ctx->sm_count, NVFP4MOE__CU_ATTR_SM_COUNT, ctx->dev);
   nvfp4moe__cu.cuDeviceGetAttribute(&ctx->smem_optin, NVFP4MOE__CU_ATTR_SMEM_OPTIN, ctx->dev);
-  nvfp4moe__cu.cuDeviceGetAttribute(&ctx->l2_bytes, NVFP4MOE__CU_ATTR_L2_SIZE, ctx->dev);
   nvfp4moe__cu.cuDeviceGetName(ctx->gpu_name, (int)sizeof ctx->gpu_name, ctx->dev);
   nvfp4moe__cu.cuDriverGetVersion(&ctx->driver_version);
   if (ctx->cc_major < 8)
@@ -6027,21 +5981,6 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
   ctx->layer_pdl = v && v[0] >= '0' && v[0] <= '3' && !v[1] ? v[0] - '0' : -1;
   if (v && !(v[0] >= '0' && v[0] <= '3' && !v[1]))
     nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_LAYER_PDL=%s is not a mask 0-3: the default", v);
-  /* The L2 prefetch of a token-producer GEMM's first weights ($NVFP4MOE_L2_PREFETCH=P1:P2: percent of
-     K, 0-100, P1 by every token pre-pass (the layer's GEMM1), P2 by the expert layer's SiLU quantizer for GEMM2;
-     nvfp4moe__l2pf_fill). Default 0:0 (off). */
-  ctx->l2pf[0] = ctx->l2pf[1] = 0;
-  v = nvfp4moe__getenv("NVFP4MOE_L2_PREFETCH");
-  if (v) {
-    int a1 = -1, a2 = -1;
-    char c = 0;
-    if (sscanf(v, "%d:%d%c", &a1, &a2, &c) == 2 && a1 >= 0 && a1 <= 100 && a2 >= 0 && a2 <= 100) {
-      ctx->l2pf[0] = a1;
-      ctx->l2pf[1] = a2;
-    } else {
-      nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_L2_PREFETCH=%s is not P1:P2 (percent, 0-100): off", v);
-    }
-  }
   nvfp4moe__resolve_cache_dir(ctx);
   nvfp4moe__source_digest(ctx->source_digest);
   ctx->desc.cache_dir = ctx->cache_dir;
@@ -6691,18 +6630,6 @@ typedef struct nvfp4moe__quant_params {
   int groups, rows, k, sf_linear, per_token, fo6, fp16, pad_rows, team, stage;
 } nvfp4moe__quant_params;
 
-/* Mirror of NvfL2Prefetch (kernels_src/common.cuh): pieces of a GEMM's weights and SFs that the
-   kernel before it prefetches into L2. */
-typedef struct nvfp4moe__l2pf {
-  nvfp4moe_devptr w;
-  long long w_stride;
-  int w_count, w_chunk;
-  nvfp4moe_devptr sf;
-  long long sf_stride;
-  int sf_count, sf_chunk;
-} nvfp4moe__l2pf;
-typedef char nvfp4moe__check_l2pf_size[sizeof(nvfp4moe__l2pf) == 48 ? 1 : -1]; /* as the kernels' struct */
-
 NVFP4MOE__PRIVATE int nvfp4moe__fo6(unsigned flags) {
   return (flags & NVFP4MOE_QUANT_4OVER6_MSE) ? 2 : (flags & NVFP4MOE_QUANT_4OVER6) ? 1 : 0;
 }
@@ -6733,15 +6660,15 @@ NVFP4MOE__PRIVATE nvfp4moe__quant_params nvfp4moe__quant_params_of(const nvfp4mo
   return p;
 }
 
-/* img, img_tok: the expert layer's widened tokens (two of the _img kernels' three more arguments), or 0;
+/* img, img_tok: the expert layer's widened tokens (the _img kernels' two more arguments), or 0;
    img_layout: the weight layout of the GEMM that reads them (TILED: widened to F16); pdl: -1 no
    programmatic dependent launch unless every kernel takes one, 0 as the context says
-   (nvfp4moe__pdl_on); pf: what the _img kernels prefetch into L2 for that GEMM, or null (nothing) */
+   (nvfp4moe__pdl_on) */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ctx, const char* fn,
                                                             const nvfp4moe__quant_params* p, int silu,
                                                             nvfp4moe_devptr img, int img_tok,
                                                             nvfp4moe_weight_layout img_layout, nvfp4moe_stream stream,
-                                                            int pdl, const nvfp4moe__l2pf* pf) {
+                                                            int pdl) {
   /* A team of threads per row (a power of two, at least 4: the kernels step a thread's
      128x4 SF bytes by team / 4 column groups), each keeping nb blocks of 16 in registers
      (NVF_QNB of quantize.cu: 4, SiLU 1; other values in the tuning variants there),
@@ -6754,8 +6681,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
   long long ctas, cap, rowbytes = 2LL * p->k, budget;
   unsigned smem = 0;
   nvfp4moe__quant_params q = *p;
-  nvfp4moe__l2pf none;
-  void* args[4];
+  void* args[3];
   int kern = !p->fp16 ? (int)NVFP4MOE__K_QUANTIZE
              : silu ? (int)NVFP4MOE__K_SILU_QUANTIZE_F16 : (int)NVFP4MOE__K_QUANTIZE_F16;
   nvfp4moe_result r;
@@ -6813,20 +6739,18 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__launch_quantize(nvfp4moe_context* ct
   if (r != NVFP4MOE_SUCCESS) return r;
   cap = (long long)nvfp4moe__occupancy(ctx, spec, kern, 256, 0) * ctx->sm_count;
   ctas = (items + 256 / team - 1) / (256 / team);
-  memset(&none, 0, sizeof none);
   args[0] = (void*)&q;
   args[1] = &img;
   args[2] = &img_tok;
-  args[3] = (void*)(pf ? pf : &none);
   return nvfp4moe__launch_as(ctx, fn, spec, kern, (unsigned)(ctas < cap ? ctas : cap), 256, smem, stream, args, pdl);
 }
 
 /* img (img_tok): the expert layer's widened tokens for its GEMM tile of img_tok tokens, or 0; img_layout:
-   that GEMM's weight layout; pdl, pf: as nvfp4moe__launch_quantize's */
+   that GEMM's weight layout; pdl: as nvfp4moe__launch_quantize's */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__quantize_op(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* a,
                                                         nvfp4moe_stream stream, const char* fn, int per_token, int silu,
                                                         nvfp4moe_devptr img, int img_tok, nvfp4moe_weight_layout img_layout,
-                                                        int pdl, const nvfp4moe__l2pf* pf) {
+                                                        int pdl) {
   long long stride = 0;
   nvfp4moe__quant_params p;
   nvfp4moe__scope sc;
@@ -6837,26 +6761,26 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__quantize_op(nvfp4moe_context* ctx, c
   r = nvfp4moe__enter(ctx, fn, &sc);
   if (r != NVFP4MOE_SUCCESS) return r;
   p = nvfp4moe__quant_params_of(a, stride, per_token);
-  return nvfp4moe__leave(&sc, nvfp4moe__launch_quantize(ctx, fn, &p, silu, img, img_tok, img_layout, stream, pdl, pf));
+  return nvfp4moe__leave(&sc, nvfp4moe__launch_quantize(ctx, fn, &p, silu, img, img_tok, img_layout, stream, pdl));
 }
 
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_per_token(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* args,
                                                            nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_token", 1, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0, 0);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_token", 1, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0);
 }
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_per_tensor(nvfp4moe_context* ctx, const nvfp4moe_quantize_args* args,
                                                             nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_tensor", 0, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0, 0);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_quantize_per_tensor", 0, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0);
 }
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_silu_mul_quantize_per_token(nvfp4moe_context* ctx,
                                                                     const nvfp4moe_quantize_args* args,
                                                                     nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_token", 1, 1, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0, 0);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_token", 1, 1, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0);
 }
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_silu_mul_quantize_per_tensor(nvfp4moe_context* ctx,
                                                                      const nvfp4moe_quantize_args* args,
                                                                      nvfp4moe_stream stream) {
-  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_tensor", 0, 1, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0, 0);
+  return nvfp4moe__quantize_op(ctx, args, stream, "nvfp4moe_silu_mul_quantize_per_tensor", 0, 1, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0);
 }
 
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_weights(nvfp4moe_context* ctx, const nvfp4moe_weight_quantize_args* a,
@@ -6900,7 +6824,7 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_quantize_weights(nvfp4moe_context* ctx, 
     p.q = a->out_e2m1; p.sf = a->out_sf; p.scale_in = a->out_scale;
     p.groups = a->experts; p.rows = a->n; p.k = a->k;
     p.fo6 = nvfp4moe__fo6(a->flags); p.fp16 = fp16; p.pad_rows = 1;
-    r = nvfp4moe__launch_quantize(ctx, fn, &p, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, stream, 0, 0);
+    r = nvfp4moe__launch_quantize(ctx, fn, &p, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, stream, 0);
   }
   return nvfp4moe__leave(&sc, r);
 }
@@ -7003,52 +6927,6 @@ typedef struct nvfp4moe__gemm_params {
   int tiles_m;            /* token tiles per (group, row block) of a persistent token-producer grid, else 0 */
   int ptab;               /* 1: that grid numbers its units without gaps (gemm_wgmma_ws.cu, nvf_ws_build_tab) */
 } nvfp4moe__gemm_params;
-
-/* The weights a token-producer GEMM's first wave reads first (TILED weights b [G, N, K/2], SFs
-   b_sf 128x4; `rows` weight rows a unit, `tiles` token tiles a group): its units (one CTA an SM,
-   token tile fastest, then row block, then group) cover rows [0, R) of the stacked G N rows, so
-   the first `percent` of K of each 16-row tile (each a contiguous 16 RB bytes) and of each
-   128-row SF group below R. Nothing (counts 0) where percent is 0, below sm_90, N or rows not a
-   multiple of 16, tiles < 1, b or b_sf not 16-byte aligned (the bulk prefetch needs it; this
-   runs before the GEMM checks its arguments), or where even 1 % does not fit in half the L2. The
-   percent is lowered until the pieces fit in half the L2 (where its size is known): more would
-   evict the first pieces before the GEMM reads them (the DeepSeek-V3 GEMM1's first wave is 121 MB
-   of weights, an H100's L2 50 MiB). Which experts have tokens is not known here: the weights of
-   units without tokens may be prefetched and not read, and where such units or experts with more
-   token tiles shift the first wave, rows it reads may be missed. */
-NVFP4MOE__PRIVATE void nvfp4moe__l2pf_fill(const nvfp4moe_context* ctx, nvfp4moe__l2pf* pf, nvfp4moe_devptr b,
-                                           nvfp4moe_devptr b_sf, int groups, int n, int k, int rows, long long tiles,
-                                           int percent) {
-  long long nblocks, first, g, in, nsteps, kc4, wn, sn, wc, sc;
-  memset(pf, 0, sizeof *pf);
-  if (percent <= 0 || ctx->cc_major < 9 || n % 16 != 0 || rows % 16 != 0 || tiles < 1 || b % 16 != 0 || b_sf % 16 != 0)
-    return;
-  nblocks = (n + rows - 1) / rows;
-  first = (ctx->sm_count + tiles - 1) / tiles; /* row blocks the first wave's units cover */
-  if (first > (long long)groups * nblocks) first = (long long)groups * nblocks;
-  g = first / nblocks;
-  in = (first % nblocks) * rows;
-  if (in > n) in = n;
-  nsteps = (k + 127) / 128;
-  kc4 = (k / 16 + 3) / 4;
-  wn = (g * n + in) / 16;                     /* 16-row weight tiles */
-  sn = g * ((n + 127) / 128) + (in + 127) / 128; /* 128-row SF groups */
-  if (percent > 100) percent = 100;
-  for (;; --percent) { /* bytes of each: 1 KB of a tile per 128 of K, 512 B of an SF group per 64 */
-    if (percent <= 0) return;
-    wc = (nsteps * percent + 99) / 100 * 1024;
-    sc = (kc4 * percent + 99) / 100 * 512;
-    if (ctx->l2_bytes <= 0 || wn * wc + sn * sc <= ctx->l2_bytes / 2) break;
-  }
-  pf->w = b;
-  pf->w_stride = 16 * nsteps * 64;
-  pf->w_count = (int)wn;
-  pf->w_chunk = (int)wc;
-  pf->sf = b_sf;
-  pf->sf_stride = kc4 * 512;
-  pf->sf_count = (int)sn;
-  pf->sf_chunk = (int)sc;
-}
 
 static const int nvfp4moe__portable_bm[4] = {16, 32, 64, 128};
 static const int nvfp4moe__swapab_tok[4] = {8, 16, 32, 48};
@@ -7288,22 +7166,15 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
                                 "needs; force another tile (NVFP4MOE_GEMM_CONFIG) or report the NVRTC version",
                                 fn, nvfp4moe__specs[mod].name, regs, want);
     if (p->tok_ws && !widened) { /* the token pre-pass: 128 threads a (group, slot image, token tile), nvf_ws_widen_tokens */
-      void* wargs[3];
-      nvfp4moe__l2pf pf;
+      void* wargs[2];
       long long nslots = ((p->k + 127) / 128 + (long long)sps - 1) / sps, per = (long long)p->groups * nslots;
       long long ytiles = ((long long)em + tok - 1) / tok;
       int wk = tiled ? 1 : 2, y;
       if (ytiles > 0x7FFFFFFFLL / per) ytiles = 0x7FFFFFFFLL / per; /* >= 1: nvfp4moe__gemm_ws_need bounds per */
       y = (int)ytiles;
-      /* (and the GEMM's first weights into L2 where $NVFP4MOE_L2_PREFETCH asks) */
-      nvfp4moe__l2pf_fill(ctx, &pf, p->b, p->b_sf, p->groups, p->n, p->k, 64 * cwg, ytiles, tiled ? ctx->l2pf[0] : 0);
       wargs[0] = (void*)p;
       wargs[1] = &y;
-      wargs[2] = &pf;
-      /* with a prefetch, a programmatic dependent launch (unless $NVFP4MOE_PDL=0): its CTAs that become resident
-         under the kernel ahead (the layer's input quantizer) prefetch there, before their wait */
-      r = nvfp4moe__launch_as(ctx, fn, mod, wk, (unsigned)(per * ytiles), 128, 0, stream, wargs,
-                              pf.w_count + pf.sf_count > 0);
+      r = nvfp4moe__launch(ctx, fn, mod, wk, (unsigned)(per * ytiles), 128, 0, stream, wargs);
       if (r != NVFP4MOE_SUCCESS) return r;
     }
     {
@@ -7626,7 +7497,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__self_test_quantize(nvfp4moe_context* ctx, int mo
   if (nvfp4moe__cu.cuMemAlloc(&dev, 65536) != 0) { snprintf(why, nwhy, "no memory for the self-test"); return 0; }
   p = nvfp4moe__quant_params_of(&a, K, 1);
   p.x = dev; p.q = dev + 16384; p.sf = dev + 32768; p.scale_out = dev + 49152;
-  if (nvfp4moe__cu.cuMemcpyHtoD(dev, x, sizeof x) != 0 || nvfp4moe__launch_quantize(ctx, "self-test", &p, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0, 0, 0) != NVFP4MOE_SUCCESS ||
+  if (nvfp4moe__cu.cuMemcpyHtoD(dev, x, sizeof x) != 0 || nvfp4moe__launch_quantize(ctx, "self-test", &p, 0, 0, 0, NVFP4MOE_WEIGHTS_ROW_MAJOR, 0, 0) != NVFP4MOE_SUCCESS ||
       nvfp4moe__cu.cuStreamSynchronize(0) != 0 || nvfp4moe__cu.cuMemcpyDtoH(q[1], dev + 16384, sizeof q[1]) != 0 ||
       nvfp4moe__cu.cuMemcpyDtoH(sf[1], dev + 32768, nvfp4moe_sf_bytes(M, K, NVFP4MOE_SF_LAYOUT_128X4)) != 0 ||
       nvfp4moe__cu.cuMemcpyDtoH(s[1], dev + 49152, sizeof s[1]) != 0) {
@@ -7777,7 +7648,6 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   nvfp4moe_gemm_args g;
   nvfp4moe_devptr base, alpha2;
   nvfp4moe_result r;
-  nvfp4moe__l2pf pf2;
   int per_token, img1, img2, tok1;
   size_t need = 0;
   memset(&ws, 0, sizeof ws);
@@ -7802,16 +7672,6 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   /* (the SiLU one only where it keeps one register block a thread, inter <= 4096: past that the
      plain SiLU quantizer takes its wide specialisation, which the _img kernel has not) */
   img2 = ctx && (ctx->layer_widen & 2) && w->inter <= 4096 ? nvfp4moe__layer_img_tok(ctx, &g) : 0;
-  /* what that SiLU quantizer prefetches into L2 for GEMM2 ($NVFP4MOE_L2_PREFETCH; off by default, so the
-     tile is looked up again only when asked) */
-  memset(&pf2, 0, sizeof pf2);
-  if (img2 && ctx->l2pf[1] > 0 && w->layout == NVFP4MOE_WEIGHTS_TILED) {
-    int s2;
-    nvfp4moe__gemm_ws_need(ctx, &g, &s2);
-    nvfp4moe__l2pf_fill(ctx, &pf2, w->w2, w->w2_sf, w->experts, w->hidden, w->inter,
-                        64 * nvfp4moe__ws_cwg[s2 - NVFP4MOE__SPEC_GEMM_WS128], (nvfp4moe__cover_m(&g) + img2 - 1) / img2,
-                        ctx->l2pf[1]);
-  }
 
   /* 1. x -> NVFP4 */
   memset(&q, 0, sizeof q);
@@ -7822,7 +7682,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   if (ctx)
     r = nvfp4moe__quantize_op(ctx, &q, stream, per_token ? "nvfp4moe_quantize_per_token" : "nvfp4moe_quantize_per_tensor",
                               per_token, 0, img1 ? base + ws.tok : 0, img1, w->layout,
-                              nvfp4moe__layer_quant_pdl(ctx, 0, tok1 != 0), 0);
+                              nvfp4moe__layer_quant_pdl(ctx, 0, tok1 != 0));
   else r = per_token ? nvfp4moe_ref_quantize_per_token(&q) : nvfp4moe_ref_quantize_per_tensor(&q);
   if (r != NVFP4MOE_SUCCESS) return r;
 
@@ -7847,7 +7707,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
     r = nvfp4moe__quantize_op(ctx, &q, stream,
                               per_token ? "nvfp4moe_silu_mul_quantize_per_token" : "nvfp4moe_silu_mul_quantize_per_tensor",
                               per_token, 1, img2 ? base + ws.tok : 0, img2, w->layout,
-                              nvfp4moe__layer_quant_pdl(ctx, 1, tok1 != 0), img2 ? &pf2 : 0);
+                              nvfp4moe__layer_quant_pdl(ctx, 1, tok1 != 0));
   else r = per_token ? nvfp4moe_ref_silu_mul_quantize_per_token(&q) : nvfp4moe_ref_silu_mul_quantize_per_tensor(&q);
   if (r != NVFP4MOE_SUCCESS) return r;
 

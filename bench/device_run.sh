@@ -1868,10 +1868,17 @@ X86)
   done
   wait
   echo "precompiled at $(( $(date +%s) - t0 )) s"
+  for t in moe_layer layer_quantizer_widened; do # (the default build: 0.5.12's kernels, as 0.5.9's)
+    (TEST_QUICK=1 TEST_ONLY=$t timeout 150 ./build/test_gpu > "$OUT/test_$t.log" 2>&1; echo $? > "/tmp/x86$t.rc") &
+  done
+  (TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout 200 ./build/test_gpu > "$OUT/test_every_tile_ws.log" 2>&1;
+   echo $? > /tmp/x86et.rc) &
   (tests_under_defs "moe_layer (quick)" tl moe_layer 150 > /tmp/x86a.txt 2>&1) &
   (tests_under_defs "widened (quick)" tw layer_quantizer_widened 150 > /tmp/x86b.txt 2>&1) &
   (tests_under_defs "every-tile token-producer (quick)" te every_tile 200 TEST_CONFIGS=gemm_sm90_ws > /tmp/x86c.txt 2>&1) &
   wait
+  for t in moe_layer layer_quantizer_widened; do summ "$t (quick, default)" "$OUT/test_$t.log" "$(cat /tmp/x86$t.rc)"; done
+  summ "every-tile token-producer (quick, default)" "$OUT/test_every_tile_ws.log" "$(cat /tmp/x86et.rc)"
   cat /tmp/x86a.txt /tmp/x86b.txt /tmp/x86c.txt
   echo "tests at $(( $(date +%s) - t0 )) s"
   a="NVFP4MOE_Y=1"; w="NVFP4MOE_TUNE_DEFINE=-DNVF_WIDEN_SKIP=1"
@@ -1885,6 +1892,8 @@ X86)
     echo "profile rc $? at $(( $(date +%s) - t0 )) s"
   fi
   ;;
+# (X85, X85S, X85T and X85U set NVFP4MOE_L2_PREFETCH, whose prefetch 0.5.12 removed: they run as written on trees
+# from 4596ec6 to 55825c9.)
 X85)
   # forty-second session: the L2 prefetch of a token-producer GEMM's first-wave weights (NVFP4MOE_L2_PREFETCH=P1:P2:
   # percent of K of each first-wave 16-row tile, GEMM1 by its token pre-pass, GEMM2 by the layer's SiLU quantizer):

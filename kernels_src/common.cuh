@@ -228,46 +228,13 @@ float nvf_silu_mul(float g, float u) {
 // Programmatic dependent launch (sm_90+; the host launches with it unless $NVFP4MOE_PDL=0):
 // a kernel can be scheduled while the kernel ahead of it on the stream is still running.
 // griddepcontrol.wait blocks until that kernel has completed and its writes are visible, so
-// every kernel calls this first, before any global memory access whose value it uses (before it
-// only nvf_l2_prefetch, below; the swap-AB GEMM after its pre-pass waits its own way,
-// gemm_swapab.cu); then it lets the kernel after it be scheduled (which waits the same way). Both
-// are no-ops in a kernel launched without the attribute.
+// every kernel calls this first, before any global memory access; then it lets the kernel
+// after it be scheduled (which waits the same way). Both are no-ops in a kernel launched
+// without the attribute.
 NVF_DEV void nvf_pdl_enter() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-
-// Bytes of a GEMM's weights prefetched into L2 by a short, latency-bound kernel ahead of it that
-// leaves DRAM idle (the token pre-pass for its GEMM; the expert layer's SiLU quantizer for GEMM2):
-// w_count pieces w + j w_stride, the first w_chunk bytes of each, and the same for the SFs;
-// counts 0: nothing. The host fills it (nvfp4moe__l2pf_fill) with the first K of each 16-row
-// weight tile (128-row SF group) the GEMM's first wave of CTAs reads, every piece inside the
-// tensors and 16-byte aligned. Thread 0 of each CTA takes pieces in turn, each in bulk prefetches
-// (sm_90+; a hint, nothing waits for it) of at most 32 KB. Issued before nvf_pdl_enter, so that
-// under a programmatic dependent launch it overlaps the kernel ahead (the token pre-pass, launched
-// so when it prefetches: the layer's input quantizer). Safe even if that kernel writes these
-// weights: nothing prefetched is read into the kernel, and every read whose value is used comes
-// after griddepcontrol.wait.
-struct NvfL2Prefetch {
-  const u8* w;
-  i64 w_stride;
-  int w_count, w_chunk;
-  const u8* sf;
-  i64 sf_stride;
-  int sf_count, sf_chunk;
-};
-NVF_DEV void nvf_l2_prefetch(const NvfL2Prefetch& pf) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (threadIdx.x != 0) return;
-  for (int j = blockIdx.x; j < pf.w_count + pf.sf_count; j += gridDim.x) {
-    const bool isw = j < pf.w_count;
-    const u8* a = isw ? pf.w + (i64)j * pf.w_stride : pf.sf + (i64)(j - pf.w_count) * pf.sf_stride;
-    const int bytes = isw ? pf.w_chunk : pf.sf_chunk;
-    for (int o = 0; o < bytes; o += 32768)
-      asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a + o), "r"(min(32768, bytes - o)) : "memory");
-  }
 #endif
 }
 

@@ -727,9 +727,7 @@ NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)
 // masked_m (unless -DNVF_WIDEN_SKIP, below) and steps past K are zeros. 128 threads, one unit
 // (token, step of the image) each, as the producer's; CTA x = (g nslots + f) ytiles + y takes
 // tiles T = y, y + ytiles, .. below masked_m.
-extern "C" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles,
-                                                                       const NvfL2Prefetch pf) {
-  nvf_l2_prefetch(pf); // the GEMM's first weights: before the wait, so under the kernel ahead of it
+extern "C" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles) {
   nvf_pdl_enter();
   const int pt = threadIdx.x, n = NVF_SPS == 1 ? pt : pt % NVF_TOK, ss = NVF_SPS == 1 ? 0 : pt / NVF_TOK;
   if (NVF_UNITS < 128 && pt >= NVF_UNITS) return;

@@ -63,7 +63,7 @@ struct NvfQuantParams {
   int team;               // threads per row: a power of two >= max(4, k/16/NVF_QNB), at most NVF_QT
   int stage;              // staged kernels: slots (rows in flight) per team in shared memory
 };
-// (The _img kernels take their three arguments apart: fields added here change the other
+// (The _img kernels take their two arguments apart: fields added here change the other
 // kernels' code.)
 
 NVF_DEV u32 nvf_prmt(u32 a, u32 b, u32 sel) {
@@ -680,9 +680,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
     nvf_quantize_rows<silu, f16, staged, nb>(p, prefix, red);                             \
   }
 #define NVF_QUANT_IMG_KERNEL(name, silu, nb, minb)                                         \
-  extern "C" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p, u8* img, int img_tok, \
-                                                                  const NvfL2Prefetch pf) {                    \
-    nvf_l2_prefetch(pf); /* the weights of the GEMM after it (before the wait: common.cuh) */ \
+  extern "C" __global__ void __launch_bounds__(NVF_QT, minb) name(const NvfQuantParams p, u8* img, int img_tok) { \
     nvf_pdl_enter();                                                                      \
     __shared__ int prefix[NVF_QMAXG + 1];                                                 \
     __shared__ __align__(16) u32 red[2][NVF_QT / 32];                                     \

@@ -1459,7 +1459,6 @@ static void test_layer_quantizer_widened_tokens(void) {
     float scale[40] = {0.01f, 0.002f, 0.5f, 0.03f, 1.0f}; /* per-expert scales (the rest below) */
     nvfp4moe_devptr dx, dq, dsf, dscale, dmm, db, dbsf, dd, dimg, dws;
     nvfp4moe_quantize_args q;
-    nvfp4moe__l2pf pf;
     nvfp4moe_gemm_args g;
     int tok, sps, tiles_m, nslots, e, r, s, units = 0, bad = 0, touched = 0, written = 0;
     for (i = 0; i < nx; ++i) x[i] = nvfp4moe_ref_f32_to_bf16((float)(tu_normal() * (i % 37 == 3 ? 30 : 1)));
@@ -1496,7 +1495,7 @@ static void test_layer_quantizer_widened_tokens(void) {
         gu_fill(rq, 0xA5, nq); gu_fill(rsf, 0xA5, nsf);
         if (per_token) gu_fill(rsc, 0xA5, ns);
         q.out_e2m1 = rq; q.out_sf = rsf; q.scale = per_token ? rsc : dscale;
-        CHECK(nvfp4moe__quantize_op(g_ctx, &q, 0, "test", per_token, silu, 0, 0, lay, 0, 0) == NVFP4MOE_SUCCESS,
+        CHECK(nvfp4moe__quantize_op(g_ctx, &q, 0, "test", per_token, silu, 0, 0, lay, 0) == NVFP4MOE_SUCCESS,
               "plain quantize: %s", nvfp4moe_last_error());
         gu_sync();
         gu_get(ref, rq, nq); gu_get(ref + nq, rsf, nsf);
@@ -1505,11 +1504,7 @@ static void test_layer_quantizer_widened_tokens(void) {
         gu_fill(dimg, 0xEE, wsz); gu_fill(dws, 0xEE, wsz);
         gu_fill(dq, 0xA5, nq); gu_fill(dsf, 0xA5, nsf);
         if (per_token) gu_fill(dscale, 0xA5, ns);
-        /* (with the GEMM's weights and SFs prefetched into L2 on TILED weights, all of them where
-           the SMs number G N / 16 or more: a hint, the same bytes out) */
-        nvfp4moe__l2pf_fill(g_ctx, &pf, db, dbsf, G, N, K, 16, 1, lay == NVFP4MOE_WEIGHTS_TILED ? 100 : 0);
-        CHECK(nvfp4moe__quantize_op(g_ctx, &q, 0, "test", per_token, silu, dimg, tok, lay, silu ? -1 : 0, &pf) ==
-                  NVFP4MOE_SUCCESS,
+        CHECK(nvfp4moe__quantize_op(g_ctx, &q, 0, "test", per_token, silu, dimg, tok, lay, silu ? -1 : 0) == NVFP4MOE_SUCCESS,
               "quantize: %s", nvfp4moe_last_error());
         if (per_token) g.row_scale = dscale; else g.alpha = dscale;
         g.workspace = dws; g.workspace_size = wsz;
