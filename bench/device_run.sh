@@ -1859,15 +1859,14 @@ X85S)
 X86)
   # forty-fourth session: X85 found the L2 prefetch slower in every arm; the repeat A/B of NVF_WIDEN_SKIP=1 (GEMM1's
   # token pre-pass skips rows past masked_m; X84: both w arms faster on both layers, by about the spread on
-  # DeepSeek-V3). Quick layer, widened-token and token-producer every-tile tests under the define (in parallel),
-  # then all four layers, arms a w w a a w w a (a: the default), then (time left) a w a w traced
+  # DeepSeek-V3). All four layers, arms a w w a a w w a (a: the default), then the quick layer, widened-token and token-producer
+  # every-tile tests, default and under the define (in parallel), then (time left) a w a w traced
   t0=$(date +%s)
   PDEFS="-DNVF_WIDEN_SKIP=1"
-  for d in "" $PDEFS; do # (the caches warmed in parallel)
-    NVFP4MOE_TUNE_DEFINE="$d" timeout 200 ./build/nvfp4moe_precompile sm_90a > "/tmp/pcw${d//=/_}.log" 2>&1 &
-  done
-  wait
-  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  a="NVFP4MOE_Y=1"; w="NVFP4MOE_TUNE_DEFINE=-DNVF_WIDEN_SKIP=1"
+  PYTHONUNBUFFERED=1 timeout 200 python3 tools/bench.py --envs "$a,$w,$w,$a,$a,$w,$w,$a" --only layer \
+    --out "$OUT/layer_x86_ab.json" > "$OUT/layer_x86_ab.log" 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_x86_ab.log" | cut -c1-150
   for t in moe_layer layer_quantizer_widened; do # (the default build: 0.5.12's kernels, as 0.5.9's)
     (TEST_QUICK=1 TEST_ONLY=$t timeout 150 ./build/test_gpu > "$OUT/test_$t.log" 2>&1; echo $? > "/tmp/x86$t.rc") &
   done
@@ -1881,10 +1880,6 @@ X86)
   summ "every-tile token-producer (quick, default)" "$OUT/test_every_tile_ws.log" "$(cat /tmp/x86et.rc)"
   cat /tmp/x86a.txt /tmp/x86b.txt /tmp/x86c.txt
   echo "tests at $(( $(date +%s) - t0 )) s"
-  a="NVFP4MOE_Y=1"; w="NVFP4MOE_TUNE_DEFINE=-DNVF_WIDEN_SKIP=1"
-  PYTHONUNBUFFERED=1 timeout 200 python3 tools/bench.py --envs "$a,$w,$w,$a,$a,$w,$w,$a" --only layer \
-    --out "$OUT/layer_x86_ab.json" > "$OUT/layer_x86_ab.log" 2>&1
-  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_x86_ab.log" | cut -c1-150
   if [ $(( $(date +%s) - t0 )) -lt 430 ]; then # the kernels' durations, traced
     NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout 100 \
       python3 tools/bench.py --envs "$a,$w,$a,$w" --only layer --out "$OUT/layer_x86_profile.json" \
