@@ -1856,6 +1856,25 @@ X85S)
   l2pf_tests 150 layer_quantizer_widened
   l2pf_ab "0:0 25:100 0:100 0:100 25:100 0:0" 100
   ;;
+X86S)
+  # X86 for a short budget: the four layers' A/B a w w a a w w a (a: the default, w: -DNVF_WIDEN_SKIP=1), then the quick
+  # layer and widened-token tests, default and under the define, in parallel
+  t0=$(date +%s)
+  PDEFS="-DNVF_WIDEN_SKIP=1"
+  a="NVFP4MOE_Y=1"; w="NVFP4MOE_TUNE_DEFINE=-DNVF_WIDEN_SKIP=1"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --envs "$a,$w,$w,$a,$a,$w,$w,$a" --only layer \
+    --out "$OUT/layer_x86_ab.json" > "$OUT/layer_x86_ab.log" 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_x86_ab.log" | cut -c1-150
+  for t in moe_layer layer_quantizer_widened; do # (the default build: 0.5.12's kernels, as 0.5.9's)
+    (TEST_QUICK=1 TEST_ONLY=$t timeout 120 ./build/test_gpu > "$OUT/test_$t.log" 2>&1; echo $? > "/tmp/x86$t.rc") &
+  done
+  (tests_under_defs "moe_layer (quick)" tl moe_layer 120 > /tmp/x86a.txt 2>&1) &
+  (tests_under_defs "widened (quick)" tw layer_quantizer_widened 120 > /tmp/x86b.txt 2>&1) &
+  wait
+  for t in moe_layer layer_quantizer_widened; do summ "$t (quick, default)" "$OUT/test_$t.log" "$(cat /tmp/x86$t.rc)"; done
+  cat /tmp/x86a.txt /tmp/x86b.txt
+  echo "tests at $(( $(date +%s) - t0 )) s"
+  ;;
 X86)
   # forty-fourth session: X85 found the L2 prefetch slower in every arm; the repeat A/B of NVF_WIDEN_SKIP=1 (GEMM1's
   # token pre-pass skips rows past masked_m; X84: both w arms faster on both layers, by about the spread on
