@@ -103,10 +103,11 @@
    (bench/NOTES.md, thirty-eighth to fortieth sessions); kernels, formats, results and API as 0.5.7.
    0.5.10, 0.5.11: $NVFP4MOE_L2_PREFETCH (off by default): the token pre-pass and the expert layer's
    SiLU quantizer could prefetch into L2 the first weights of the GEMM after them (capped at half
-   the L2). Tuning defines NVF_QSILU_MINB, NVF_QPLAIN_MINB (measured slower) and NVF_WIDEN_SKIP.
+   the L2 in 0.5.11).
    0.5.12: the L2 prefetch and $NVFP4MOE_L2_PREFETCH (now ignored) removed: every setting made the
-   DeepSeek-V3 layer 2-9 us slower on an H100 (bench/NOTES.md, forty-fourth session); kernels,
-   results and API as 0.5.9. */
+   DeepSeek-V3 layer 2-9 us slower on an H100 (bench/NOTES.md, forty-fourth session). Default
+   kernels, results and API as 0.5.9; the tuning defines NVF_QSILU_MINB, NVF_QPLAIN_MINB (measured
+   slower) and NVF_WIDEN_SKIP, added just after 0.5.9 (read by no default build), stay. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
 #define NVFP4MOE_VERSION_PATCH 12

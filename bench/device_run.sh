@@ -1907,7 +1907,7 @@ X86)
   fi
   ;;
 # (X85, X85S, X85T and X85U set NVFP4MOE_L2_PREFETCH, whose prefetch 0.5.12 removed: they run as written on trees
-# from 4596ec6 to 55825c9.)
+# from their own commits (X85 4596ec6, X85S 795b292, X85T b841fa6, X85U d771c33) to 55825c9.)
 X85)
   # forty-second session: the L2 prefetch of a token-producer GEMM's first-wave weights (NVFP4MOE_L2_PREFETCH=P1:P2:
   # percent of K of each first-wave 16-row tile, GEMM1 by its token pre-pass, GEMM2 by the layer's SiLU quantizer):
