@@ -205,6 +205,32 @@ l2pf_ab() {
     --envs "${r#,}" --only layer --out "$OUT/layer_l2pf_ab.json" > "$OUT/layer_l2pf_ab.log" 2>&1
   echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_l2pf_ab.log" | cut -c1-150
 }
+# X86's arms: the default and -DNVF_WIDEN_SKIP=1 (GEMM1's token pre-pass skips rows past masked_m)
+WS_A="NVFP4MOE_Y=1"; WS_W="NVFP4MOE_TUNE_DEFINE=-DNVF_WIDEN_SKIP=1"
+# the four layers' A/B of those arms, a w w a a w w a, within $1 s; $t0: the mode's start
+wskip_ab() {
+  PYTHONUNBUFFERED=1 timeout "$1" python3 tools/bench.py --envs "$WS_A,$WS_W,$WS_W,$WS_A,$WS_A,$WS_W,$WS_W,$WS_A" \
+    --only layer --out "$OUT/layer_x86_ab.json" > "$OUT/layer_x86_ab.log" 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_x86_ab.log" | cut -c1-150
+}
+# the quick tests named after $1 (every_tile: on the token-producer tiles), default and under -DNVF_WIDEN_SKIP=1, all
+# in parallel, $1 s each, one summary line each
+wskip_tests() {
+  local t lim=$1 d c
+  shift
+  for t in "$@"; do
+    c=""; [ "$t" = every_tile ] && c="TEST_CONFIGS=gemm_sm90_ws"
+    for d in "" "-DNVF_WIDEN_SKIP=1"; do
+      (env NVFP4MOE_TUNE_DEFINE="$d" TEST_QUICK=1 TEST_ONLY=$t $c timeout "$lim" ./build/test_gpu \
+        > "$OUT/test_$t${d//=/_}.log" 2>&1; echo $? > "/tmp/x86$t${d//=/_}.rc") &
+    done
+  done
+  wait
+  for t in "$@"; do
+    for d in "" "-DNVF_WIDEN_SKIP=1"; do summ "$t (quick) ${d:-default}" "$OUT/test_$t${d//=/_}.log" "$(cat "/tmp/x86$t${d//=/_}.rc")" 6; done
+  done
+  echo "tests at $(( $(date +%s) - t0 )) s"
+}
 # the whole GPU suite ($1 s at most) and, alongside, memcheck on the token-producer tiles' quick every-tile
 # tests (same limit); prints both summaries (TAG names the temporary files)
 # memcheck on the token-producer tiles' quick every-tile tests ($1 s at most), one summary line
@@ -1860,48 +1886,20 @@ X86S)
   # X86 for a short budget: the four layers' A/B a w w a a w w a (a: the default, w: -DNVF_WIDEN_SKIP=1), then the quick
   # layer and widened-token tests, default and under the define, in parallel
   t0=$(date +%s)
-  PDEFS="-DNVF_WIDEN_SKIP=1"
-  a="NVFP4MOE_Y=1"; w="NVFP4MOE_TUNE_DEFINE=-DNVF_WIDEN_SKIP=1"
-  PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --envs "$a,$w,$w,$a,$a,$w,$w,$a" --only layer \
-    --out "$OUT/layer_x86_ab.json" > "$OUT/layer_x86_ab.log" 2>&1
-  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_x86_ab.log" | cut -c1-150
-  for t in moe_layer layer_quantizer_widened; do # (the default build: 0.5.12's kernels, as 0.5.9's)
-    (TEST_QUICK=1 TEST_ONLY=$t timeout 120 ./build/test_gpu > "$OUT/test_$t.log" 2>&1; echo $? > "/tmp/x86$t.rc") &
-  done
-  (tests_under_defs "moe_layer (quick)" tl moe_layer 120 > /tmp/x86a.txt 2>&1) &
-  (tests_under_defs "widened (quick)" tw layer_quantizer_widened 120 > /tmp/x86b.txt 2>&1) &
-  wait
-  for t in moe_layer layer_quantizer_widened; do summ "$t (quick, default)" "$OUT/test_$t.log" "$(cat /tmp/x86$t.rc)"; done
-  cat /tmp/x86a.txt /tmp/x86b.txt
-  echo "tests at $(( $(date +%s) - t0 )) s"
+  wskip_ab ${ABT:-150}
+  wskip_tests 120 moe_layer layer_quantizer_widened
   ;;
 X86)
   # forty-fourth session: X85 found the L2 prefetch slower in every arm; the repeat A/B of NVF_WIDEN_SKIP=1 (GEMM1's
   # token pre-pass skips rows past masked_m; X84: both w arms faster on both layers, by about the spread on
-  # DeepSeek-V3). All four layers, arms a w w a a w w a (a: the default), then the quick layer, widened-token and token-producer
-  # every-tile tests, default and under the define (in parallel), then (time left) a w a w traced
+  # DeepSeek-V3). All four layers, arms a w w a a w w a (a: the default), then the quick layer, widened-token and
+  # token-producer every-tile tests, default and under the define (in parallel), then (time left) a w a w traced
   t0=$(date +%s)
-  PDEFS="-DNVF_WIDEN_SKIP=1"
-  a="NVFP4MOE_Y=1"; w="NVFP4MOE_TUNE_DEFINE=-DNVF_WIDEN_SKIP=1"
-  PYTHONUNBUFFERED=1 timeout 200 python3 tools/bench.py --envs "$a,$w,$w,$a,$a,$w,$w,$a" --only layer \
-    --out "$OUT/layer_x86_ab.json" > "$OUT/layer_x86_ab.log" 2>&1
-  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_x86_ab.log" | cut -c1-150
-  for t in moe_layer layer_quantizer_widened; do # (the default build: 0.5.12's kernels, as 0.5.9's)
-    (TEST_QUICK=1 TEST_ONLY=$t timeout 150 ./build/test_gpu > "$OUT/test_$t.log" 2>&1; echo $? > "/tmp/x86$t.rc") &
-  done
-  (TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws timeout 200 ./build/test_gpu > "$OUT/test_every_tile_ws.log" 2>&1;
-   echo $? > /tmp/x86et.rc) &
-  (tests_under_defs "moe_layer (quick)" tl moe_layer 150 > /tmp/x86a.txt 2>&1) &
-  (tests_under_defs "widened (quick)" tw layer_quantizer_widened 150 > /tmp/x86b.txt 2>&1) &
-  (tests_under_defs "every-tile token-producer (quick)" te every_tile 200 TEST_CONFIGS=gemm_sm90_ws > /tmp/x86c.txt 2>&1) &
-  wait
-  for t in moe_layer layer_quantizer_widened; do summ "$t (quick, default)" "$OUT/test_$t.log" "$(cat /tmp/x86$t.rc)"; done
-  summ "every-tile token-producer (quick, default)" "$OUT/test_every_tile_ws.log" "$(cat /tmp/x86et.rc)"
-  cat /tmp/x86a.txt /tmp/x86b.txt /tmp/x86c.txt
-  echo "tests at $(( $(date +%s) - t0 )) s"
+  wskip_ab 200
+  wskip_tests 200 moe_layer layer_quantizer_widened every_tile
   if [ $(( $(date +%s) - t0 )) -lt 430 ]; then # the kernels' durations, traced
     NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout 100 \
-      python3 tools/bench.py --envs "$a,$w,$a,$w" --only layer --out "$OUT/layer_x86_profile.json" \
+      python3 tools/bench.py --envs "$WS_A,$WS_W,$WS_A,$WS_W" --only layer --out "$OUT/layer_x86_profile.json" \
       > "$OUT/layer_x86_profile.log" 2>&1
     echo "profile rc $? at $(( $(date +%s) - t0 )) s"
   fi
