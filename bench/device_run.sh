@@ -1904,6 +1904,44 @@ X86S)
   wskip_ab ${ABT:-150}
   wskip_tests 120 moe_layer layer_quantizer_widened
   ;;
+X87)
+  # forty-fifth session, 0.5.13 (the pre-pass skips rows past masked_m by default): the whole GPU suite, not quick,
+  # in three processes side by side (every-tile; the other GEMM tests; the quantizers, layers and the rest), every
+  # test under one deadline ($TT s from the start), memcheck on the quick widened-token and layer tests beside them,
+  # then the full benchmark (the record, the file named by the card) if fewer than $BENCH_BY s have passed; the
+  # logs come back as one archive (the tool returns few files)
+  t0=$(date +%s); L=/tmp/x87; mkdir -p $L
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  x87_lane() {
+    for t in "$@"; do
+      left=$(( ${TT:-380} - ($(date +%s) - t0) ))
+      [ $left -lt 10 ] && { echo "no time left for $t"; continue; }
+      TEST_ONLY=$t timeout $left ./build/test_gpu > $L/full_$t.log 2>&1
+      echo "$t rc $? at $(( $(date +%s) - t0 )) s: $(grep -E '^PASS|^FAIL|^SKIP' $L/full_$t.log | cut -c1-90 | tr '\n' ' ')"
+      grep -E '^#   ' $L/full_$t.log | head -4
+    done
+  }
+  x87_lane every_tile > $L/lane_a.txt 2>&1 &
+  x87_lane gemm_shapes resident_units group_isolation weights_relayout tiled_same_bits graph_replay > $L/lane_b.txt 2>&1 &
+  x87_lane per_token_all_shapes masked_and_per_tensor silu_mul_quantize software_conversions e2m1_cut_points \
+    long_rows many_rows weight_quantization sf_convert test_moe_layer widened self_test threads > $L/lane_c.txt 2>&1 &
+  (for t in layer_quantizer_widened test_moe_layer; do
+     TEST_QUICK=1 TEST_ONLY=$t timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 ./build/test_gpu \
+       > $L/memcheck.$t.log 2>&1
+     echo "memcheck $t exit $?: $(grep -hE 'ERROR SUMMARY' $L/memcheck.$t.log | head -1) $(grep -c ^PASS $L/memcheck.$t.log) PASS $(grep -c ^FAIL $L/memcheck.$t.log) FAIL"
+   done) > $L/lane_d.txt 2>&1 &
+  wait
+  cat $L/lane_a.txt $L/lane_b.txt $L/lane_c.txt $L/lane_d.txt
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+  if [ $(( $(date +%s) - t0 )) -lt ${BENCH_BY:-470} ]; then
+    PYTHONUNBUFFERED=1 timeout ${BT:-100} python3 tools/bench.py > $L/bench.log 2>&1
+    echo "bench exit $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^wrote" $L/bench.log | cut -c1-150
+    w=$(grep -m1 '^wrote ' $L/bench.log | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
+  fi
+  tar czf "$OUT/x87_logs.tgz" -C $L .
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 X86F)
   # forty-fifth session: X86 without the traced pass, then the full benchmark (the record, the file named by the
   # card) under the arm the A/B favours: w (-DNVF_WIDEN_SKIP=1) where its mean is below the default's on both

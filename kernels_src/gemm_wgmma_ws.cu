@@ -724,9 +724,9 @@ NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)
 // images the producer above copies. Image f (slot fill f, steps f NVF_SPS ..) of token tile T of
 // group g at p.tok_ws + ((g tiles_m + T) nslots + f) NVF_SLOT_BYTES, tiles_m = ceil(m_max /
 // NVF_TOK), nslots = ceil(steps / NVF_SPS): the host's nvfp4moe__tok_ws_bytes. Tokens past
-// masked_m (unless -DNVF_WIDEN_SKIP, below) and steps past K are zeros. 128 threads, one unit
-// (token, step of the image) each, as the producer's; CTA x = (g nslots + f) ytiles + y takes
-// tiles T = y, y + ytiles, .. below masked_m.
+// masked_m are not written (since 0.5.13; -DNVF_WIDEN_SKIP=0 writes zeros, as before) and steps
+// past K are zeros. 128 threads, one unit (token, step of the image) each, as the producer's;
+// CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.
 extern "C" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles) {
   nvf_pdl_enter();
   const int pt = threadIdx.x, n = NVF_SPS == 1 ? pt : pt % NVF_TOK, ss = NVF_SPS == 1 ? 0 : pt / NVF_TOK;
@@ -736,8 +736,8 @@ extern "C" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfG
   const int valid = nvf_valid_rows(p.masked_m, g, p.m_max), tiles_m = (p.m_max + NVF_TOK - 1) / NVF_TOK;
   for (int tile = y; tile * NVF_TOK < valid; tile += ytiles) {
     const int m = tile * NVF_TOK + n;
-#if defined(NVF_WIDEN_SKIP) && NVF_WIDEN_SKIP // (tuning runs: rows past masked_m feed only their own
-    if (m >= valid) continue;                 // MMA columns, which the epilogue never stores)
+#if !defined(NVF_WIDEN_SKIP) || NVF_WIDEN_SKIP // a row past masked_m feeds only its own MMA column
+    if (m >= valid) continue;                  // (whatever its slot holds), which the epilogue never stores
 #endif
     uint4 q[4];
     u32 sfw[2] = {0u, 0u};
