@@ -111,7 +111,7 @@
    0.5.13: the token pre-pass of a GEMM with a workspace no longer writes the rows past masked_m
    (NVF_WIDEN_SKIP on by default; -DNVF_WIDEN_SKIP=0 puts back 0.5.12's zeros): the DeepSeek-V3 and
    Qwen3 layers 3.7 and 3.1 us (0.9 and 1.7 %) faster on an H100, means of four runs each, every
-   run faster than every 0.5.12 run (bench/NOTES.md, forty-fifth session). Results and API unchanged. */
+   run faster than every 0.5.12 run (bench/NOTES.md, forty-sixth session). Results and API unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
 #define NVFP4MOE_VERSION_PATCH 13

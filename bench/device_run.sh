@@ -1905,7 +1905,7 @@ X86S)
   wskip_tests 120 moe_layer layer_quantizer_widened
   ;;
 X87)
-  # forty-fifth session, 0.5.13 (the pre-pass skips rows past masked_m by default): the whole GPU suite, not quick,
+  # forty-sixth session, 0.5.13 (the pre-pass skips rows past masked_m by default): the whole GPU suite, not quick,
   # in three processes side by side (every-tile; the other GEMM tests; the quantizers, layers and the rest), every
   # test under one deadline ($TT s from the start), memcheck on the quick widened-token and layer tests beside them,
   # then the full benchmark (the record, the file named by the card) if fewer than $BENCH_BY s have passed; the
