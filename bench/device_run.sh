@@ -1904,6 +1904,19 @@ X86S)
   wskip_ab ${ABT:-150}
   wskip_tests 120 moe_layer layer_quantizer_widened
   ;;
+X88)
+  # forty-sixth session, 0.5.13: where the pre-pass's skipped rows pay off. The DeepSeek-V3 and Qwen3 layers, arms
+  # o n n o o n n o (o: -DNVF_WIDEN_SKIP=0, 0.5.12's zeros; n: the default), then the same arms traced, o n o n o n
+  # (the kernels' durations: the pre-pass itself, or GEMM1 after it?)
+  t0=$(date +%s); O="NVFP4MOE_TUNE_DEFINE=-DNVF_WIDEN_SKIP=0"; N="NVFP4MOE_Y=1"
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py \
+    --envs "$O,$N,$N,$O,$O,$N,$N,$O" --only layer --out "$OUT/layer_x88_ab.json" > "$OUT/layer_x88_ab.log" 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_x88_ab.log" | cut -c1-150
+  NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,qwen3_30b_layer NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout ${PT:-200} \
+    python3 tools/bench.py --envs "$O,$N,$O,$N,$O,$N" --only layer --out "$OUT/layer_x88_profile.json" \
+    > "$OUT/layer_x88_profile.log" 2>&1
+  echo "profile rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_x88_profile.log" | cut -c1-150
+  ;;
 X87)
   # forty-sixth session, 0.5.13 (the pre-pass skips rows past masked_m by default): the whole GPU suite, not quick,
   # in three processes side by side (every-tile; the other GEMM tests; the quantizers, layers and the rest), every
