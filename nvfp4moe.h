@@ -391,7 +391,10 @@ typedef struct nvfp4moe_gemm_args {
                                  tile on TILED weights, K >= 4096) widen the tokens into it
                                  once instead of in every CTA (4-20 % faster at K >= 2048 on an
                                  H200, bench/NOTES.md); 0 = none, the same result. Written by the
-                                 call, so one buffer per concurrent call (stream) */
+                                 call, so one buffer per concurrent call (stream); its contents
+                                 on entry never matter (the slots of rows past masked_m are
+                                 copied but neither written nor used: compute-sanitizer's
+                                 initcheck may report them) */
   size_t workspace_size;      /* bytes at workspace */
   nvfp4moe_weight_layout b_layout; /* of b; 0 = ROW_MAJOR. TILED: N % 16 == 0 */
 } nvfp4moe_gemm_args;
@@ -3875,9 +3878,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// images the producer above copies. Image f (slot fill f, steps f NVF_SPS ..) of token tile T of\n"
   "// group g at p.tok_ws + ((g tiles_m + T) nslots + f) NVF_SLOT_BYTES, tiles_m = ceil(m_max /\n"
   "// NVF_TOK), nslots = ceil(steps / NVF_SPS): the host's nvfp4moe__tok_ws_bytes. Tokens past\n"
-  "// masked_m are not written (since 0.5.13; -DNVF_WIDEN_SKIP=0 writes zeros, as before) and steps\n"
-  "// past K are zeros. 128 threads, one unit (token, step of the image) each, as the producer's;\n"
-  "// CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.\n"
+  "// masked_m are not written (since 0.5.13; -DNVF_WIDEN_SKIP=0 writes zeros, as before); a valid\n"
+  "// token's steps past K are zeros. 128 threads, one unit (token, step of the image) each, as the\n"
+  "// producer's; CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.\n"
   "extern \"C\" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles) {\n"
   "  nvf_pdl_enter();\n"
   "  const int pt = threadIdx.x, n = NVF_SPS == 1 \? pt : pt % NVF_TOK, ss = NVF_SPS == 1 \? 0 : pt / NVF_TOK;\n"
@@ -3894,7 +3897,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    u32 sfw[2] = {0u, 0u};\n"
   "    #pragma unroll\n"
   "    for (int t = 0; t < 4; ++t) q[t] = make_uint4(0, 0, 0, 0);\n"
-  "    if (m < valid && s < nsteps) { // else zeros (a padding row's SF bytes may be NaN)\n"
+  "    if (m < valid && s < nsteps) { // else zeros: a step past K (or, under -DNVF_WIDEN_SKIP=0, a\n"
+  "                                   // padding row, whose SF bytes may be NaN)\n"
   "      const u8* src = p.a + ((i64)g * p.m_max + m) * (p.k / 2) + (i64)s * 64;\n"
   "      const u8* sf = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k) + nvf_sf_offset_128x4(m, 0, kc4) + (i64)s * 1024;\n"
   "      #pragma unroll\n"
@@ -4436,9 +4440,9 @@ static const char* const nvfp4moe__src_quantize_cu[] = {
   "// In the expert layer the quantizer has the codes and SFs in hand, so it writes the images\n"
   "// itself and the GEMM skips its pre-pass (one launch and its reads less). Same bytes as the\n"
   "// pre-pass for every row below masked_m, including the zero blocks past K in the last step.\n"
-  "// Not written (as by the pre-pass since 0.5.13): rows past masked_m in a group's last token tile, which\n"
-  "// feed only their own MMA columns, never stored by the epilogue, and the unused second step of\n"
-  "// an odd last slot, never multiplied. The expert layer uses it for the SiLU quantizer only: the\n"
+  "// Not written: rows past masked_m in a group's last token tile (nor by the pre-pass since 0.5.13),\n"
+  "// which feed only their own MMA columns, never stored by the epilogue, and the unused second step\n"
+  "// of an odd last slot, never multiplied. The expert layer uses it for the SiLU quantizer only: the\n"
   "// input quantizer's image (K 7168) took longer than the pre-pass (bench/NOTES.md, twenty-first\n"
   "// session): a team's row owns 16 bytes of every 128-byte line, so its stores are half sectors.\n"
   "// Token n of tile T (row r = T TOK + n) of group g, 128-K step s, starts at\n"

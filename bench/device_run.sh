@@ -205,7 +205,8 @@ l2pf_ab() {
     --envs "${r#,}" --only layer --out "$OUT/layer_l2pf_ab.json" > "$OUT/layer_l2pf_ab.log" 2>&1
   echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" "$OUT/layer_l2pf_ab.log" | cut -c1-150
 }
-# X86's arms: the default and -DNVF_WIDEN_SKIP=1 (GEMM1's token pre-pass skips rows past masked_m)
+# X86's arms: the default and -DNVF_WIDEN_SKIP=1 (GEMM1's token pre-pass skips rows past masked_m). Since 0.5.13
+# that is the default: both arms are the same build (X88 compares -DNVF_WIDEN_SKIP=0 with the default)
 WS_A="NVFP4MOE_Y=1"; WS_W="NVFP4MOE_TUNE_DEFINE=-DNVF_WIDEN_SKIP=1"
 # the four layers' A/B of those arms, a w w a a w w a, within $1 s; $t0: the mode's start
 wskip_ab() {
@@ -1903,6 +1904,24 @@ X86S)
   t0=$(date +%s)
   wskip_ab ${ABT:-150}
   wskip_tests 120 moe_layer layer_quantizer_widened
+  ;;
+X89)
+  # forty-sixth session, after review: the widened-token test's new check that the pre-pass leaves rows past masked_m
+  # untouched, quick form, side by side: the default (must pass), -DNVF_WIDEN_SKIP=0 (0.5.12's zeros; the check is
+  # off, must pass) and -DNVF_WIDEN_SKIP=(0) (the zeros again, spelled so the test does not see it: must FAIL on
+  # that check, showing it can); with the quick layer test at the default
+  t0=$(date +%s)
+  for d in "" "-DNVF_WIDEN_SKIP=0" "-DNVF_WIDEN_SKIP=(0)"; do
+    f="$OUT/test_widened${d//[=()]/_}.log"
+    (env NVFP4MOE_TUNE_DEFINE="$d" TEST_QUICK=1 TEST_ONLY=widened timeout 200 ./build/test_gpu > "$f" 2>&1
+     echo "widened ${d:-default} rc $?: $(grep -c ^PASS "$f") PASS $(grep -c ^FAIL "$f") FAIL, pre-pass check failures: $(grep -c 'the pre-pass wrote [0-9]* bytes' "$f")") \
+      > "/tmp/x89${d//[=()]/_}.txt" &
+  done
+  (TEST_QUICK=1 TEST_ONLY=test_moe_layer timeout 200 ./build/test_gpu > /tmp/x89layer.log 2>&1; summ "layer (quick)" /tmp/x89layer.log $?) \
+    > /tmp/x89layer.txt &
+  wait
+  cat /tmp/x89*.txt; grep -h "the pre-pass wrote" "$OUT"/test_widened*.log | head -3
+  echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
 X88)
   # forty-sixth session, 0.5.13: where the pre-pass's skipped rows pay off. The DeepSeek-V3 and Qwen3 layers, arms

@@ -724,9 +724,9 @@ NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)
 // images the producer above copies. Image f (slot fill f, steps f NVF_SPS ..) of token tile T of
 // group g at p.tok_ws + ((g tiles_m + T) nslots + f) NVF_SLOT_BYTES, tiles_m = ceil(m_max /
 // NVF_TOK), nslots = ceil(steps / NVF_SPS): the host's nvfp4moe__tok_ws_bytes. Tokens past
-// masked_m are not written (since 0.5.13; -DNVF_WIDEN_SKIP=0 writes zeros, as before) and steps
-// past K are zeros. 128 threads, one unit (token, step of the image) each, as the producer's;
-// CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.
+// masked_m are not written (since 0.5.13; -DNVF_WIDEN_SKIP=0 writes zeros, as before); a valid
+// token's steps past K are zeros. 128 threads, one unit (token, step of the image) each, as the
+// producer's; CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.
 extern "C" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles) {
   nvf_pdl_enter();
   const int pt = threadIdx.x, n = NVF_SPS == 1 ? pt : pt % NVF_TOK, ss = NVF_SPS == 1 ? 0 : pt / NVF_TOK;
@@ -743,7 +743,8 @@ extern "C" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfG
     u32 sfw[2] = {0u, 0u};
     #pragma unroll
     for (int t = 0; t < 4; ++t) q[t] = make_uint4(0, 0, 0, 0);
-    if (m < valid && s < nsteps) { // else zeros (a padding row's SF bytes may be NaN)
+    if (m < valid && s < nsteps) { // else zeros: a step past K (or, under -DNVF_WIDEN_SKIP=0, a
+                                   // padding row, whose SF bytes may be NaN)
       const u8* src = p.a + ((i64)g * p.m_max + m) * (p.k / 2) + (i64)s * 64;
       const u8* sf = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k) + nvf_sf_offset_128x4(m, 0, kc4) + (i64)s * 1024;
       #pragma unroll

@@ -291,9 +291,9 @@ NVF_DEV void nvf_store_sf_cs(u8* sfp, u32 b) { asm volatile("st.global.cs.b8 [%0
 // In the expert layer the quantizer has the codes and SFs in hand, so it writes the images
 // itself and the GEMM skips its pre-pass (one launch and its reads less). Same bytes as the
 // pre-pass for every row below masked_m, including the zero blocks past K in the last step.
-// Not written (as by the pre-pass since 0.5.13): rows past masked_m in a group's last token tile, which
-// feed only their own MMA columns, never stored by the epilogue, and the unused second step of
-// an odd last slot, never multiplied. The expert layer uses it for the SiLU quantizer only: the
+// Not written: rows past masked_m in a group's last token tile (nor by the pre-pass since 0.5.13),
+// which feed only their own MMA columns, never stored by the epilogue, and the unused second step
+// of an odd last slot, never multiplied. The expert layer uses it for the SiLU quantizer only: the
 // input quantizer's image (K 7168) took longer than the pre-pass (bench/NOTES.md, twenty-first
 // session): a team's row owns 16 bytes of every 128-byte line, so its stores are half sectors.
 // Token n of tile T (row r = T TOK + n) of group g, 128-K step s, starts at
