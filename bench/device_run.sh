@@ -229,21 +229,25 @@ for layer in ("dsv3_ep8_layer", "qwen3_30b_layer"):
 print("w" if all(m for m, _ in ok) and any(s for _, s in ok) else "a")
 PYEOF
 }
-# the quick tests named after $1 (every_tile: on the token-producer tiles), default and under -DNVF_WIDEN_SKIP=1, all
-# in parallel, $1 s each, one summary line each
+# the quick tests named after $1 (every_tile: on the token-producer tiles) under each define of WS_DEFS ("": the
+# default build), all in parallel, $1 s each, one summary line each; logs $OUT/test_<test><define, =() as _>.log
+WS_DEFS=("" "-DNVF_WIDEN_SKIP=1")
 wskip_tests() {
-  local t lim=$1 d c
+  local t lim=$1 d c n
   shift
   for t in "$@"; do
     c=""; [ "$t" = every_tile ] && c="TEST_CONFIGS=gemm_sm90_ws"
-    for d in "" "-DNVF_WIDEN_SKIP=1"; do
+    for d in "${WS_DEFS[@]}"; do
+      n="$t${d//[=()]/_}"
       (env NVFP4MOE_TUNE_DEFINE="$d" TEST_QUICK=1 TEST_ONLY=$t $c timeout "$lim" ./build/test_gpu \
-        > "$OUT/test_$t${d//=/_}.log" 2>&1; echo $? > "/tmp/x86$t${d//=/_}.rc") &
+        > "$OUT/test_$n.log" 2>&1; echo $? > "/tmp/x86$n.rc") &
     done
   done
   wait
   for t in "$@"; do
-    for d in "" "-DNVF_WIDEN_SKIP=1"; do summ "$t (quick) ${d:-default}" "$OUT/test_$t${d//=/_}.log" "$(cat "/tmp/x86$t${d//=/_}.rc")" 6; done
+    for d in "${WS_DEFS[@]}"; do
+      n="$t${d//[=()]/_}"; summ "$t (quick) ${d:-default}" "$OUT/test_$n.log" "$(cat "/tmp/x86$n.rc")" 6
+    done
   done
   echo "tests at $(( $(date +%s) - t0 )) s"
 }
@@ -1911,16 +1915,12 @@ X89)
   # off, must pass) and -DNVF_WIDEN_SKIP=(0) (the zeros again, spelled so the test does not see it: must FAIL on
   # that check, showing it can); with the quick layer test at the default
   t0=$(date +%s)
-  for d in "" "-DNVF_WIDEN_SKIP=0" "-DNVF_WIDEN_SKIP=(0)"; do
-    f="$OUT/test_widened${d//[=()]/_}.log"
-    (env NVFP4MOE_TUNE_DEFINE="$d" TEST_QUICK=1 TEST_ONLY=widened timeout 200 ./build/test_gpu > "$f" 2>&1
-     echo "widened ${d:-default} rc $?: $(grep -c ^PASS "$f") PASS $(grep -c ^FAIL "$f") FAIL, pre-pass check failures: $(grep -c 'the pre-pass wrote [0-9]* bytes' "$f")") \
-      > "/tmp/x89${d//[=()]/_}.txt" &
-  done
   (TEST_QUICK=1 TEST_ONLY=test_moe_layer timeout 200 ./build/test_gpu > /tmp/x89layer.log 2>&1; summ "layer (quick)" /tmp/x89layer.log $?) \
     > /tmp/x89layer.txt &
-  wait
-  cat /tmp/x89*.txt; grep -h "the pre-pass wrote" "$OUT"/test_widened*.log | head -3
+  WS_DEFS=("" "-DNVF_WIDEN_SKIP=0" "-DNVF_WIDEN_SKIP=(0)")
+  wskip_tests 200 widened
+  for f in "$OUT"/test_widened*.log; do echo "$f: $(grep -c 'the pre-pass wrote [0-9]* bytes' "$f") pre-pass check failures"; done
+  cat /tmp/x89layer.txt
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
 X88)
