@@ -1909,6 +1909,47 @@ X86S)
   wskip_ab ${ABT:-150}
   wskip_tests 120 moe_layer layer_quantizer_widened
   ;;
+X90)
+  # forty-seventh session, 0.5.14 candidate: the unstaged quantizer's last round taken by wider teams (t: the default;
+  # o: -DNVF_QTAIL=0, 0.5.13's kernels). Both builds precompiled side by side; then, side by side: the quantizer tests
+  # in full (with the new last-round test) and the layer tests in full at the default, the quick quantizer tests under
+  # o, memcheck and racecheck on the quick last-round test; then the A/B of the quantizer cells and the four layers,
+  # arms o t t o o t t o, and the DeepSeek-V3 and 3-token decode layers traced, o t o t; logs in x90_logs.tgz
+  t0=$(date +%s); L=/tmp/x90; mkdir -p $L; O="NVFP4MOE_TUNE_DEFINE=-DNVF_QTAIL=0"; T="NVFP4MOE_Y=1"
+  ./build/nvfp4moe_precompile sm_90a > $L/pc_t.log 2>&1 &
+  NVFP4MOE_TUNE_DEFINE=-DNVF_QTAIL=0 ./build/nvfp4moe_precompile sm_90a > $L/pc_o.log 2>&1 &
+  wait
+  echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 $L/pc_t.log) / $(tail -1 $L/pc_o.log)"
+  x90_one() { # LOG LIMIT [NAME=VALUE ...] (the rest of the command)
+    local log=$1 lim=$2; shift 2
+    env "$@" timeout $lim ./build/test_gpu > $L/$log.log 2>&1
+    echo "$log rc $? at $(( $(date +%s) - t0 )) s: $(grep -c ^PASS $L/$log.log) PASS $(grep -c ^FAIL $L/$log.log) FAIL $(grep -c ^SKIP $L/$log.log) SKIP"
+    grep -E "^FAIL|^#   " $L/$log.log | head -4
+  }
+  x90_one quant_full 300 TEST_ONLY=quantize > $L/lane_a.txt &
+  x90_one layer_full 300 TEST_ONLY=test_moe_layer > $L/lane_b.txt &
+  (x90_one quant_quick_o 300 TEST_QUICK=1 TEST_ONLY=quantize NVFP4MOE_TUNE_DEFINE=-DNVF_QTAIL=0
+   x90_one layer_quick_o 200 TEST_QUICK=1 TEST_ONLY=test_moe_layer NVFP4MOE_TUNE_DEFINE=-DNVF_QTAIL=0) > $L/lane_c.txt &
+  (for tool in memcheck racecheck; do
+     TEST_QUICK=1 TEST_ONLY=last_round timeout 250 compute-sanitizer --tool $tool --error-exitcode 9 ./build/test_gpu \
+       > $L/$tool.log 2>&1
+     echo "$tool last_round exit $?: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' $L/$tool.log | head -1) $(grep -c ^PASS $L/$tool.log) PASS $(grep -c ^FAIL $L/$tool.log) FAIL"
+   done) > $L/lane_d.txt 2>&1 &
+  wait
+  cat $L/lane_a.txt $L/lane_b.txt $L/lane_c.txt $L/lane_d.txt
+  grep -h "^PASS test_quantize_last_round" $L/*.log
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$O,$T,$T,$O,$O,$T,$T,$O" --only quant,layer \
+    --out "$OUT/x90_ab.json" > $L/ab.log 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^quant|^silu" $L/ab.log | cut -c1-150
+  if [ $(( $(date +%s) - t0 )) -lt ${PROF_BY:-480} ]; then
+    NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,dsv3_ep8_layer_decode NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 \
+      timeout ${PT:-90} python3 tools/bench.py --envs "$O,$T,$O,$T" --only layer --out "$OUT/x90_profile.json" > $L/prof.log 2>&1
+    echo "profile rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" $L/prof.log | cut -c1-150
+  fi
+  tar czf "$OUT/x90_logs.tgz" -C $L .
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 X89)
   # forty-sixth session, after review: the widened-token test's new check that the pre-pass leaves rows past masked_m
   # untouched, quick form, side by side: the default (must pass), -DNVF_WIDEN_SKIP=0 (0.5.12's zeros; the check is

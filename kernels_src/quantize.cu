@@ -496,11 +496,12 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
   constexpr bool KF16 = SILU ? false : F16; // dtype of the words kept: SiLU's y is bf16
   constexpr bool ST = STAGED && !SILU && NVF_QSTAGE_ARCH;
   const int nblk = p.k / 16, kc4 = (nblk + 3) / 4;
-  const int team = p.team, tl = threadIdx.x & (team - 1), tpc = NVF_QT / team;
+  int team = p.team, tl = threadIdx.x & (team - 1);
+  const int tpc = NVF_QT / team;
   const int sf_pad_cols = p.sf_linear ? nblk : kc4 * 4;
   // this thread's first block's bytes (128x4: nvf_sf_offset_128x4(0, tl, kc4), spelled out: the
   // helper's form compiles to other SASS than the kernels measured and tested)
-  const int tq = tl * 8, tsf = p.sf_linear ? tl : (tl >> 2) * 512 + (tl & 3);
+  int tq = tl * 8, tsf = p.sf_linear ? tl : (tl >> 2) * 512 + (tl & 3);
   const i64 sf_gbytes = p.sf_linear ? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);
   const int rows_pad = p.pad_rows ? (p.rows + 127) / 128 * 128 : p.rows;
   const bool dense = p.masked_m != nullptr && p.groups <= NVF_QMAXG && (i64)p.groups * p.rows < 0x7FFFFFFF;
@@ -521,8 +522,22 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
   }
   const idx total = wdense ? (idx)__shfl_sync(0xFFFFFFFFu, wincl, 31)
                     : dense ? (idx)nvf_masked_prefix(p, prefix) : (idx)((i64)p.groups * rows_pad);
-  const idx step = (idx)gridDim.x * tpc;
+  idx step = (idx)gridDim.x * tpc, first = (idx)blockIdx.x * tpc + threadIdx.x / team, end = total;
   int parity = 0;
+  // The last round (unstaged, not SiLU): its rows, fewer than the teams, are spread over the CTAs
+  // first and taken by wider teams (up to the whole CTA, no wider than the row has blocks), so a
+  // thread holds fewer blocks and the round ends sooner; the teams meet at one barrier before it.
+  // -DNVF_QTAIL=0 (tuning) keeps one team size throughout (0.5.13's kernels).
+  int tail_team = team;
+#if !defined(NVF_QTAIL) || NVF_QTAIL
+  if (!ST && !SILU) { // (the SiLU kernels' teams hold one block a thread: no wider team helps)
+    const idx full = total / step * step;
+    const int per = (int)((total - full + gridDim.x - 1) / gridDim.x); // tail rows per CTA, 0 to tpc
+    int t2 = NVF_QT;
+    while (t2 > team && (t2 * per > NVF_QT || t2 / 2 >= nblk)) t2 >>= 1;
+    if (per > 0 && t2 > team) { tail_team = t2; end = full; }
+  }
+#endif
   // staging state: this team's slots and their mbarriers, the slot of the current item and its phase
   const int nslot = ST ? p.stage : 0;
   const u32 rowbytes = (u32)p.k * 2u;
@@ -542,128 +557,135 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
                       slots + i * rowbytes, slot_bar + 8u * i);
   }
 
-  for (idx item = (idx)blockIdx.x * tpc + threadIdx.x / team; item < total; item += step) {
-    int g, r;
-    if (wdense) { // lanes past the groups hold the total, which no item reaches
-      g = __popc(__ballot_sync(0xFFFFFFFFu, wincl <= item));
-      const int before = __shfl_sync(0xFFFFFFFFu, wincl, (g + 31) & 31);
-      r = (int)item - (g ? before : 0);
-    } else {
-      nvf_item_row(p, item, dense, prefix, rows_pad, g, r);
-    }
-    u8* sfg = p.sf + (i64)g * sf_gbytes;
-    if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {
-      if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on
-        if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes,
-                                   slots + slot * rowbytes, slot_bar + 8u * slot);
+  for (int round = 0;; ++round) { // 0: all rows, or all but the last round's; 1: the last round's
+    for (idx item = first; item < end; item += step) {
+      int g, r;
+      if (wdense) { // lanes past the groups hold the total, which no item reaches
+        g = __popc(__ballot_sync(0xFFFFFFFFu, wincl <= item));
+        const int before = __shfl_sync(0xFFFFFFFFu, wincl, (g + 31) & 31);
+        r = (int)item - (g ? before : 0);
+      } else {
+        nvf_item_row(p, item, dense, prefix, rows_pad, g, r);
+      }
+      u8* sfg = p.sf + (i64)g * sf_gbytes;
+      if (r >= p.rows || (!dense && r >= nvf_valid_rows(p.masked_m, g, p.rows))) {
+        if (ST) { // nothing was copied for this row (nvf_stage_row only arrived): pass the slot on
+          if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes,
+                                     slots + slot * rowbytes, slot_bar + 8u * slot);
+          phase ^= slot == nslot - 1;
+          slot = slot == nslot - 1 ? 0 : slot + 1;
+        }
+        if (r >= p.rows) // zero SF padding row of the 128x4 layout
+          for (int c = tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
+        continue; // a row past masked_m: neither read nor written
+      }
+      const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;
+      const u8* srow = slots + slot * rowbytes;
+      const float gs = p.gate_scale ? p.gate_scale[g] : 1.0f, us = p.up_scale ? p.up_scale[g] : 1.0f;
+
+      // Pass 1: this thread's first NB blocks into registers, their amax; the row amax.
+      u32 v[NB][8], bmax[NB];
+      u32 rmax = 0;
+      if (ST) nvf_mbar_wait(slot_bar + 8u * slot, phase); // the row's bytes are in the slot
+      #pragma unroll
+      for (int i = 0; i < NB; ++i) {
+        const int b = tl + team * i;
+        bmax[i] = 0;
+        // staged: a block past the row reads the row's last one instead (inside the slot, never
+        // used), so the words are defined on every path without zeroing them (no words live
+        // across rows)
+        if (ST) nvf_load_block<false, F16>(p, srow, min(b, nblk - 1), gs, us, v[i]);
+        else if (b < nblk) nvf_load_block<SILU, F16>(p, xrow, b, gs, us, v[i]);
+      }
+      #pragma unroll
+      for (int i = 0; i < NB; ++i)
+        if (tl + team * i < nblk) {
+          bmax[i] = nvf_block_amax_bits<KF16>(v[i]);
+          rmax = bmax[i] > rmax ? bmax[i] : rmax;
+        }
+      NvfRowQ rq;
+      float& s = rq.s;
+      int& mode = rq.mode;
+      if (p.per_token) {
+        if (!ST) // (the staged kernels get rows that fit the register blocks: no second read)
+        for (int b = tl + team * NB; b < nblk; b += team) {
+          u32 tw[8];
+          nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);
+          const u32 m = nvf_block_amax_bits<KF16>(tw);
+          rmax = m > rmax ? m : rmax;
+        }
+        rmax = nvf_team_max(rmax, team, red, parity);
+        parity ^= 1;
+        s = __fmul_rn(__uint_as_float(rmax), nvf_f32(NVF_RCP2688_BITS));
+        if (rmax >= 0x7F800000u) { s = nvf_f32(0x7FC00000u); mode = 2; }
+        else if (s < NVF_FLT_MIN) { s = 0.0f; mode = 1; } // zero row, or the product underflowed
+        else mode = 0;
+        if (tl == 0) p.scale_out[(i64)g * p.rows + r] = s;
+      } else {
+        s = p.scale_in ? p.scale_in[g] : p.scale_value;
+        if (s == 0.0f) mode = 1;
+        else if (!(s >= NVF_FLT_MIN) || nvf_is_nonfinite(s)) mode = 2;
+        else mode = 0;
+      }
+      const bool in_range = s >= nvf_f32(0x0D800000u) && s < 256.0f; // 2^-100 <= s < 2^8 (so mode 0)
+      rq.fast = in_range && p.fo6 == 0;
+      // 1/s: rcp.rn, which is 1.0f/s correctly rounded, the in-range way where it can be
+      rq.t = in_range ? __fmul_rn(nvf_rcp_in_range(s), nvf_f32(NVF_RCP6_BITS))
+             : mode == 0 ? __fmul_rn(__fdiv_rn(1.0f, s), nvf_f32(NVF_RCP6_BITS)) : 0.0f;
+      rq.s120 = __fmul_rn(s, nvf_f32(0x7B800000u));                                  // s * 2^120
+
+      // Pass 2: quantize and store; the register blocks unrolled (no copies of their words),
+      // blocks past them read again. This thread's block i is b = tl + team * i: its codes at
+      // qt + i * team * 8, its SF byte at st + i * sstep (128x4: the host's teams are multiples
+      // of 4, so b % 4 = tl % 4 and b / 4 = tl / 4 + i * team / 4).
+      u8* qt = p.q + ((i64)g * p.rows + r) * (p.k / 2) + tq;
+  #if defined(NVF_QPROBE) && NVF_QPROBE == 6
+      const int rsf = rows_pad % 128 == 0 ? (r & 127) * (rows_pad >> 7) + (r >> 7) : r; // row whose SF slots to use
+  #else
+      const int rsf = r;
+  #endif
+  #if defined(NVF_QPROBE) && NVF_QPROBE == 3
+      u8* st = sfg + (i64)r * nblk + tl;
+      const int sstep = team;
+  #else
+      u8* st = sfg + (p.sf_linear ? (i64)r * nblk : nvf_sf_offset_128x4(rsf, 0, kc4)) + tsf;
+      const int sstep = p.sf_linear ? team : team * 128;
+  #endif
+      u8* const imgp = IMG ? nvf_img_row(p, img, img_tok, g, r) : nullptr;
+      const int bmma = img_tok * 32;
+      #pragma unroll
+      for (int i = 0; i < NB; ++i) {
+        const int b = tl + team * i;
+        if (ST && b < nblk) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]); // again, from the slot
+        if (b < nblk)
+          nvf_quantize_store<KF16, IMG>(v[i], bmax[i], rq, p.fo6, qt + i * team * 8, st + i * sstep, imgp, bmma, b);
+      }
+      if (ST) { // every thread of the team is done with the slot's words: refill it
+        nvf_team_sync(team);
+        if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes, slots + slot * rowbytes,
+                                   slot_bar + 8u * slot);
         phase ^= slot == nslot - 1;
         slot = slot == nslot - 1 ? 0 : slot + 1;
       }
-      if (r >= p.rows) // zero SF padding row of the 128x4 layout
-        for (int c = tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
-      continue; // a row past masked_m: neither read nor written
-    }
-    const u8* xrow = (const u8*)p.x + ((i64)g * p.x_group_stride + (i64)r * p.x_row_stride) * 2;
-    const u8* srow = slots + slot * rowbytes;
-    const float gs = p.gate_scale ? p.gate_scale[g] : 1.0f, us = p.up_scale ? p.up_scale[g] : 1.0f;
-
-    // Pass 1: this thread's first NB blocks into registers, their amax; the row amax.
-    u32 v[NB][8], bmax[NB];
-    u32 rmax = 0;
-    if (ST) nvf_mbar_wait(slot_bar + 8u * slot, phase); // the row's bytes are in the slot
-    #pragma unroll
-    for (int i = 0; i < NB; ++i) {
-      const int b = tl + team * i;
-      bmax[i] = 0;
-      // staged: a block past the row reads the row's last one instead (inside the slot, never
-      // used), so the words are defined on every path without zeroing them (no words live
-      // across rows)
-      if (ST) nvf_load_block<false, F16>(p, srow, min(b, nblk - 1), gs, us, v[i]);
-      else if (b < nblk) nvf_load_block<SILU, F16>(p, xrow, b, gs, us, v[i]);
-    }
-    #pragma unroll
-    for (int i = 0; i < NB; ++i)
-      if (tl + team * i < nblk) {
-        bmax[i] = nvf_block_amax_bits<KF16>(v[i]);
-        rmax = bmax[i] > rmax ? bmax[i] : rmax;
+      if (!ST)
+      for (int b = tl + team * NB, i = NB; b < nblk; b += team, ++i) {
+        u32 tw[8], am = 0;
+        if (mode == 0) {
+          nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);
+          am = nvf_block_amax_bits<KF16>(tw);
+        }
+        nvf_quantize_store<KF16, IMG>(tw, am, rq, p.fo6, qt + (i64)i * team * 8, st + (i64)i * sstep, imgp, bmma, b);
       }
-    NvfRowQ rq;
-    float& s = rq.s;
-    int& mode = rq.mode;
-    if (p.per_token) {
-      if (!ST) // (the staged kernels get rows that fit the register blocks: no second read)
-      for (int b = tl + team * NB; b < nblk; b += team) {
-        u32 tw[8];
-        nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);
-        const u32 m = nvf_block_amax_bits<KF16>(tw);
-        rmax = m > rmax ? m : rmax;
-      }
-      rmax = nvf_team_max(rmax, team, red, parity);
-      parity ^= 1;
-      s = __fmul_rn(__uint_as_float(rmax), nvf_f32(NVF_RCP2688_BITS));
-      if (rmax >= 0x7F800000u) { s = nvf_f32(0x7FC00000u); mode = 2; }
-      else if (s < NVF_FLT_MIN) { s = 0.0f; mode = 1; } // zero row, or the product underflowed
-      else mode = 0;
-      if (tl == 0) p.scale_out[(i64)g * p.rows + r] = s;
-    } else {
-      s = p.scale_in ? p.scale_in[g] : p.scale_value;
-      if (s == 0.0f) mode = 1;
-      else if (!(s >= NVF_FLT_MIN) || nvf_is_nonfinite(s)) mode = 2;
-      else mode = 0;
+      if (IMG) // the last step's blocks past K: zeros, as the pre-pass writes them
+        for (int b = nblk + tl; b < (nblk + 7) / 8 * 8; b += team) nvf_img_block(imgp, bmma, b, 0u, 0u, 0u);
+      if (!p.sf_linear)
+        for (int c = nblk + tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
     }
-    const bool in_range = s >= nvf_f32(0x0D800000u) && s < 256.0f; // 2^-100 <= s < 2^8 (so mode 0)
-    rq.fast = in_range && p.fo6 == 0;
-    // 1/s: rcp.rn, which is 1.0f/s correctly rounded, the in-range way where it can be
-    rq.t = in_range ? __fmul_rn(nvf_rcp_in_range(s), nvf_f32(NVF_RCP6_BITS))
-           : mode == 0 ? __fmul_rn(__fdiv_rn(1.0f, s), nvf_f32(NVF_RCP6_BITS)) : 0.0f;
-    rq.s120 = __fmul_rn(s, nvf_f32(0x7B800000u));                                  // s * 2^120
-
-    // Pass 2: quantize and store; the register blocks unrolled (no copies of their words),
-    // blocks past them read again. This thread's block i is b = tl + team * i: its codes at
-    // qt + i * team * 8, its SF byte at st + i * sstep (128x4: the host's teams are multiples
-    // of 4, so b % 4 = tl % 4 and b / 4 = tl / 4 + i * team / 4).
-    u8* qt = p.q + ((i64)g * p.rows + r) * (p.k / 2) + tq;
-#if defined(NVF_QPROBE) && NVF_QPROBE == 6
-    const int rsf = rows_pad % 128 == 0 ? (r & 127) * (rows_pad >> 7) + (r >> 7) : r; // row whose SF slots to use
-#else
-    const int rsf = r;
-#endif
-#if defined(NVF_QPROBE) && NVF_QPROBE == 3
-    u8* st = sfg + (i64)r * nblk + tl;
-    const int sstep = team;
-#else
-    u8* st = sfg + (p.sf_linear ? (i64)r * nblk : nvf_sf_offset_128x4(rsf, 0, kc4)) + tsf;
-    const int sstep = p.sf_linear ? team : team * 128;
-#endif
-    u8* const imgp = IMG ? nvf_img_row(p, img, img_tok, g, r) : nullptr;
-    const int bmma = img_tok * 32;
-    #pragma unroll
-    for (int i = 0; i < NB; ++i) {
-      const int b = tl + team * i;
-      if (ST && b < nblk) nvf_load_block<false, F16>(p, srow, b, gs, us, v[i]); // again, from the slot
-      if (b < nblk)
-        nvf_quantize_store<KF16, IMG>(v[i], bmax[i], rq, p.fo6, qt + i * team * 8, st + i * sstep, imgp, bmma, b);
-    }
-    if (ST) { // every thread of the team is done with the slot's words: refill it
-      nvf_team_sync(team);
-      if (tl == 0) nvf_stage_row(p, item + step * nslot, total, dense, prefix, rows_pad, rowbytes, slots + slot * rowbytes,
-                                 slot_bar + 8u * slot);
-      phase ^= slot == nslot - 1;
-      slot = slot == nslot - 1 ? 0 : slot + 1;
-    }
-    if (!ST)
-    for (int b = tl + team * NB, i = NB; b < nblk; b += team, ++i) {
-      u32 tw[8], am = 0;
-      if (mode == 0) {
-        nvf_load_block<SILU, F16>(p, xrow, b, gs, us, tw);
-        am = nvf_block_amax_bits<KF16>(tw);
-      }
-      nvf_quantize_store<KF16, IMG>(tw, am, rq, p.fo6, qt + (i64)i * team * 8, st + (i64)i * sstep, imgp, bmma, b);
-    }
-    if (IMG) // the last step's blocks past K: zeros, as the pre-pass writes them
-      for (int b = nblk + tl; b < (nblk + 7) / 8 * 8; b += team) nvf_img_block(imgp, bmma, b, 0u, 0u, 0u);
-    if (!p.sf_linear)
-      for (int c = nblk + tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
+    if (round || end == total) break;
+    __syncthreads(); // (every team is done with red and its named barrier)
+    team = tail_team; tl = threadIdx.x & (team - 1); tq = tl * 8; tsf = p.sf_linear ? tl : (tl >> 2) * 512 + (tl & 3);
+    first = end + (idx)(threadIdx.x / team) * gridDim.x + blockIdx.x; // the last round's row j on CTA j % grid
+    end = total; step = total; parity = 0;
   }
 }
 

@@ -72,6 +72,7 @@ static void gen_row(unsigned short* x, int n, int fp16, int allow_nonfinite) {
   }
 }
 
+static int g_mm_total; /* pattern 9's valid rows, at most groups * rows */
 static int* make_masked_m(int groups, int rows, int pattern) {
   int* mm = (int*)malloc(sizeof(int) * (size_t)groups);
   int g;
@@ -84,6 +85,7 @@ static int* make_masked_m(int groups, int rows, int pattern) {
       case 5: mm[g] = 16 + (int)(tu_rand() % 35u); if (mm[g] > rows) mm[g] = rows; break; /* decode: ~33 */
       case 6: mm[g] = 50 + (int)(tu_rand() % 31u); if (mm[g] > rows) mm[g] = rows; break; /* ~65 */
       case 7: mm[g] = 1 + g % 3; if (mm[g] > rows) mm[g] = rows; break; /* 1, 2, 3 tokens per group */
+      case 9: mm[g] = g_mm_total / groups + (g < g_mm_total % groups); break; /* g_mm_total valid rows in all */
       case 8: { /* each side of every token count a wgmma tile picks its N by (8 .. 128: gemm_wgmma_ws.cu) */
         static const int edge[] = {1, 8, 9, 16, 17, 24, 25, 32, 33, 40, 41, 47, 48, 49, 64, 65, 95, 96, 97, 128, 129, 140};
         mm[g] = edge[g % (int)(sizeof edge / sizeof edge[0])];
@@ -375,6 +377,42 @@ static void test_quantize_many_rows_per_team(void) {
      fewer SMs lower the thresholds, so at least 8 */
   if (info.cc_major >= 9 && info.sm_count <= 132 && !getenv("NVFP4MOE_TUNE_DEFINE"))
     CHECK(staged >= 8, "staged kernels taken by %d cases (last: %s)", staged, g_launched);
+}
+
+/* The unstaged quantizer's last round (kernels_src/quantize.cu): with rows left over after the
+   full rounds of all teams, fewer than the teams, those rows go to wider teams (up to the
+   whole CTA). The valid rows in all are set each side of the points where that changes, for
+   teams of 128 (K 7168), 64 (K 2880) and 32 threads (K 2048): a last round of none, one row
+   per CTA, exactly as many rows as CTAs, one more, several per CTA. A round is 2 CTAs an SM
+   (the plain kernel's occupancy at 128 registers) times the SMs times the teams per CTA; on a
+   GPU where it is otherwise the totals still run, not at the edges. Masked (32 groups, the
+   dense list), plain [M, K] (a grid of fewer CTAs; in the 128x4 layout its padding rows are
+   items too), fp16, linear SFs, given scales. */
+static void test_quantize_last_round(void) {
+  static const int ks[] = {7168, 2880, 2048}, tpcs[] = {2, 4, 8};
+  nvfp4moe_info info;
+  int ki, t, grid;
+  NEED_GPU();
+  nvfp4moe_query_info(g_ctx, &info);
+  g_qctx = g_ctx;
+  grid = 2 * info.sm_count;
+  for (ki = 0; ki < 3; ++ki) {
+    const int step = grid * tpcs[ki];
+    const int totals[] = {1, grid - 3, grid, grid + 1, step - 1, step, step + 20, step + grid, step + grid + 1,
+                          step + 2 * grid + 5, 2 * step + 20};
+    for (t = 0; t < (int)(sizeof totals / sizeof totals[0]); ++t) {
+      qcase c;
+      if (g_quick && ks[ki] != 7168 && t % 2) continue;
+      memset(&c, 0, sizeof c);
+      c.k = ks[ki]; c.per_token = t % 4 != 3; c.dev_scale = t % 4 == 3; c.fp16 = t % 3 == 1; c.linear = t % 5 == 2 || t % 8 == 1;
+      if (t % 4 == 1) { /* plain [M, K]: rows past M up to 128 are padding items of the 128x4 layout */
+        c.groups = 1; c.rows = totals[t]; c.mm_pattern = -1;
+      } else {
+        c.groups = 32; c.rows = (2 * step + 20 + 31) / 32; c.mm_pattern = 9; g_mm_total = totals[t];
+      }
+      run_qcase(&c);
+    }
+  }
 }
 
 /* Every E2M1 cut point exactly, and its neighbours one bf16/fp16 step away, through the fast
@@ -1698,6 +1736,7 @@ int main(void) {
   RUN(test_quantize_e2m1_cut_points);
   RUN(test_quantize_long_rows_and_fp16_silu);
   RUN(test_quantize_many_rows_per_team);
+  RUN(test_quantize_last_round);
   RUN(test_weight_quantization_in_place);
   RUN(test_sf_convert_and_dequantize);
   RUN(test_gemm_shapes);
