@@ -1909,6 +1909,21 @@ X86S)
   wskip_ab ${ABT:-150}
   wskip_tests 120 moe_layer layer_quantizer_widened
   ;;
+X91)
+  # forty-seventh session (0.5.14), written for an H200 (it ran on an H100): the four layers traced (the default
+  # build, twice), the full benchmark again (a repeat, x91_bench.json: the record stays X87's),
+  # then Nsight Compute (G14's sections and metrics) on the DeepSeek-V3 GEMM1 at 32 tokens per expert
+  t0=$(date +%s)
+  ./build/nvfp4moe_precompile sm_90a 2>&1 | tail -1
+  echo "precompiled at $(( $(date +%s) - t0 )) s"
+  NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 timeout 120 python3 tools/bench.py --envs "NVFP4MOE_Y=1,NVFP4MOE_Y=1" \
+    --only layer --out "$OUT/x91_profile.json" > /tmp/x91_prof.log 2>&1
+  echo "profile rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" /tmp/x91_prof.log | cut -c1-110
+  PYTHONUNBUFFERED=1 timeout 120 python3 tools/bench.py --out "$OUT/x91_bench.json" > /tmp/x91_bench.log 2>&1
+  echo "bench rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer" /tmp/x91_bench.log | cut -c1-110
+  GMS=32 bash bench/device_run.sh G14 2>&1 | grep -vE "^name|^NVIDIA"
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 X90)
   # forty-seventh session, 0.5.14 candidate: the unstaged quantizer's last round taken by wider teams (t: the default;
   # o: -DNVF_QTAIL=0, 0.5.13's kernels). Both builds precompiled side by side; then, side by side: the quantizer tests
