@@ -1909,6 +1909,31 @@ X86S)
   wskip_ab ${ABT:-150}
   wskip_tests 120 moe_layer layer_quantizer_widened
   ;;
+X92)
+  # forty-seventh session, after review: the last-round test in its second form (per K: masked with 32 and 40
+  # groups, plain input past one round with linear and 128x4 SFs), side by side: full and quick at the default,
+  # quick under -DNVF_QTAIL=0, memcheck and racecheck on the quick form; with the quick quantizer tests
+  t0=$(date +%s); L=/tmp/x92; rm -rf $L; mkdir -p $L
+  x92_one() { # LOG LIMIT [NAME=VALUE ...]
+    local log=$1 lim=$2; shift 2
+    env "$@" timeout $lim ./build/test_gpu > $L/$log.log 2>&1
+    echo "$log rc $? at $(( $(date +%s) - t0 )) s: $(grep -E '^PASS|^FAIL|^SKIP' $L/$log.log | cut -c1-80 | tr '\n' ' ')"
+    grep -E "^FAIL|^#   " $L/$log.log | head -4
+  }
+  x92_one last_full 200 TEST_ONLY=last_round > $L/a.txt &
+  x92_one quant_quick 200 TEST_QUICK=1 TEST_ONLY=quantize > $L/b.txt &
+  x92_one last_quick_o 200 TEST_QUICK=1 TEST_ONLY=last_round NVFP4MOE_TUNE_DEFINE=-DNVF_QTAIL=0 > $L/c.txt &
+  for tool in memcheck racecheck; do
+    (TEST_QUICK=1 TEST_ONLY=last_round timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 ./build/test_gpu \
+       > $L/$tool.log 2>&1
+     echo "$tool last_round exit $?: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' $L/$tool.log | head -1) $(grep -E '^PASS|^FAIL' $L/$tool.log | cut -c1-60 | tr '\n' ' ')") \
+      > $L/d_$tool.txt 2>&1 &
+  done
+  wait
+  cat $L/a.txt $L/b.txt $L/c.txt $L/d_*.txt
+  tar czf "$OUT/x92_logs.tgz" -C $L .
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 X91)
   # forty-seventh session (0.5.14), written for an H200 (it ran on an H100): the four layers traced (the default
   # build, twice), the full benchmark again (a repeat, x91_bench.json: the record stays X87's),
@@ -1930,7 +1955,7 @@ X90)
   # in full (with the new last-round test) and the layer tests in full at the default, the quick quantizer tests under
   # o, memcheck and racecheck on the quick last-round test; then the A/B of the quantizer cells and the four layers,
   # arms o t t o o t t o, and the DeepSeek-V3 and 3-token decode layers traced, o t o t; logs in x90_logs.tgz
-  t0=$(date +%s); L=/tmp/x90; mkdir -p $L; O="NVFP4MOE_TUNE_DEFINE=-DNVF_QTAIL=0"; T="NVFP4MOE_Y=1"
+  t0=$(date +%s); L=/tmp/x90; rm -rf $L; mkdir -p $L; O="NVFP4MOE_TUNE_DEFINE=-DNVF_QTAIL=0"; T="NVFP4MOE_Y=1"
   ./build/nvfp4moe_precompile sm_90a > $L/pc_t.log 2>&1 &
   NVFP4MOE_TUNE_DEFINE=-DNVF_QTAIL=0 ./build/nvfp4moe_precompile sm_90a > $L/pc_o.log 2>&1 &
   wait

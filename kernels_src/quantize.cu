@@ -557,7 +557,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
                       slots + i * rowbytes, slot_bar + 8u * i);
   }
 
-  for (int round = 0;; ++round) { // 0: all rows, or all but the last round's; 1: the last round's
+  for (int pass = 0;; ++pass) { // 0: all rows, or all but the last round's; 1: the last round's
     for (idx item = first; item < end; item += step) {
       int g, r;
       if (wdense) { // lanes past the groups hold the total, which no item reaches
@@ -681,7 +681,7 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
       if (!p.sf_linear)
         for (int c = nblk + tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
     }
-    if (round || end == total) break;
+    if (pass || end == total) break;
     __syncthreads(); // (every team is done with red and its named barrier)
     team = tail_team; tl = threadIdx.x & (team - 1); tq = tl * 8; tsf = p.sf_linear ? tl : (tl >> 2) * 512 + (tl & 3);
     first = end + (idx)(threadIdx.x / team) * gridDim.x + blockIdx.x; // the last round's row j on CTA j % grid

@@ -383,11 +383,14 @@ static void test_quantize_many_rows_per_team(void) {
    full rounds of all teams, fewer than the teams, those rows go to wider teams (up to the
    whole CTA). The valid rows in all are set each side of the points where that changes, for
    teams of 128 (K 7168), 64 (K 2880) and 32 threads (K 2048): a last round of none, one row
-   per CTA, exactly as many rows as CTAs, one more, several per CTA. A round is 2 CTAs an SM
-   (the plain kernel's occupancy at 128 registers) times the SMs times the teams per CTA; on a
-   GPU where it is otherwise the totals still run, not at the edges. Masked (32 groups, the
-   dense list), plain [M, K] (a grid of fewer CTAs; in the 128x4 layout its padding rows are
-   items too), fp16, linear SFs, given scales. */
+   per CTA, exactly as many rows as CTAs, one more, several per CTA (K 2048: 3, teams of 64).
+   A round is 2 CTAs an SM (the plain kernel's occupancy at 128 registers) times the SMs times
+   the teams per CTA; on a GPU where it is otherwise the totals still run, not at the edges.
+   Inputs: masked with 32 groups (each warp finds a row's group by a ballot) and with 40 (the
+   valid rows listed in shared memory); plain [M, K] with M past one round (the full grid),
+   linear SFs, and 128x4, whose padding rows up to roundup(M, 128) are items of the last round
+   too; fp16, given scales. Every byte is compared with the reference and rows past masked_m
+   must keep their fill, so a row missed fails; a row quantized twice writes the same bytes. */
 static void test_quantize_last_round(void) {
   static const int ks[] = {7168, 2880, 2048}, tpcs[] = {2, 4, 8};
   nvfp4moe_info info;
@@ -398,17 +401,22 @@ static void test_quantize_last_round(void) {
   grid = 2 * info.sm_count;
   for (ki = 0; ki < 3; ++ki) {
     const int step = grid * tpcs[ki];
-    const int totals[] = {1, grid - 3, grid, grid + 1, step - 1, step, step + 20, step + grid, step + grid + 1,
-                          step + 2 * grid + 5, 2 * step + 20};
-    for (t = 0; t < (int)(sizeof totals / sizeof totals[0]); ++t) {
+    /* kind 0: masked, 32 groups; 1: masked, 40 groups; 2: plain, linear SFs; 3: plain, 128x4 */
+    const struct { int kind, total, quick; } cases[] = {
+        {0, 1, 1}, {0, grid - 3, 1}, {0, grid, 1}, {0, grid + 1, 1}, {0, step - 1, 0}, {0, step, 1},
+        {0, step + 20, 1}, {0, step + grid, 0}, {0, step + grid + 1, 1}, {0, step + 2 * grid + 5, 1},
+        {0, 2 * step + 20, 0}, {1, step + 20, 1}, {1, step + 2 * grid + 5, 0}, {2, step + 20, 1},
+        {2, 2 * step + grid, 0}, {2, 2 * step + 2 * grid + 7, 0}, {3, step + 20, 1}};
+    for (t = 0; t < (int)(sizeof cases / sizeof cases[0]); ++t) {
       qcase c;
-      if (g_quick && ks[ki] != 7168 && t % 2) continue;
+      if (g_quick && !cases[t].quick) continue;
       memset(&c, 0, sizeof c);
-      c.k = ks[ki]; c.per_token = t % 4 != 3; c.dev_scale = t % 4 == 3; c.fp16 = t % 3 == 1; c.linear = t % 5 == 2 || t % 8 == 1;
-      if (t % 4 == 1) { /* plain [M, K]: rows past M up to 128 are padding items of the 128x4 layout */
-        c.groups = 1; c.rows = totals[t]; c.mm_pattern = -1;
+      c.k = ks[ki]; c.per_token = t % 4 != 3; c.dev_scale = t % 4 == 3; c.fp16 = t % 3 == 1;
+      if (cases[t].kind >= 2) {
+        c.groups = 1; c.rows = cases[t].total; c.mm_pattern = -1; c.linear = cases[t].kind == 2;
       } else {
-        c.groups = 32; c.rows = (2 * step + 20 + 31) / 32; c.mm_pattern = 9; g_mm_total = totals[t];
+        c.groups = cases[t].kind ? 40 : 32; c.rows = (2 * step + 20 + 31) / 32; c.mm_pattern = 9;
+        c.linear = t % 5 == 2; g_mm_total = cases[t].total;
       }
       run_qcase(&c);
     }
