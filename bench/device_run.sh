@@ -251,6 +251,20 @@ wskip_tests() {
   done
   echo "tests at $(( $(date +%s) - t0 )) s"
 }
+# one run of the GPU tests into $L/LOG.log within LIMIT s, under the environment NAME=VALUE ..., one summary line and
+# its failures: lane_test LOG LIMIT [NAME=VALUE ...] ($L: the mode's log folder, $t0: its start)
+lane_test() {
+  local log=$1 lim=$2; shift 2
+  env "$@" timeout $lim ./build/test_gpu > $L/$log.log 2>&1
+  echo "$log rc $? at $(( $(date +%s) - t0 )) s: $(grep -c ^PASS $L/$log.log) PASS $(grep -c ^FAIL $L/$log.log) FAIL $(grep -c ^SKIP $L/$log.log) SKIP"
+  grep -E "^FAIL|^#   " $L/$log.log | head -4
+}
+# compute-sanitizer's TOOL on the quick form of TEST within LIMIT s into $L/TOOL.log, one summary line:
+# lane_sanitizer TOOL TEST LIMIT
+lane_sanitizer() {
+  TEST_QUICK=1 TEST_ONLY=$2 timeout $3 compute-sanitizer --tool $1 --error-exitcode 9 ./build/test_gpu > $L/$1.log 2>&1
+  echo "$1 $2 exit $?: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' $L/$1.log | head -1) $(grep -c ^PASS $L/$1.log) PASS $(grep -c ^FAIL $L/$1.log) FAIL"
+}
 # the whole GPU suite ($1 s at most) and, alongside, memcheck on the token-producer tiles' quick every-tile
 # tests (same limit); prints both summaries (TAG names the temporary files)
 # memcheck on the token-producer tiles' quick every-tile tests ($1 s at most), one summary line
@@ -1914,23 +1928,13 @@ X92)
   # groups, plain input past one round with linear and 128x4 SFs), side by side: full and quick at the default,
   # quick under -DNVF_QTAIL=0, memcheck and racecheck on the quick form; with the quick quantizer tests
   t0=$(date +%s); L=/tmp/x92; rm -rf $L; mkdir -p $L
-  x92_one() { # LOG LIMIT [NAME=VALUE ...]
-    local log=$1 lim=$2; shift 2
-    env "$@" timeout $lim ./build/test_gpu > $L/$log.log 2>&1
-    echo "$log rc $? at $(( $(date +%s) - t0 )) s: $(grep -E '^PASS|^FAIL|^SKIP' $L/$log.log | cut -c1-80 | tr '\n' ' ')"
-    grep -E "^FAIL|^#   " $L/$log.log | head -4
-  }
-  x92_one last_full 200 TEST_ONLY=last_round > $L/a.txt &
-  x92_one quant_quick 200 TEST_QUICK=1 TEST_ONLY=quantize > $L/b.txt &
-  x92_one last_quick_o 200 TEST_QUICK=1 TEST_ONLY=last_round NVFP4MOE_TUNE_DEFINE=-DNVF_QTAIL=0 > $L/c.txt &
-  for tool in memcheck racecheck; do
-    (TEST_QUICK=1 TEST_ONLY=last_round timeout 200 compute-sanitizer --tool $tool --error-exitcode 9 ./build/test_gpu \
-       > $L/$tool.log 2>&1
-     echo "$tool last_round exit $?: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' $L/$tool.log | head -1) $(grep -E '^PASS|^FAIL' $L/$tool.log | cut -c1-60 | tr '\n' ' ')") \
-      > $L/d_$tool.txt 2>&1 &
-  done
+  lane_test last_full 200 TEST_ONLY=last_round > $L/a.txt &
+  lane_test quant_quick 200 TEST_QUICK=1 TEST_ONLY=quantize > $L/b.txt &
+  lane_test last_quick_o 200 TEST_QUICK=1 TEST_ONLY=last_round NVFP4MOE_TUNE_DEFINE=-DNVF_QTAIL=0 > $L/c.txt &
+  for tool in memcheck racecheck; do lane_sanitizer $tool last_round 200 > $L/d_$tool.txt 2>&1 & done
   wait
   cat $L/a.txt $L/b.txt $L/c.txt $L/d_*.txt
+  grep -h "^PASS test_quantize_last_round" $L/*.log
   tar czf "$OUT/x92_logs.tgz" -C $L .
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
@@ -1960,21 +1964,11 @@ X90)
   NVFP4MOE_TUNE_DEFINE=-DNVF_QTAIL=0 ./build/nvfp4moe_precompile sm_90a > $L/pc_o.log 2>&1 &
   wait
   echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 $L/pc_t.log) / $(tail -1 $L/pc_o.log)"
-  x90_one() { # LOG LIMIT [NAME=VALUE ...] (the rest of the command)
-    local log=$1 lim=$2; shift 2
-    env "$@" timeout $lim ./build/test_gpu > $L/$log.log 2>&1
-    echo "$log rc $? at $(( $(date +%s) - t0 )) s: $(grep -c ^PASS $L/$log.log) PASS $(grep -c ^FAIL $L/$log.log) FAIL $(grep -c ^SKIP $L/$log.log) SKIP"
-    grep -E "^FAIL|^#   " $L/$log.log | head -4
-  }
-  x90_one quant_full 300 TEST_ONLY=quantize > $L/lane_a.txt &
-  x90_one layer_full 300 TEST_ONLY=test_moe_layer > $L/lane_b.txt &
-  (x90_one quant_quick_o 300 TEST_QUICK=1 TEST_ONLY=quantize NVFP4MOE_TUNE_DEFINE=-DNVF_QTAIL=0
-   x90_one layer_quick_o 200 TEST_QUICK=1 TEST_ONLY=test_moe_layer NVFP4MOE_TUNE_DEFINE=-DNVF_QTAIL=0) > $L/lane_c.txt &
-  (for tool in memcheck racecheck; do
-     TEST_QUICK=1 TEST_ONLY=last_round timeout 250 compute-sanitizer --tool $tool --error-exitcode 9 ./build/test_gpu \
-       > $L/$tool.log 2>&1
-     echo "$tool last_round exit $?: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' $L/$tool.log | head -1) $(grep -c ^PASS $L/$tool.log) PASS $(grep -c ^FAIL $L/$tool.log) FAIL"
-   done) > $L/lane_d.txt 2>&1 &
+  lane_test quant_full 300 TEST_ONLY=quantize > $L/lane_a.txt &
+  lane_test layer_full 300 TEST_ONLY=test_moe_layer > $L/lane_b.txt &
+  (lane_test quant_quick_o 300 TEST_QUICK=1 TEST_ONLY=quantize NVFP4MOE_TUNE_DEFINE=-DNVF_QTAIL=0
+   lane_test layer_quick_o 200 TEST_QUICK=1 TEST_ONLY=test_moe_layer NVFP4MOE_TUNE_DEFINE=-DNVF_QTAIL=0) > $L/lane_c.txt &
+  (for tool in memcheck racecheck; do lane_sanitizer $tool last_round 250; done) > $L/lane_d.txt 2>&1 &
   wait
   cat $L/lane_a.txt $L/lane_b.txt $L/lane_c.txt $L/lane_d.txt
   grep -h "^PASS test_quantize_last_round" $L/*.log
