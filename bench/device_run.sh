@@ -1925,7 +1925,8 @@ X86S)
   ;;
 X93)
   # forty-eighth session, 0.5.15 candidate: the quantizer's outer loop without its pass counter, tq / tsf set once a
-  # pass (t: the default; o: -DNVF_QLOOP_OLD, a temporary define that builds 0.5.14's loop, the same SASS as ff9b24f).
+  # pass (t: the default; o: -DNVF_QLOOP_OLD, which built 0.5.14's loop, the same SASS as ff9b24f; only in commit
+  # 5d3028c: here both arms build the default).
   # Both builds precompiled side by side; then side by side: the quantizer tests in full (the last-round test's second
   # form with them), the SiLU and layer tests in full, the quick last-round test under -DNVF_QTAIL=0 and the quick
   # widened-token test, memcheck and racecheck on the quick last-round test; then the A/B of the quantizer cells and

@@ -499,9 +499,6 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
   int team = p.team, tl = threadIdx.x & (team - 1);
   const int tpc = NVF_QT / team;
   const int sf_pad_cols = p.sf_linear ? nblk : kc4 * 4;
-#if defined(NVF_QLOOP_OLD) // TEMPORARY (A/B of the loop cleanup; removed before landing)
-  int tq = tl * 8, tsf = p.sf_linear ? tl : (tl >> 2) * 512 + (tl & 3);
-#endif
   const i64 sf_gbytes = p.sf_linear ? (i64)p.rows * nblk : nvf_sf_group_bytes_128x4(p.rows, p.k);
   const int rows_pad = p.pad_rows ? (p.rows + 127) / 128 * 128 : p.rows;
   const bool dense = p.masked_m != nullptr && p.groups <= NVF_QMAXG && (i64)p.groups * p.rows < 0x7FFFFFFF;
@@ -557,14 +554,10 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
                       slots + i * rowbytes, slot_bar + 8u * i);
   }
 
-#if defined(NVF_QLOOP_OLD)
-  for (int pass = 0;; ++pass) {
-#else
   for (;;) { // all rows, or all but the last round's; then (end < total) the last round's
     // this thread's first block's bytes (128x4: nvf_sf_offset_128x4(0, tl, kc4), spelled out: the
     // helper's form compiles to other SASS than the kernels measured and tested)
     const int tq = tl * 8, tsf = p.sf_linear ? tl : (tl >> 2) * 512 + (tl & 3);
-#endif
     for (idx item = first; item < end; item += step) {
       int g, r;
       if (wdense) { // lanes past the groups hold the total, which no item reaches
@@ -688,15 +681,9 @@ NVF_DEV void nvf_quantize_rows(const NvfQuantParams& p, int* prefix, u32 (*red)[
       if (!p.sf_linear)
         for (int c = nblk + tl; c < sf_pad_cols; c += team) sfg[nvf_sf_offset_128x4(r, c, kc4)] = 0;
     }
-#if defined(NVF_QLOOP_OLD)
-    if (pass || end == total) break;
-    __syncthreads(); // (every team is done with red and its named barrier)
-    team = tail_team; tl = threadIdx.x & (team - 1); tq = tl * 8; tsf = p.sf_linear ? tl : (tl >> 2) * 512 + (tl & 3);
-#else
     if (end == total) break; // (the last round sets end = total)
     __syncthreads(); // (every team is done with red and its named barrier)
     team = tail_team; tl = threadIdx.x & (team - 1);
-#endif
     first = end + (idx)(threadIdx.x / team) * gridDim.x + blockIdx.x; // the last round's row j on CTA j % grid
     end = total; step = total; parity = 0;
   }
