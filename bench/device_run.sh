@@ -1927,14 +1927,14 @@ X93)
   # forty-eighth session, 0.5.15 candidate: the quantizer's outer loop without its pass counter, tq / tsf set once a
   # pass (t: the default; o: -DNVF_QLOOP_OLD, which built 0.5.14's loop, the same SASS as ff9b24f; only in commit
   # 5d3028c: here both arms build the default).
-  # Both builds precompiled side by side; then side by side: the quantizer tests in full (the last-round test's second
+  # Both precompiled side by side (o: its quantizer modules; its layers' GEMMs compile in the A/B); then side by side: the quantizer tests in full (the last-round test's second
   # form with them), the SiLU and layer tests in full, the quick last-round test under -DNVF_QTAIL=0 and the quick
   # widened-token test, memcheck and racecheck on the quick last-round test; then the A/B of the quantizer cells and
   # the layers, arms o t t o; logs in x93_logs.tgz (X93B follows on the warm machine)
   t0=$(date +%s); L=/tmp/x93; rm -rf $L; mkdir -p $L; O="NVFP4MOE_TUNE_DEFINE=-DNVF_QLOOP_OLD"; T="NVFP4MOE_Y=1"
   nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
-  ./build/nvfp4moe_precompile sm_90a > $L/pc_t.log 2>&1 &
-  NVFP4MOE_TUNE_DEFINE=-DNVF_QLOOP_OLD ./build/nvfp4moe_precompile sm_90a --only quant > $L/pc_o.log 2>&1 &
+  timeout 120 ./build/nvfp4moe_precompile sm_90a > $L/pc_t.log 2>&1 &
+  NVFP4MOE_TUNE_DEFINE=-DNVF_QLOOP_OLD timeout 120 ./build/nvfp4moe_precompile sm_90a --only quant > $L/pc_o.log 2>&1 &
   wait
   echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 $L/pc_t.log) / $(tail -1 $L/pc_o.log)"
   lane_test quant_full 280 TEST_ONLY=quantize > $L/lane_a.txt &
@@ -1942,11 +1942,12 @@ X93)
    lane_test layer_full 150 TEST_ONLY=test_moe_layer) > $L/lane_b.txt &
   (lane_test last_quick_q0 120 TEST_QUICK=1 TEST_ONLY=last_round NVFP4MOE_TUNE_DEFINE=-DNVF_QTAIL=0
    lane_test widened_quick 120 TEST_QUICK=1 TEST_ONLY=widened) > $L/lane_c.txt &
-  (for tool in memcheck racecheck; do lane_sanitizer $tool last_round 200; done) > $L/lane_d.txt 2>&1 &
+  (for tool in memcheck racecheck; do lane_sanitizer $tool last_round 130; done) > $L/lane_d.txt 2>&1 &
   wait
   cat $L/lane_a.txt $L/lane_b.txt $L/lane_c.txt $L/lane_d.txt
   grep -h "^PASS test_quantize_last_round" $L/*.log
   echo "tests done at $(( $(date +%s) - t0 )) s"
+  # (worst case 120 + 280 + ABT s; X93 ran: the precompile and the tests 208 s together, the A/B 11 s)
   PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --envs "$O,$T,$T,$O" --only quant,layer \
     --out "$OUT/x93_ab.json" > $L/ab.log 2>&1
   echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^quant|^silu" $L/ab.log | cut -c1-150
