@@ -1923,6 +1923,23 @@ X86S)
   wskip_ab ${ABT:-150}
   wskip_tests 120 moe_layer layer_quantizer_widened
   ;;
+X94)
+  # forty-eighth session: on an H200 only (stops at once on another card): Nsight Compute on the DeepSeek-V3 GEMM1 at
+  # 32 tokens per expert (G14's sections and metrics, then S14's per-SASS-line stall counters), then the full
+  # benchmark if fewer than $BENCH_BY s have passed
+  t0=$(date +%s); g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "$g"
+  echo "$g" | grep -q H200 || { echo "not an H200: stopped"; exit 3; }
+  GMS=32 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA"
+  echo "G14 done at $(( $(date +%s) - t0 )) s"
+  GMS=32 bash "$0" S14 2>&1 | grep -vE "^name|^NVIDIA" | tail -3
+  echo "S14 done at $(( $(date +%s) - t0 )) s"
+  if [ $(( $(date +%s) - t0 )) -lt ${BENCH_BY:-330} ]; then
+    PYTHONUNBUFFERED=1 timeout ${BT:-150} python3 tools/bench.py > /tmp/x94_bench.log 2>&1
+    echo "bench exit $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^wrote" /tmp/x94_bench.log | cut -c1-150
+    w=$(grep -m1 '^wrote ' /tmp/x94_bench.log | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
+  fi
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 X93)
   # forty-eighth session, 0.5.15 candidate: the quantizer's outer loop without its pass counter, tq / tsf set once a
   # pass (t: the default; o: -DNVF_QLOOP_OLD, which built 0.5.14's loop, the same SASS as ff9b24f; only in commit
