@@ -259,6 +259,18 @@ lane_test() {
   echo "$log rc $? at $(( $(date +%s) - t0 )) s: $(grep -c ^PASS $L/$log.log) PASS $(grep -c ^FAIL $L/$log.log) FAIL $(grep -c ^SKIP $L/$log.log) SKIP"
   grep -E "^FAIL|^#   " $L/$log.log | head -4
 }
+# after lanes a-d ($L/lane_a.txt ... lane_d.txt): their summaries, the last-round test's PASS lines, the time
+lanes_report() {
+  cat $L/lane_a.txt $L/lane_b.txt $L/lane_c.txt $L/lane_d.txt
+  grep -h "^PASS test_quantize_last_round" $L/*.log
+  echo "tests done at $(( $(date +%s) - t0 )) s"
+}
+# the A/B of the quantizer cells and the layers over ARMS (tools/bench.py --envs) into $OUT/FILE within LIMIT s:
+# quant_layer_ab ARMS FILE LIMIT
+quant_layer_ab() {
+  PYTHONUNBUFFERED=1 timeout $3 python3 tools/bench.py --envs "$1" --only quant,layer --out "$OUT/$2" > $L/ab.log 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^quant|^silu" $L/ab.log | cut -c1-150
+}
 # compute-sanitizer's TOOL on the quick form of TEST within LIMIT s into $L/TOOL.log, one summary line:
 # lane_sanitizer TOOL TEST LIMIT
 lane_sanitizer() {
@@ -1961,13 +1973,9 @@ X93)
    lane_test widened_quick 120 TEST_QUICK=1 TEST_ONLY=widened) > $L/lane_c.txt &
   (for tool in memcheck racecheck; do lane_sanitizer $tool last_round 130; done) > $L/lane_d.txt 2>&1 &
   wait
-  cat $L/lane_a.txt $L/lane_b.txt $L/lane_c.txt $L/lane_d.txt
-  grep -h "^PASS test_quantize_last_round" $L/*.log
-  echo "tests done at $(( $(date +%s) - t0 )) s"
+  lanes_report
   # (worst case 120 + 280 + ABT s; X93 ran: the precompile and the tests 208 s together, the A/B 11 s)
-  PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --envs "$O,$T,$T,$O" --only quant,layer \
-    --out "$OUT/x93_ab.json" > $L/ab.log 2>&1
-  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^quant|^silu" $L/ab.log | cut -c1-150
+  quant_layer_ab "$O,$T,$T,$O" x93_ab.json ${ABT:-150}
   tar czf "$OUT/x93_logs.tgz" -C $L .
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
@@ -2031,12 +2039,8 @@ X90)
    lane_test layer_quick_o 200 TEST_QUICK=1 TEST_ONLY=test_moe_layer NVFP4MOE_TUNE_DEFINE=-DNVF_QTAIL=0) > $L/lane_c.txt &
   (for tool in memcheck racecheck; do lane_sanitizer $tool last_round 250; done) > $L/lane_d.txt 2>&1 &
   wait
-  cat $L/lane_a.txt $L/lane_b.txt $L/lane_c.txt $L/lane_d.txt
-  grep -h "^PASS test_quantize_last_round" $L/*.log
-  echo "tests done at $(( $(date +%s) - t0 )) s"
-  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$O,$T,$T,$O,$O,$T,$T,$O" --only quant,layer \
-    --out "$OUT/x90_ab.json" > $L/ab.log 2>&1
-  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^quant|^silu" $L/ab.log | cut -c1-150
+  lanes_report
+  quant_layer_ab "$O,$T,$T,$O,$O,$T,$T,$O" x90_ab.json ${ABT:-200}
   if [ $(( $(date +%s) - t0 )) -lt ${PROF_BY:-480} ]; then
     NVFP4MOE_BENCH_LAYERS=dsv3_ep8_layer,dsv3_ep8_layer_decode NVFP4MOE_BENCH_PROFILE=1 PYTHONUNBUFFERED=1 \
       timeout ${PT:-90} python3 tools/bench.py --envs "$O,$T,$O,$T" --only layer --out "$OUT/x90_profile.json" > $L/prof.log 2>&1
