@@ -271,6 +271,13 @@ quant_layer_ab() {
   PYTHONUNBUFFERED=1 timeout $3 python3 tools/bench.py --envs "$1" --only quant,layer --out "$OUT/$2" > $L/ab.log 2>&1
   echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^quant|^silu" $L/ab.log | cut -c1-150
 }
+# the full benchmark within LIMIT s, its output in LOG; the file it writes (named by the card) copied to $OUT:
+# full_bench LOG LIMIT ($t0: the mode's start)
+full_bench() {
+  PYTHONUNBUFFERED=1 timeout $2 python3 tools/bench.py > $1 2>&1
+  echo "bench exit $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^wrote" $1 | cut -c1-150
+  local w=$(grep -m1 '^wrote ' $1 | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
+}
 # compute-sanitizer's TOOL on the quick form of TEST within LIMIT s into $L/TOOL.log, one summary line:
 # lane_sanitizer TOOL TEST LIMIT
 lane_sanitizer() {
@@ -1946,9 +1953,7 @@ X94)
   GMS=32 bash "$0" S14 2>&1 | grep -vE "^name|^NVIDIA" | tail -3
   echo "S14 done at $(( $(date +%s) - t0 )) s"
   if [ $(( $(date +%s) - t0 )) -lt ${BENCH_BY:-330} ]; then
-    PYTHONUNBUFFERED=1 timeout ${BT:-150} python3 tools/bench.py > /tmp/x94_bench.log 2>&1
-    echo "bench exit $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^wrote" /tmp/x94_bench.log | cut -c1-150
-    w=$(grep -m1 '^wrote ' /tmp/x94_bench.log | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
+    full_bench /tmp/x94_bench.log ${BT:-150}
   fi
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
@@ -1983,28 +1988,11 @@ X93B)
   # forty-eighth session, after X93 on the same machine: the full benchmark (the record where the card is an H200),
   # then (NCU=1, the default on an H200) Nsight Compute on the DeepSeek-V3 GEMM1 at 32 tokens per expert (G14)
   t0=$(date +%s); g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "$g"
-  PYTHONUNBUFFERED=1 timeout ${BT:-150} python3 tools/bench.py > /tmp/x93b_bench.log 2>&1
-  echo "bench exit $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^wrote" /tmp/x93b_bench.log | cut -c1-150
-  w=$(grep -m1 '^wrote ' /tmp/x93b_bench.log | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
+  full_bench /tmp/x93b_bench.log ${BT:-150}
   cp /tmp/x93b_bench.log "$OUT/"
   if [ "${NCU:-$(echo "$g" | grep -q H200 && echo 1 || echo 0)}" = 1 ]; then
     GMS=32 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA"
   fi
-  echo "all done at $(( $(date +%s) - t0 )) s"
-  ;;
-X92)
-  # forty-seventh session, after review: the last-round test in its second form (per K: masked with 32 and 40
-  # groups, plain input past one round with linear and 128x4 SFs), side by side: full and quick at the default,
-  # quick under -DNVF_QTAIL=0, memcheck and racecheck on the quick form; with the quick quantizer tests
-  t0=$(date +%s); L=/tmp/x92; rm -rf $L; mkdir -p $L
-  lane_test last_full 200 TEST_ONLY=last_round > $L/a.txt &
-  lane_test quant_quick 200 TEST_QUICK=1 TEST_ONLY=quantize > $L/b.txt &
-  lane_test last_quick_o 200 TEST_QUICK=1 TEST_ONLY=last_round NVFP4MOE_TUNE_DEFINE=-DNVF_QTAIL=0 > $L/c.txt &
-  for tool in memcheck racecheck; do lane_sanitizer $tool last_round 200 > $L/d_$tool.txt 2>&1 & done
-  wait
-  cat $L/a.txt $L/b.txt $L/c.txt $L/d_*.txt
-  grep -h "^PASS test_quantize_last_round" $L/*.log
-  tar czf "$OUT/x92_logs.tgz" -C $L .
   echo "all done at $(( $(date +%s) - t0 )) s"
   ;;
 X91)
@@ -2107,9 +2095,7 @@ X87)
   cat $L/lane_a.txt $L/lane_b.txt $L/lane_c.txt $L/lane_d.txt
   echo "tests done at $(( $(date +%s) - t0 )) s"
   if [ $(( $(date +%s) - t0 )) -lt ${BENCH_BY:-470} ]; then
-    PYTHONUNBUFFERED=1 timeout ${BT:-100} python3 tools/bench.py > $L/bench.log 2>&1
-    echo "bench exit $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^wrote" $L/bench.log | cut -c1-150
-    w=$(grep -m1 '^wrote ' $L/bench.log | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
+    full_bench $L/bench.log ${BT:-100}
   fi
   tar czf "$OUT/x87_logs.tgz" -C $L .
   echo "all done at $(( $(date +%s) - t0 )) s"
