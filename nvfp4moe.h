@@ -3194,6 +3194,20 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#ifndef NVF_CWG\n"
   "#define NVF_CWG 3 // consumer warpgroups, 64 weight rows each (3 or 4)\n"
   "#endif\n"
+  "// -DNVF_WSX2=1 (tuning runs; the 32-token tiles only, where the host reads the same define): two CTAs an SM,\n"
+  "// each of two consumer warpgroups (128 weight rows a unit) and the producer warpgroup: the same consumer warps\n"
+  "// an SM as one CTA of four, but each CTA's unit boundary (the epilogue, the first slot's wait) may run while the\n"
+  "// other CTA streams (forty-ninth session). The pool is 80 registers a thread; the producer keeps 24 (enough for\n"
+  "// the workspace's bulk copies; the widening producer without a workspace spills), the consumers get 104.\n"
+  "#if defined(NVF_WSX2) && NVF_WSX2 && NVF_TOK == 32\n"
+  "#undef NVF_CWG\n"
+  "#define NVF_CWG 2\n"
+  "#define NVF_X2 1\n"
+  "#define NVF_PREGS 24\n"
+  "#else\n"
+  "#define NVF_X2 0\n"
+  "#endif\n"
+  "#define NVF_MINB_WS (NVF_X2 \? 2 : 1) // CTAs an SM\n"
   "#define NVF_THREADS (128 * (NVF_CWG + 1))\n"
   "#define NVF_ROWS (64 * NVF_CWG)\n"
   "#define NVF_STEP 128\n"
@@ -3207,7 +3221,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#define NVF_SPS (NVF_TOK >= 128 \? 1 : 2)\n"
   "#define NVF_UNITS (NVF_TOK * NVF_SPS)\n"
   "#define NVF_B_MMA (NVF_TOK * 32)\n"
-  "#define NVF_SLOT_BYTES (NVF_SPS * 8 * NVF_B_MMA) // 16, 24 or 32 KB\n"
+  "#define NVF_SLOT_BYTES (NVF_SPS * 8 * NVF_B_MMA) // 16, 24 or 32 KB\n",
   "#define NVF_SLOTS 6 // (fixed: the host sizes shared memory for 6 slots and 3 stages)\n"
   "#define NVF_TSTAGES 3                    // slots' worth of raw tokens in flight through cp.async\n"
   "#define NVF_STAGE_BYTES (NVF_UNITS * 72) // 64 bytes and 8 SFs a unit\n"
@@ -3218,10 +3232,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#ifndef NVF_PREGS\n"
   "#define NVF_PREGS 56\n"
   "#endif\n"
-  "// setmaxnreg moves registers within the CTA's pool, what the launch allocated: the register\n",
+  "// setmaxnreg moves registers within the CTA's pool, what the launch allocated: the register\n"
   "// count __launch_bounds__ gives (65536 / threads, a multiple of 8) for every thread. An\n"
   "// increase past the pool never completes (the first 640-thread build hung that way).\n"
-  "#define NVF_LAUNCH_REGS (65536 / NVF_THREADS / 8 * 8)\n"
+  "#define NVF_LAUNCH_REGS (65536 / NVF_MINB_WS / NVF_THREADS / 8 * 8)\n"
   "#define NVF_CREGS ((NVF_LAUNCH_REGS * NVF_THREADS / 128 - NVF_PREGS) / NVF_CWG / 8 * 8)\n"
   "static_assert(NVF_PREGS * 128 + NVF_CREGS * 128 * NVF_CWG <= NVF_LAUNCH_REGS * NVF_THREADS, \"register pool\");\n"
   "// NVF_EPI_SMEM (1 for tiles of up to 48 tokens): each consumer warp stages its results (16 weight rows x\n"
@@ -3251,7 +3265,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// NVF_TOK - NSTEP, - 2 NSTEP, - 3 NSTEP (NSTEP = NVF_TOK / 4 in whole 8s: 32 -> 32, 24, 16, 8; 48 -> 48,\n"
   "// 40, 32, 24; 64 -> 64, 48, 32, 16; 128 -> 128, 96, 64, 32) that holds them: the first N tokens of the\n"
   "// slot, into the accumulator's first N / 2 registers (a prefix of the NVF_TOK fragment). Each step\n"
-  "// then waits for its own MMAs inside the branch, right after their commit: with MMAs of two branches\n"
+  "// then waits for its own MMAs inside the branch, right after their commit: with MMAs of two branches\n",
   "// still pending where the branches join, ptxas serialises every wgmma of the kernel (C7512). That\n"
   "// wait costs up to 5-9 % where every tile is full (K <= 2048), so the plain kernels, which wait at\n"
   "// the next step's start, stay for full tiles (bench/NOTES.md, twenty-fourth session).\n"
@@ -3263,7 +3277,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// Timing-only probes (wrong results; bench/NOTES.md, seventeenth session): -DNVF_WSPROBE=1 the\n"
   "// consumers load and widen no weights (A is a constant), =2 also the producer copies and widens\n"
   "// no tokens (it only passes the barriers): what the RS wgmma loop with its waits and hand-offs\n"
-  "// costs alone; =3 only the producer idles (the weights as always); =4 the consumers store no results\n",
+  "// costs alone; =3 only the producer idles (the weights as always); =4 the consumers store no results\n"
   "// (what each unit's epilogue costs; timed with the scattered stores: with NVF_EPI_SMEM the probe build\n"
   "// spills and puts stmatrix under a per-thread branch, so time it with -DNVF_EPI_SMEM=0); =5 (resident tiles\n"
   "// only) the consumers load the weights as always but neither widen them nor issue MMAs (the loads are\n"
@@ -3297,7 +3311,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// token tile; the token tile fastest, as the one-CTA-a-unit grid's order) that hold tokens, and its\n"
   "// consumers load the next unit's first weight steps under the current unit's last ones, so the weight\n"
   "// stream does not drain and refill at each unit. On an H200 (bench/NOTES.md, twenty-fifth session, X27,\n"
-  "// B25): 32 tokens -1.4 to -7.2 %, the Qwen3 layer -5.7 %; the 48-token tile also gains on full tiles\n"
+  "// B25): 32 tokens -1.4 to -7.2 %, the Qwen3 layer -5.7 %; the 48-token tile also gains on full tiles\n",
   "// and on the Qwen3 and gpt-oss layers, but the DeepSeek-V3 layer lost 14-18 % under the old numbering:\n"
   "// one expert there has 49 tokens, and tiles_m (from expected_m) makes its units take two passes each,\n"
   "// dealt to a fixed set of CTAs that then finish late (thirty-third session, X65: units numbered without\n"
@@ -3305,7 +3319,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// instead, thirty-fourth and thirty-fifth sessions: since 0.5.5 the TILED 48-token tile is resident with\n"
   "// the table, NVF_PCOMPACT below). On an H100 with the register epilogue (thirty-third\n"
   "// session, X62, X63): 64 tokens at m = 64 -1.6 to -17.9 % on four GEMMs (gpt-oss +1.6 %, -5.2 % in\n"
-  "// X62), at Poisson(40) -0.2 to -15.5 %: resident. 128 tokens gains only where K is short (Qwen3 GEMM2,\n",
+  "// X62), at Poisson(40) -0.2 to -15.5 %: resident. 128 tokens gains only where K is short (Qwen3 GEMM2,\n"
   "// K 768: -10.4 % at m = 128), and the resident-built code loses even on a one-CTA-a-unit grid where K\n"
   "// >= 2048 (DeepSeek-V3 GEMM2 +9.0 % at 128, +4.4 % at 512): not resident, but since 0.5.6 the host builds a\n"
   "// resident twin of its TILED _k256 modules (-DNVF_PERSIST=1) for K <= 1024 (thirty-sixth session, X72, H100:\n"
@@ -3340,7 +3354,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// bytes (timed with it: X69's =2 arm); the 64-token tile's stack 8 -> 48 bytes and 3-4 % slower at 64: not there.\n"
   "#ifndef NVF_WSNEXT\n"
   "#define NVF_WSNEXT 0\n"
-  "#endif\n"
+  "#endif\n",
   "#define NVF_WSNEXT_ON                                                                                                  \\\n"
   "  (NVF_WSNEXT > 0 || (NVF_WSNEXT == 0 && NVF_TOK != 64 && NVF_PCOMPACT_PROBE != 2 && (NVF_PCOMPACT_DEFAULT || NVF_PCOMPACT)))\n"
   "#ifndef NVF_PERSIST\n"
@@ -3357,7 +3371,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "\n"
   "static_assert(NVF_TOK == 32 || NVF_TOK == 48 || NVF_TOK == 64 || NVF_TOK == 128, \"NVF_TOK must be 32, 48, 64 or 128\");\n"
   "#include \"gemm_wgmma_step.cuh\"\n"
-  "\n",
+  "\n"
   "// Unit u's token step s into its raw stage with cp.async, one commit group per slot (zero-filled\n"
   "// past K, past the steps and for a token past masked_m, whose copies name the 16-byte aligned\n"
   "// `dummy` and read nothing): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64\n"
@@ -3406,7 +3420,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// The step's MMAs with N = TN: fence, MMAs, commit, and with NVF_VARN the wait for them.\n"
   "template <int TN> NVF_DEV void nvf_ws_mmas_n(float* acc, const u32* a, u32 buf) {\n"
   "  nvf_wgmma_fence();\n"
-  "  nvf_wg_mmas_n<TN>(acc, a, buf);\n"
+  "  nvf_wg_mmas_n<TN>(acc, a, buf);\n",
   "  nvf_wgmma_commit();\n"
   "  if (NVF_VARN) nvf_wgmma_wait<0>();\n"
   "}\n"
@@ -3419,7 +3433,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "}\n"
   "\n"
   "// The resident grid's work units. By default every (group, row block, token tile < tiles) is a unit and\n"
-  "// CTAs skip those without tokens: an expert with more than tiles_m token tiles (tiles_m from expected_m)\n",
+  "// CTAs skip those without tokens: an expert with more than tiles_m token tiles (tiles_m from expected_m)\n"
   "// then makes its units take two passes each, on a fixed set of CTAs that finish late (the 48-token tile's loss on the\n"
   "// DeepSeek-V3 layer). With p.ptab (the TILED 48-token tile by default, every resident tile but the 128-token\n"
   "// one under -DNVF_PCOMPACT=1 or 2; the table must fit) they are\n"
@@ -3459,7 +3473,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// the token producer), and the group is found by ballots: lane l tests the table at every 32nd group, then\n"
   "// at each group of the 32 that hold u (two shared-memory loads a thread); else (the workspace producer's\n"
   "// lone thread) by binary search. (A binary search a thread, twice a unit in the consumers, cost +1.2 to\n"
-  "// +15.8 % at uniform 32 and 64 tokens, X66: Qwen3 GEMM2, K 768, has only six steps a unit.)\n"
+  "// +15.8 % at uniform 32 and 64 tokens, X66: Qwen3 GEMM2, K 768, has only six steps a unit.)\n",
   "template <bool WARP> NVF_DEV NvfWsUnit nvf_ws_decode(const NvfGemmParams& p, const int* tab, int u, int tiles, int nblocks) {\n"
   "  NvfWsUnit w;\n"
   "  if (!NVF_PCOMPACT || !p.ptab || NVF_PCOMPACT_PROBE == 1) {\n"
@@ -3479,7 +3493,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        break;\n"
   "      }\n"
   "    }\n"
-  "    const int h = lo + lane + 1; // (lane 31 tests the next boundary: not <= u)\n",
+  "    const int h = lo + lane + 1; // (lane 31 tests the next boundary: not <= u)\n"
   "    lo += __popc(__ballot_sync(0xffffffffu, h < p.groups && tab[h] <= u));\n"
   "  } else {\n"
   "    int hi = p.groups; // tab[lo] <= u < tab[hi]\n"
@@ -3530,7 +3544,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  for (int j = 0; j < NVF_TOK / 8; ++j) {\n"
   "    const int m = tok0 + 8 * j + 2 * t;\n"
   "    const float rs0 = p.row_scale && m < valid \? p.row_scale[(i64)g * p.m_max + m] : 1.0f;\n"
-  "    const float rs1 = p.row_scale && m + 1 < valid \? p.row_scale[(i64)g * p.m_max + m + 1] : 1.0f;\n"
+  "    const float rs1 = p.row_scale && m + 1 < valid \? p.row_scale[(i64)g * p.m_max + m + 1] : 1.0f;\n",
   "    const float s0 = __fmul_rn(alpha, rs0), s1 = __fmul_rn(alpha, rs1);\n"
   "    #pragma unroll\n"
   "    for (int h = 0; h < 2; ++h)\n"
@@ -3541,7 +3555,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  #pragma unroll\n"
   "  for (int q = 0; q < NVF_TOK / 16; ++q) { // four matrices a stmatrix: lane k names row k % 8 of matrix k / 8\n"
   "    const int mi = 4 * q + (lane >> 3), tok = 8 * (mi >> 1) + (lane & 7), h = mi & 1;\n"
-  "    asm volatile(\"stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\" ::\"r\"(nvf_ws_epi_row(stg, tok, h)),\n",
+  "    asm volatile(\"stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\" ::\"r\"(nvf_ws_epi_row(stg, tok, h)),\n"
   "                 \"r\"(v[4 * q]), \"r\"(v[4 * q + 1]), \"r\"(v[4 * q + 2]), \"r\"(v[4 * q + 3]) : \"memory\");\n"
   "  }\n"
   "  __syncwarp();\n"
@@ -3590,7 +3604,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    u32 r0 = __shfl_xor_sync(0xffffffffu, hi \? a[0] : a[2], 2), r1 = __shfl_xor_sync(0xffffffffu, hi \? a[1] : a[3], 2);\n"
   "    if (hi) { a[0] = r0; a[1] = r1; } else { a[2] = r0; a[3] = r1; }\n"
   "    r0 = __shfl_xor_sync(0xffffffffu, lo \? a[0] : a[1], 1);\n"
-  "    r1 = __shfl_xor_sync(0xffffffffu, lo \? a[2] : a[3], 1);\n"
+  "    r1 = __shfl_xor_sync(0xffffffffu, lo \? a[2] : a[3], 1);\n",
   "    if (lo) { a[0] = r0; a[2] = r1; } else { a[1] = r0; a[3] = r1; }\n"
   "    const int m = tok0 + 16 * q + 8 * (t >> 1) + (lane >> 2), n = rw0 + 8 * (t & 1);\n"
   "    if (m < valid && n < p.n) *(uint4*)(p.d + ((i64)g * p.m_max + m) * p.ldd + n) = make_uint4(a[0], a[1], a[2], a[3]);\n"
@@ -3603,7 +3617,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]\n"
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
   "#if NVF_PERSIST\n"
-  "  const int tiles = p.tiles_m; // token tiles per (group, block)\n",
+  "  const int tiles = p.tiles_m; // token tiles per (group, block)\n"
   "  int* const tab = (int*)(smem + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws \? 0 : NVF_TSTAGES * NVF_STAGE_BYTES) +\n"
   "                          (NVF_EPI_SMEM \? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0)); // p.ptab: units before each group\n"
   "  if (NVF_PCOMPACT && p.ptab) nvf_ws_build_tab(p, tab, tiles, nblocks);\n"
@@ -3652,7 +3666,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
   "        nvf_mbar_expect_tx(full0 + 8u * slot, NVF_SLOT_BYTES);\n"
   "        nvf_bulk_load(sbase + slot * NVF_SLOT_BYTES, src + (i64)f * NVF_SLOT_BYTES, NVF_SLOT_BYTES, full0 + 8u * slot);\n"
-  "        nvf_ring_next(slot, phase);\n"
+  "        nvf_ring_next(slot, phase);\n",
   "      }\n"
   "    }\n"
   "#if NVF_PERSIST\n"
@@ -3668,7 +3682,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    const bool live = NVF_UNITS == 128 || pt < NVF_UNITS;\n"
   "    const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS; // slot fills per token tile\n"
   "    const u32 stage0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES;\n"
-  "    const u32 dst0 = nvf_slot_unit_offset(n, ss);\n",
+  "    const u32 dst0 = nvf_slot_unit_offset(n, ss);\n"
   "    int slot = 0, st = 0; // ring slot, raw stage of the fill\n"
   "    u32 phase = 1;        // empty: the phase before a fresh barrier's first counts as completed\n"
   "#if NVF_PERSIST\n"
@@ -3716,7 +3730,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const int rw = wg * 64 + warp * 16 + (lane >> 2); // the thread's weight rows in a block: rw, rw + 8\n"
   "  const int nsteps_e = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH; // the step loop's length (whole rounds)\n"
   "  int u = u0;\n"
-  "  u32* trace = NVF_TRACE \? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + (((i64)blockIdx.x * 4 + wg) * 4 + warp) * NVF_TRACE_STEPS * 8 : 0;\n"
+  "  u32* trace = NVF_TRACE \? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + (((i64)blockIdx.x * 4 + wg) * 4 + warp) * NVF_TRACE_STEPS * 8 : 0;\n",
   "  int tstep = blockIdx.x < 256 \? 0 : NVF_TRACE_STEPS; // (probe 6) steps traced; none past the caller's 256 CTAs\n"
   "#if NVF_WSNEXT_ON\n"
   "  NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks); // the unit's; then the next one's, decoded below\n"
@@ -3732,7 +3746,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  while (u >= 0) {\n"
   "#if !NVF_WSNEXT_ON\n"
   "    const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);\n"
-  "#endif\n",
+  "#endif\n"
   "    const int tt = w.tt, g = w.g, r0 = w.blk * NVF_ROWS + rw;\n"
   "    const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "    const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
@@ -3788,7 +3802,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        const int s = s0 + d;\n"
   "        u32 c1 = 0, c2 = 0; // (probe 6)\n"
   "        if (s < nsteps) {\n"
-  "          const u32 c0 = NVF_TRACE \? nvf_clock() : 0u;\n"
+  "          const u32 c0 = NVF_TRACE \? nvf_clock() : 0u;\n",
   "          if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done\n"
   "          if (NVF_TRACE) { // stored at once: no clock stays live over the step\n"
   "            const u32 c4 = nvf_clock();\n"
@@ -3800,7 +3814,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "                    ws[d][0] ^ ws[d][1];\n"
   "          else if (!NVF_WSP_W) {\n"
   "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);\n"
-  "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);\n",
+  "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);\n"
   "          }\n"
   "          if (NVF_TRACE) {\n"
   "            #pragma unroll\n"
@@ -3847,7 +3861,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "          }\n"
   "          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;\n"
   "          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n"
-  "          nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n"
+  "          nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n",
   "          if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot\n"
   "            prev = slot;\n"
   "            nvf_ring_next(slot, phase);\n"
@@ -3869,7 +3883,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      else\n"
   "        nvf_wg_epilogue(p, g, valid, alpha, tok0, r0, t, acc);\n"
   "    }\n"
-  "  }\n",
+  "  }\n"
   "#if NVF_PERSIST\n"
   "    u = un; // (wr is the next unit's rows already: its last round set it)\n"
   "#if NVF_WSNEXT_ON\n"
@@ -3880,7 +3894,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "}\n"
   "\n"
   "// nvf_gemm_wgmma_ws and nvf_gemm_wgmma_ws_l2, or nvf_gemm_wgmma_ws_tiled (gemm_common.cuh)\n"
-  "NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)\n"
+  "NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, NVF_MINB_WS)\n"
   "\n"
   "// The token pre-pass of a GEMM with a workspace: every token step widened once, into the slot\n"
   "// images the producer above copies. Image f (slot fill f, steps f NVF_SPS ..) of token tile T of\n"
@@ -3912,7 +3926,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      #pragma unroll\n"
   "      for (int t = 0; t < 4; ++t)\n"
   "        if (s * NVF_STEP + 32 * t < p.k) q[t] = __ldg((const uint4*)(src + 16 * t));\n"
-  "      #pragma unroll\n"
+  "      #pragma unroll\n",
   "      for (int h = 0; h < 2; ++h)\n"
   "        if (s * NVF_STEP + 64 * h < p.k) sfw[h] = __ldg((const u32*)(sf + 512 * h));\n"
   "    }\n"
@@ -7186,12 +7200,16 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
        token stages of NVF_UNITS = NVF_TOK NVF_SPS units of 72 bytes (none with a workspace), and for
        32 and 48 tokens each consumer warp's staged results (NVF_EPI_SMEM) */
     unsigned tok = (unsigned)nvfp4moe__ws_tok[spec - NVFP4MOE__SPEC_GEMM_WS128];
-    int cwg = nvfp4moe__ws_cwg[spec - NVFP4MOE__SPEC_GEMM_WS128];
+    /* a tuning run's -DNVF_WSX2[=1] (gemm_wgmma_ws.cu): the 32-token tiles as two CTAs an SM, each of two
+       consumer warpgroups and the producer */
+    const char* x2d = strstr(ctx->tune_define, "NVF_WSX2");
+    const int x2 = tok == 32u && x2d && (x2d[8] != '=' || atoi(x2d + 9) != 0);
+    int cwg = x2 ? 2 : nvfp4moe__ws_cwg[spec - NVFP4MOE__SPEC_GEMM_WS128];
     unsigned sps = tok >= 128 ? 1u : 2u;
     unsigned smem = 6u * sps * tok * 256u + (p->tok_ws ? 0u : 3u * tok * sps * 72u) /* no raw stages with a workspace */
                     + (tok <= 48u ? 4u * (unsigned)cwg * tok * 32u : 0u); /* NVF_EPI_SMEM: a warp's staged results */
     unsigned threads = 128u * (unsigned)(cwg + 1);
-    int regs, want = (int)(65536u / threads / 8u * 8u);
+    int regs, want = (int)(65536u / (x2 ? 2u : 1u) / threads / 8u * 8u);
     void* args[1];
     nvfp4moe_result r = nvfp4moe__prepare(ctx, mod);
     if (r != NVFP4MOE_SUCCESS) return r;
@@ -7236,7 +7254,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
           smem += 4u * (unsigned)(p->groups + 1);
           grid = blocks * (unsigned)q.tiles_m; /* < 2^31: `most` */
         }
-        if (grid > (unsigned)ctx->sm_count) grid = (unsigned)ctx->sm_count;
+        if (grid > (unsigned)ctx->sm_count * (x2 ? 2u : 1u)) grid = (unsigned)ctx->sm_count * (x2 ? 2u : 1u);
       }
       args[0] = (void*)&q;
       return nvfp4moe__launch(ctx, fn, mod, kern, grid, threads, smem, stream, args);

@@ -32,6 +32,20 @@
 #ifndef NVF_CWG
 #define NVF_CWG 3 // consumer warpgroups, 64 weight rows each (3 or 4)
 #endif
+// -DNVF_WSX2=1 (tuning runs; the 32-token tiles only, where the host reads the same define): two CTAs an SM,
+// each of two consumer warpgroups (128 weight rows a unit) and the producer warpgroup: the same consumer warps
+// an SM as one CTA of four, but each CTA's unit boundary (the epilogue, the first slot's wait) may run while the
+// other CTA streams (forty-ninth session). The pool is 80 registers a thread; the producer keeps 24 (enough for
+// the workspace's bulk copies; the widening producer without a workspace spills), the consumers get 104.
+#if defined(NVF_WSX2) && NVF_WSX2 && NVF_TOK == 32
+#undef NVF_CWG
+#define NVF_CWG 2
+#define NVF_X2 1
+#define NVF_PREGS 24
+#else
+#define NVF_X2 0
+#endif
+#define NVF_MINB_WS (NVF_X2 ? 2 : 1) // CTAs an SM
 #define NVF_THREADS (128 * (NVF_CWG + 1))
 #define NVF_ROWS (64 * NVF_CWG)
 #define NVF_STEP 128
@@ -59,7 +73,7 @@
 // setmaxnreg moves registers within the CTA's pool, what the launch allocated: the register
 // count __launch_bounds__ gives (65536 / threads, a multiple of 8) for every thread. An
 // increase past the pool never completes (the first 640-thread build hung that way).
-#define NVF_LAUNCH_REGS (65536 / NVF_THREADS / 8 * 8)
+#define NVF_LAUNCH_REGS (65536 / NVF_MINB_WS / NVF_THREADS / 8 * 8)
 #define NVF_CREGS ((NVF_LAUNCH_REGS * NVF_THREADS / 128 - NVF_PREGS) / NVF_CWG / 8 * 8)
 static_assert(NVF_PREGS * 128 + NVF_CREGS * 128 * NVF_CWG <= NVF_LAUNCH_REGS * NVF_THREADS, "register pool");
 // NVF_EPI_SMEM (1 for tiles of up to 48 tokens): each consumer warp stages its results (16 weight rows x
@@ -718,7 +732,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
 }
 
 // nvf_gemm_wgmma_ws and nvf_gemm_wgmma_ws_l2, or nvf_gemm_wgmma_ws_tiled (gemm_common.cuh)
-NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)
+NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, NVF_MINB_WS)
 
 // The token pre-pass of a GEMM with a workspace: every token step widened once, into the slot
 // images the producer above copies. Image f (slot fill f, steps f NVF_SPS ..) of token tile T of
