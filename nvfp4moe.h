@@ -3194,20 +3194,6 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#ifndef NVF_CWG\n"
   "#define NVF_CWG 3 // consumer warpgroups, 64 weight rows each (3 or 4)\n"
   "#endif\n"
-  "// -DNVF_WSX2=1 (tuning runs; the 32-token tiles only, where the host reads the same define): two CTAs an SM,\n"
-  "// each of two consumer warpgroups (128 weight rows a unit) and the producer warpgroup: the same consumer warps\n"
-  "// an SM as one CTA of four, but each CTA's unit boundary (the epilogue, the first slot's wait) may run while the\n"
-  "// other CTA streams (forty-ninth session). The pool is 80 registers a thread; the producer keeps 24 (enough for\n"
-  "// the workspace's bulk copies; the widening producer without a workspace spills), the consumers get 104.\n"
-  "#if defined(NVF_WSX2) && NVF_WSX2 && NVF_TOK == 32\n"
-  "#undef NVF_CWG\n"
-  "#define NVF_CWG 2\n"
-  "#define NVF_X2 1\n"
-  "#define NVF_PREGS 24\n"
-  "#else\n"
-  "#define NVF_X2 0\n"
-  "#endif\n"
-  "#define NVF_MINB_WS (NVF_X2 \? 2 : 1) // CTAs an SM\n"
   "#define NVF_THREADS (128 * (NVF_CWG + 1))\n"
   "#define NVF_ROWS (64 * NVF_CWG)\n"
   "#define NVF_STEP 128\n"
@@ -3221,11 +3207,27 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#define NVF_SPS (NVF_TOK >= 128 \? 1 : 2)\n"
   "#define NVF_UNITS (NVF_TOK * NVF_SPS)\n"
   "#define NVF_B_MMA (NVF_TOK * 32)\n"
-  "#define NVF_SLOT_BYTES (NVF_SPS * 8 * NVF_B_MMA) // 16, 24 or 32 KB\n",
+  "#define NVF_SLOT_BYTES (NVF_SPS * 8 * NVF_B_MMA) // 16, 24 or 32 KB\n"
+  "// -DNVF_WRING=1 (tuning runs; the TILED 32-token tiles, resident, four consumer warpgroups; the host reads the same\n"
+  "// define): each slot also holds the CTA's weights and SFs of its two steps, copied by the producer with bulk copies\n"
+  "// (a tile's two steps are 2 KB in one piece, a 128-row SF group's 2 KB too) on the slot's full barrier, so the\n"
+  "// weight stream runs up to the ring's depth ahead of the consumers without registers; the consumers read their\n"
+  "// pieces from shared memory (forty-ninth session). Three slots: 52 KB each.\n"
+  "#if defined(NVF_WRING) && NVF_WRING && NVF_TOK == 32 && NVF_CWG == 4 && defined(NVF_WTILED) && NVF_WTILED\n"
+  "#define NVF_WR 1\n"
+  "#define NVF_WR_WBYTES (NVF_SPS * NVF_ROWS * 64)    // the weights of a slot: [tile][step][1 KB]\n",
+  "#define NVF_WR_SBYTES (NVF_SPS * NVF_ROWS / 128 * 1024) // their SFs: [128-row group][step][1 KB]\n"
+  "#define NVF_SLOTS 3\n"
+  "#else\n"
+  "#define NVF_WR 0\n"
+  "#define NVF_WR_WBYTES 0\n"
+  "#define NVF_WR_SBYTES 0\n"
   "#define NVF_SLOTS 6 // (fixed: the host sizes shared memory for 6 slots and 3 stages)\n"
+  "#endif\n"
+  "#define NVF_SLOT_STRIDE (NVF_SLOT_BYTES + NVF_WR_WBYTES + NVF_WR_SBYTES)\n"
   "#define NVF_TSTAGES 3                    // slots' worth of raw tokens in flight through cp.async\n"
   "#define NVF_STAGE_BYTES (NVF_UNITS * 72) // 64 bytes and 8 SFs a unit\n"
-  "#define NVF_WS_SMEM (NVF_SLOTS * NVF_SLOT_BYTES + NVF_TSTAGES * NVF_STAGE_BYTES) // the host mirrors it\n"
+  "#define NVF_WS_SMEM (NVF_SLOTS * NVF_SLOT_STRIDE + NVF_TSTAGES * NVF_STAGE_BYTES) // the host mirrors it\n"
   "// Producer registers after setmaxnreg; the consumers get the rest of the pool (152 each with\n"
   "// three, 104 with four). Spills in ptxas 13.0 (sm_90a) at 56: none at 128 and 48 tokens, 4\n"
   "// bytes at 64 (64 there: 64 bytes).\n"
@@ -3235,7 +3237,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// setmaxnreg moves registers within the CTA's pool, what the launch allocated: the register\n"
   "// count __launch_bounds__ gives (65536 / threads, a multiple of 8) for every thread. An\n"
   "// increase past the pool never completes (the first 640-thread build hung that way).\n"
-  "#define NVF_LAUNCH_REGS (65536 / NVF_MINB_WS / NVF_THREADS / 8 * 8)\n"
+  "#define NVF_LAUNCH_REGS (65536 / NVF_THREADS / 8 * 8)\n"
   "#define NVF_CREGS ((NVF_LAUNCH_REGS * NVF_THREADS / 128 - NVF_PREGS) / NVF_CWG / 8 * 8)\n"
   "static_assert(NVF_PREGS * 128 + NVF_CREGS * 128 * NVF_CWG <= NVF_LAUNCH_REGS * NVF_THREADS, \"register pool\");\n"
   "// NVF_EPI_SMEM (1 for tiles of up to 48 tokens): each consumer warp stages its results (16 weight rows x\n"
@@ -3263,9 +3265,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// -DNVF_VARN=1, the _varn twins (the host runs them where 0 < expected_m < m_max: masked_m varies):\n"
   "// a token tile that holds fewer than NVF_TOK tokens issues its MMAs with the smallest N of NVF_TOK,\n"
   "// NVF_TOK - NSTEP, - 2 NSTEP, - 3 NSTEP (NSTEP = NVF_TOK / 4 in whole 8s: 32 -> 32, 24, 16, 8; 48 -> 48,\n"
-  "// 40, 32, 24; 64 -> 64, 48, 32, 16; 128 -> 128, 96, 64, 32) that holds them: the first N tokens of the\n"
+  "// 40, 32, 24; 64 -> 64, 48, 32, 16; 128 -> 128, 96, 64, 32) that holds them: the first N tokens of the\n",
   "// slot, into the accumulator's first N / 2 registers (a prefix of the NVF_TOK fragment). Each step\n"
-  "// then waits for its own MMAs inside the branch, right after their commit: with MMAs of two branches\n",
+  "// then waits for its own MMAs inside the branch, right after their commit: with MMAs of two branches\n"
   "// still pending where the branches join, ptxas serialises every wgmma of the kernel (C7512). That\n"
   "// wait costs up to 5-9 % where every tile is full (K <= 2048), so the plain kernels, which wait at\n"
   "// the next step's start, stay for full tiles (bench/NOTES.md, twenty-fourth session).\n"
@@ -3309,9 +3311,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// nvfp4moe__ws_persist mirrors it; and the 128-token tile's resident twin, below): a resident grid (the host\n"
   "// launches at most one CTA per SM and sets p.tiles_m). Each CTA takes the work units u = blockIdx.x, + gridDim.x, .. (unit: group, row block,\n"
   "// token tile; the token tile fastest, as the one-CTA-a-unit grid's order) that hold tokens, and its\n"
-  "// consumers load the next unit's first weight steps under the current unit's last ones, so the weight\n"
+  "// consumers load the next unit's first weight steps under the current unit's last ones, so the weight\n",
   "// stream does not drain and refill at each unit. On an H200 (bench/NOTES.md, twenty-fifth session, X27,\n"
-  "// B25): 32 tokens -1.4 to -7.2 %, the Qwen3 layer -5.7 %; the 48-token tile also gains on full tiles\n",
+  "// B25): 32 tokens -1.4 to -7.2 %, the Qwen3 layer -5.7 %; the 48-token tile also gains on full tiles\n"
   "// and on the Qwen3 and gpt-oss layers, but the DeepSeek-V3 layer lost 14-18 % under the old numbering:\n"
   "// one expert there has 49 tokens, and tiles_m (from expected_m) makes its units take two passes each,\n"
   "// dealt to a fixed set of CTAs that then finish late (thirty-third session, X65: units numbered without\n"
@@ -3350,11 +3352,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// after, instead of decoding it in the step loop's last round and again when it starts: on every resident tile\n"
   "// but the 64-token one, unless -DNVF_PCOMPACT=0 or -DNVF_PCOMPACT_PROBE=2; on all under -DNVF_WSNEXT=1, on none\n"
   "// under -DNVF_WSNEXT=-1 (tuning runs). Thirty-fifth session (X70, H100): the 32-token tile's step loop 476 -> 365\n"
-  "// SASS instructions (stack 0 -> 8 bytes), 1.5-4.4 % faster at 32 tokens; the TILED 48-token tile's stack 0 -> 32\n"
+  "// SASS instructions (stack 0 -> 8 bytes), 1.5-4.4 % faster at 32 tokens; the TILED 48-token tile's stack 0 -> 32\n",
   "// bytes (timed with it: X69's =2 arm); the 64-token tile's stack 8 -> 48 bytes and 3-4 % slower at 64: not there.\n"
   "#ifndef NVF_WSNEXT\n"
   "#define NVF_WSNEXT 0\n"
-  "#endif\n",
+  "#endif\n"
   "#define NVF_WSNEXT_ON                                                                                                  \\\n"
   "  (NVF_WSNEXT > 0 || (NVF_WSNEXT == 0 && NVF_TOK != 64 && NVF_PCOMPACT_PROBE != 2 && (NVF_PCOMPACT_DEFAULT || NVF_PCOMPACT)))\n"
   "#ifndef NVF_PERSIST\n"
@@ -3416,11 +3418,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    phase ^= 1u;\n"
   "  }\n"
   "}\n"
-  "\n"
+  "\n",
   "// The step's MMAs with N = TN: fence, MMAs, commit, and with NVF_VARN the wait for them.\n"
   "template <int TN> NVF_DEV void nvf_ws_mmas_n(float* acc, const u32* a, u32 buf) {\n"
   "  nvf_wgmma_fence();\n"
-  "  nvf_wg_mmas_n<TN>(acc, a, buf);\n",
+  "  nvf_wg_mmas_n<TN>(acc, a, buf);\n"
   "  nvf_wgmma_commit();\n"
   "  if (NVF_VARN) nvf_wgmma_wait<0>();\n"
   "}\n"
@@ -3471,9 +3473,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "}\n"
   "// Unit u's group, block and token tile. WARP: the whole warp calls it with the same u (the consumers and\n"
   "// the token producer), and the group is found by ballots: lane l tests the table at every 32nd group, then\n"
-  "// at each group of the 32 that hold u (two shared-memory loads a thread); else (the workspace producer's\n"
+  "// at each group of the 32 that hold u (two shared-memory loads a thread); else (the workspace producer's\n",
   "// lone thread) by binary search. (A binary search a thread, twice a unit in the consumers, cost +1.2 to\n"
-  "// +15.8 % at uniform 32 and 64 tokens, X66: Qwen3 GEMM2, K 768, has only six steps a unit.)\n",
+  "// +15.8 % at uniform 32 and 64 tokens, X66: Qwen3 GEMM2, K 768, has only six steps a unit.)\n"
   "template <bool WARP> NVF_DEV NvfWsUnit nvf_ws_decode(const NvfGemmParams& p, const int* tab, int u, int tiles, int nblocks) {\n"
   "  NvfWsUnit w;\n"
   "  if (!NVF_PCOMPACT || !p.ptab || NVF_PCOMPACT_PROBE == 1) {\n"
@@ -3541,10 +3543,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const int t = lane & 3;\n"
   "  u32 v[NVF_TOK / 4]; // matrix 2j + h: tokens 8j .., rows 8h ..\n"
   "  #pragma unroll\n"
-  "  for (int j = 0; j < NVF_TOK / 8; ++j) {\n"
+  "  for (int j = 0; j < NVF_TOK / 8; ++j) {\n",
   "    const int m = tok0 + 8 * j + 2 * t;\n"
   "    const float rs0 = p.row_scale && m < valid \? p.row_scale[(i64)g * p.m_max + m] : 1.0f;\n"
-  "    const float rs1 = p.row_scale && m + 1 < valid \? p.row_scale[(i64)g * p.m_max + m + 1] : 1.0f;\n",
+  "    const float rs1 = p.row_scale && m + 1 < valid \? p.row_scale[(i64)g * p.m_max + m + 1] : 1.0f;\n"
   "    const float s0 = __fmul_rn(alpha, rs0), s1 = __fmul_rn(alpha, rs1);\n"
   "    #pragma unroll\n"
   "    for (int h = 0; h < 2; ++h)\n"
@@ -3601,15 +3603,40 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        a[2 * jj + h] = nvf_movmatrix_trans(nvf_pack_bf16x2(__fmul_rn(s0, __fmul_rn(acc[4 * j + 2 * h], NVF_DEQ_SCALE2)),\n"
   "                                                            __fmul_rn(s1, __fmul_rn(acc[4 * j + 2 * h + 1], NVF_DEQ_SCALE2))));\n"
   "    }\n"
-  "    u32 r0 = __shfl_xor_sync(0xffffffffu, hi \? a[0] : a[2], 2), r1 = __shfl_xor_sync(0xffffffffu, hi \? a[1] : a[3], 2);\n"
+  "    u32 r0 = __shfl_xor_sync(0xffffffffu, hi \? a[0] : a[2], 2), r1 = __shfl_xor_sync(0xffffffffu, hi \? a[1] : a[3], 2);\n",
   "    if (hi) { a[0] = r0; a[1] = r1; } else { a[2] = r0; a[3] = r1; }\n"
   "    r0 = __shfl_xor_sync(0xffffffffu, lo \? a[0] : a[1], 1);\n"
-  "    r1 = __shfl_xor_sync(0xffffffffu, lo \? a[2] : a[3], 1);\n",
+  "    r1 = __shfl_xor_sync(0xffffffffu, lo \? a[2] : a[3], 1);\n"
   "    if (lo) { a[0] = r0; a[2] = r1; } else { a[1] = r0; a[3] = r1; }\n"
   "    const int m = tok0 + 16 * q + 8 * (t >> 1) + (lane >> 2), n = rw0 + 8 * (t & 1);\n"
   "    if (m < valid && n < p.n) *(uint4*)(p.d + ((i64)g * p.m_max + m) * p.ldd + n) = make_uint4(a[0], a[1], a[2], a[3]);\n"
   "  }\n"
   "}\n"
+  "\n"
+  "#if NVF_WR\n"
+  "static_assert(NVF_PERSIST && NVF_SPS == 2, \"NVF_WRING: the resident 32-token tiles\");\n"
+  "// Slot fill f of row block blk besides its tokens: the weights of its steps (SPS f, SPS f + 1 below nsteps) of the\n"
+  "// block's 16-row tiles inside N, each tile's steps one piece (TILED), at [tile][step][1 KB] after the tokens; and\n"
+  "// their SFs (column groups 2 SPS f .. below kc4) of the block's 128-row groups that hold rows inside N, each group's\n"
+  "// one piece (128x4), at [group][step][1 KB] after the weights. Rows past N are not copied: their shared memory\n"
+  "// keeps what it held, which reaches only their own results, never stored. nvf_wr_bytes: what the copies bring.\n"
+  "NVF_DEV u32 nvf_wr_bytes(const NvfGemmParams& p, int blk, int f, int nsteps, int kc4) {\n"
+  "  const int rows = min(NVF_ROWS, p.n - blk * NVF_ROWS), st = min(NVF_SPS, nsteps - NVF_SPS * f);\n"
+  "  const int cg = min(2 * NVF_SPS, kc4 - 2 * NVF_SPS * f);\n"
+  "  return (u32)(rows / 16 * st * 1024 + (rows + 127) / 128 * cg * 512);\n"
+  "}\n"
+  "NVF_DEV void nvf_wr_copy(const NvfGemmParams& p, int g, int blk, int f, int nsteps, int kc4, u32 dst, u32 bar) {\n"
+  "  const int rows = min(NVF_ROWS, p.n - blk * NVF_ROWS), st = min(NVF_SPS, nsteps - NVF_SPS * f);\n"
+  "  const int cg = min(2 * NVF_SPS, kc4 - 2 * NVF_SPS * f);\n"
+  "  const u8* w = p.b + ((i64)g * p.n + blk * NVF_ROWS) * NVF_WROWB(p) + (i64)f * NVF_SPS * 1024;\n"
+  "  for (int j = 0; j < rows / 16; ++j)\n"
+  "    nvf_bulk_load(dst + NVF_SLOT_BYTES + j * (NVF_SPS * 1024), w + (i64)j * 16 * NVF_WROWB(p), st * 1024, bar);\n"
+  "  const u8* sf = p.b_sf + g * nvf_sf_group_bytes_128x4(p.n, p.k) + (i64)(blk * NVF_ROWS / 128) * kc4 * 512 +\n"
+  "                 (i64)f * 2 * NVF_SPS * 512;\n"
+  "  for (int r = 0; r < (rows + 127) / 128; ++r)\n"
+  "    nvf_bulk_load(dst + NVF_SLOT_BYTES + NVF_WR_WBYTES + r * (NVF_SPS * 1024), sf + (i64)r * kc4 * 512, cg * 512, bar);\n"
+  "}\n"
+  "#endif\n"
   "\n"
   "template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {\n"
   "  // NVF_SLOTS slots, NVF_TSTAGES raw token stages (none with a workspace), the warps' staged results (NVF_EPI_SMEM)\n"
@@ -3618,7 +3645,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
   "#if NVF_PERSIST\n"
   "  const int tiles = p.tiles_m; // token tiles per (group, block)\n"
-  "  int* const tab = (int*)(smem + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws \? 0 : NVF_TSTAGES * NVF_STAGE_BYTES) +\n"
+  "  int* const tab = (int*)(smem + NVF_SLOTS * NVF_SLOT_STRIDE + (p.tok_ws \? 0 : NVF_TSTAGES * NVF_STAGE_BYTES) +\n"
   "                          (NVF_EPI_SMEM \? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0)); // p.ptab: units before each group\n"
   "  if (NVF_PCOMPACT && p.ptab) nvf_ws_build_tab(p, tab, tiles, nblocks);\n"
   "#if !NVF_PCOMPACT\n"
@@ -3628,7 +3655,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#else\n"
   "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n"
   "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n"
-  "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
+  "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n",
   "  if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read\n"
   "#endif\n"
   "  const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;\n"
@@ -3664,9 +3691,14 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      const u8* src = img + (i64)(tok0 / NVF_TOK) * nslots * NVF_SLOT_BYTES;\n"
   "      for (int f = 0; f < nslots; ++f) {\n"
   "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
+  "#if NVF_WR\n"
+  "        nvf_mbar_expect_tx(full0 + 8u * slot, NVF_SLOT_BYTES + nvf_wr_bytes(p, w.blk, f, nsteps, kc4));\n"
+  "        nvf_wr_copy(p, w.g, w.blk, f, nsteps, kc4, sbase + slot * NVF_SLOT_STRIDE, full0 + 8u * slot);\n"
+  "#else\n"
   "        nvf_mbar_expect_tx(full0 + 8u * slot, NVF_SLOT_BYTES);\n"
-  "        nvf_bulk_load(sbase + slot * NVF_SLOT_BYTES, src + (i64)f * NVF_SLOT_BYTES, NVF_SLOT_BYTES, full0 + 8u * slot);\n"
-  "        nvf_ring_next(slot, phase);\n",
+  "#endif\n"
+  "        nvf_bulk_load(sbase + slot * NVF_SLOT_STRIDE, src + (i64)f * NVF_SLOT_BYTES, NVF_SLOT_BYTES, full0 + 8u * slot);\n"
+  "        nvf_ring_next(slot, phase);\n"
   "      }\n"
   "    }\n"
   "#if NVF_PERSIST\n"
@@ -3681,7 +3713,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    const int pt = threadIdx.x - 128 * NVF_CWG, n = NVF_SPS == 1 \? pt : pt % NVF_TOK, ss = NVF_SPS == 1 \? 0 : pt / NVF_TOK;\n"
   "    const bool live = NVF_UNITS == 128 || pt < NVF_UNITS;\n"
   "    const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS; // slot fills per token tile\n"
-  "    const u32 stage0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES;\n"
+  "    const u32 stage0 = sbase + NVF_SLOTS * NVF_SLOT_STRIDE;\n"
   "    const u32 dst0 = nvf_slot_unit_offset(n, ss);\n"
   "    int slot = 0, st = 0; // ring slot, raw stage of the fill\n"
   "    u32 phase = 1;        // empty: the phase before a fresh barrier's first counts as completed\n"
@@ -3689,7 +3721,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    for (int u = u0; u >= 0; u = nvf_ws_unit(p, tab, u + gridDim.x, tiles, nblocks)) {\n"
   "      const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);\n"
   "      const int tt = w.tt, g = w.g, valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
-  "#endif\n"
+  "#endif\n",
   "    const u8* a_g = p.a + (i64)g * p.m_max * (p.k / 2);\n"
   "    const u8* asf_g = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k);\n"
   "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
@@ -3703,9 +3735,16 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,\n"
   "                     stage0 + (st == 0 \? NVF_TSTAGES - 1 : st - 1) * NVF_STAGE_BYTES, pt); // the stage read last fill\n"
   "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
+  "#if NVF_WR\n"
+  "        if (pt == 0) { // (the bytes first: the phase cannot complete before this thread's arrival below)\n"
+  "          asm volatile(\"mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;\" ::\"r\"(full0 + 8u * slot),\n"
+  "                       \"r\"(nvf_wr_bytes(p, w.blk, f, nsteps, kc4)) : \"memory\");\n"
+  "          nvf_wr_copy(p, w.g, w.blk, f, nsteps, kc4, sbase + slot * NVF_SLOT_STRIDE, full0 + 8u * slot);\n"
+  "        }\n"
+  "#endif\n"
   "        asm volatile(\"cp.async.wait_group %0;\" ::\"n\"(NVF_TSTAGES - 1) : \"memory\"); // fill f has landed\n"
   "        if (live && !NVF_WSP_T)\n"
-  "          nvf_tp_widen(smem + NVF_SLOTS * NVF_SLOT_BYTES + st * NVF_STAGE_BYTES, sbase + slot * NVF_SLOT_BYTES + dst0,\n"
+  "          nvf_tp_widen(smem + NVF_SLOTS * NVF_SLOT_STRIDE + st * NVF_STAGE_BYTES, sbase + slot * NVF_SLOT_STRIDE + dst0,\n"
   "                       f * NVF_SPS + ss, p.k, pt);\n"
   "        nvf_fence_proxy_async();\n"
   "        nvf_mbar_arrive(full0 + 8u * slot);\n"
@@ -3725,12 +3764,12 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7, t = lane & 3;\n"
   "  int slot = 0;\n"
   "  u32 phase = 0;\n"
-  "  const u32 epi0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws \? 0 : NVF_TSTAGES * NVF_STAGE_BYTES); // NVF_EPI_SMEM\n"
+  "  const u32 epi0 = sbase + NVF_SLOTS * NVF_SLOT_STRIDE + (p.tok_ws \? 0 : NVF_TSTAGES * NVF_STAGE_BYTES); // NVF_EPI_SMEM\n"
   "#if NVF_PERSIST\n"
   "  const int rw = wg * 64 + warp * 16 + (lane >> 2); // the thread's weight rows in a block: rw, rw + 8\n"
   "  const int nsteps_e = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH; // the step loop's length (whole rounds)\n"
   "  int u = u0;\n"
-  "  u32* trace = NVF_TRACE \? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + (((i64)blockIdx.x * 4 + wg) * 4 + warp) * NVF_TRACE_STEPS * 8 : 0;\n",
+  "  u32* trace = NVF_TRACE \? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + (((i64)blockIdx.x * 4 + wg) * 4 + warp) * NVF_TRACE_STEPS * 8 : 0;\n"
   "  int tstep = blockIdx.x < 256 \? 0 : NVF_TRACE_STEPS; // (probe 6) steps traced; none past the caller's 256 CTAs\n"
   "#if NVF_WSNEXT_ON\n"
   "  NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks); // the unit's; then the next one's, decoded below\n"
@@ -3742,11 +3781,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  u32 ws[NVF_DEPTH][2];\n"
   "  #pragma unroll\n"
   "  for (int d = 0; d < NVF_DEPTH; ++d)\n"
-  "    if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);\n"
+  "    if (!NVF_WSP_W && !NVF_WR) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);\n"
   "  while (u >= 0) {\n"
   "#if !NVF_WSNEXT_ON\n"
   "    const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);\n"
-  "#endif\n"
+  "#endif\n",
   "    const int tt = w.tt, g = w.g, r0 = w.blk * NVF_ROWS + rw;\n"
   "    const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "    const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
@@ -3781,7 +3820,38 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      #pragma unroll\n"
   "      for (int i = 0; i < 32; ++i) a[i] = 0x3C003C00u + (u32)(lane & 3) + 8u * (u32)i; // probe: any values\n"
   "    int prev = -1; // slot of the step in flight\n"
-  "#if NVF_PERSIST\n"
+  "#if NVF_PERSIST && NVF_WR\n"
+  "    // The weights from the slot (nvf_wr_copy): this thread's pieces of rows rw, rw + 8 (tile rw / 16) and their SFs,\n"
+  "    // zeros past K (the TILED padding and the SF bytes past K are not the caller's to promise)\n"
+  "    const u32 woff = NVF_SLOT_BYTES + (rw >> 4) * (NVF_SPS * 1024) + (rw & 15) * 64 + 16 * t;\n"
+  "    const u32 soff = NVF_SLOT_BYTES + NVF_WR_WBYTES + (rw >> 7) * (NVF_SPS * 1024) + (t >> 1) * 512 + (rw & 31) * 16 +\n"
+  "                     ((rw & 127) >> 5) * 4 + 2 * (t & 1);\n"
+  "    for (int s = 0; s < nsteps; ++s) {\n"
+  "      const bool first = s % NVF_SPS == 0;\n"
+  "      const u32 sl = sbase + slot * NVF_SLOT_STRIDE;\n"
+  "      if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens and weights are in\n"
+  "      const bool in = NVF_WKFULL || s * NVF_STEP + 32 * t < p.k;\n"
+  "      uint4 q0 = make_uint4(0, 0, 0, 0), q1 = make_uint4(0, 0, 0, 0);\n"
+  "      u32 sf0 = 0u, sf1 = 0u;\n"
+  "      if (in) {\n"
+  "        const u32 wa = sl + woff + (s % NVF_SPS) * 1024, sa = sl + soff + (s % NVF_SPS) * 1024;\n"
+  "        asm volatile(\"ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(q0.x), \"=r\"(q0.y), \"=r\"(q0.z), \"=r\"(q0.w) : \"r\"(wa) : \"memory\");\n"
+  "        asm volatile(\"ld.shared.v4.b32 {%0, %1, %2, %3}, [%4+512];\" : \"=r\"(q1.x), \"=r\"(q1.y), \"=r\"(q1.z), \"=r\"(q1.w) : \"r\"(wa) : \"memory\");\n"
+  "        asm volatile(\"ld.shared.u16 %0, [%1];\" : \"=r\"(sf0) : \"r\"(sa) : \"memory\");\n"
+  "        asm volatile(\"ld.shared.u16 %0, [%1+128];\" : \"=r\"(sf1) : \"r\"(sa) : \"memory\");\n"
+  "      }\n"
+  "      if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done\n"
+  "      if (first && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
+  "      nvf_dequant_piece<NVF_WT_ENC>(q0, sf0, a);\n"
+  "      nvf_dequant_piece<NVF_WT_ENC>(q1, sf1, a + 16);\n",
+  "      nvf_ws_mmas(acc, a, sl + (s % NVF_SPS) * 8 * NVF_B_MMA, sub); // fence, MMAs, commit\n"
+  "      if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot\n"
+  "        prev = slot;\n"
+  "        nvf_ring_next(slot, phase);\n"
+  "      }\n"
+  "    }\n"
+  "    (void)last;\n"
+  "#elif NVF_PERSIST\n"
   "    // Each step refills its slot d of wq[] with step s + DEPTH - ldoff of wr (ldn steps; 0: none, zeros).\n"
   "    // The rounds of DEPTH steps keep d = step % DEPTH, so the last round, past this tile's steps by a\n"
   "    // whole round, loads the next tile's first steps: this unit's next token tile, or the next unit's.\n"
@@ -3802,7 +3872,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        const int s = s0 + d;\n"
   "        u32 c1 = 0, c2 = 0; // (probe 6)\n"
   "        if (s < nsteps) {\n"
-  "          const u32 c0 = NVF_TRACE \? nvf_clock() : 0u;\n",
+  "          const u32 c0 = NVF_TRACE \? nvf_clock() : 0u;\n"
   "          if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done\n"
   "          if (NVF_TRACE) { // stored at once: no clock stays live over the step\n"
   "            const u32 c4 = nvf_clock();\n"
@@ -3826,7 +3896,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(s + NVF_DEPTH - ldoff, nsteps), ldn, p.k, wq[d], ws[d]);\n"
   "        if (s < nsteps) {\n"
   "          const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)\n"
-  "          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;\n"
+  "          const u32 buf = sbase + slot * NVF_SLOT_STRIDE + (s % NVF_SPS) * 8 * NVF_B_MMA;\n"
   "          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n"
   "          if (NVF_TRACE) c1 = nvf_clock();\n"
   "          if (!NVF_WSP_5) nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n"
@@ -3841,7 +3911,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "          }\n"
   "        }\n"
   "      }\n"
-  "    }\n"
+  "    }\n",
   "    if (NVF_WSP_5) acc[0] = __uint_as_float(fold & 0x3F7FFFFFu); // the loads are not dead\n"
   "#else\n"
   "    // (the one-CTA-a-unit step as it was measured: folding it into the form above changes these kernels' SASS,\n"
@@ -3859,9 +3929,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);\n"
   "            nvf_wg_load<WIDE>(wr, nvf_wg_step_in<true>(s + NVF_DEPTH, nsteps), nsteps, p.k, wq[d], ws[d]);\n"
   "          }\n"
-  "          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;\n"
+  "          const u32 buf = sbase + slot * NVF_SLOT_STRIDE + (s % NVF_SPS) * 8 * NVF_B_MMA;\n"
   "          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n"
-  "          nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n",
+  "          nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n"
   "          if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot\n"
   "            prev = slot;\n"
   "            nvf_ring_next(slot, phase);\n"
@@ -3894,7 +3964,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "}\n"
   "\n"
   "// nvf_gemm_wgmma_ws and nvf_gemm_wgmma_ws_l2, or nvf_gemm_wgmma_ws_tiled (gemm_common.cuh)\n"
-  "NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, NVF_MINB_WS)\n"
+  "NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)\n"
   "\n"
   "// The token pre-pass of a GEMM with a workspace: every token step widened once, into the slot\n"
   "// images the producer above copies. Image f (slot fill f, steps f NVF_SPS ..) of token tile T of\n"
@@ -3906,7 +3976,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "extern \"C\" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles) {\n"
   "  nvf_pdl_enter();\n"
   "  const int pt = threadIdx.x, n = NVF_SPS == 1 \? pt : pt % NVF_TOK, ss = NVF_SPS == 1 \? 0 : pt / NVF_TOK;\n"
-  "  if (NVF_UNITS < 128 && pt >= NVF_UNITS) return;\n"
+  "  if (NVF_UNITS < 128 && pt >= NVF_UNITS) return;\n",
   "  const int nsteps = (p.k + NVF_STEP - 1) / NVF_STEP, nslots = (nsteps + NVF_SPS - 1) / NVF_SPS, kc4 = (p.k / 16 + 3) / 4;\n"
   "  const int y = blockIdx.x % ytiles, gf = blockIdx.x / ytiles, g = gf / nslots, f = gf % nslots, s = f * NVF_SPS + ss;\n"
   "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max), tiles_m = (p.m_max + NVF_TOK - 1) / NVF_TOK;\n"
@@ -3926,7 +3996,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      #pragma unroll\n"
   "      for (int t = 0; t < 4; ++t)\n"
   "        if (s * NVF_STEP + 32 * t < p.k) q[t] = __ldg((const uint4*)(src + 16 * t));\n"
-  "      #pragma unroll\n",
+  "      #pragma unroll\n"
   "      for (int h = 0; h < 2; ++h)\n"
   "        if (s * NVF_STEP + 64 * h < p.k) sfw[h] = __ldg((const u32*)(sf + 512 * h));\n"
   "    }\n"
@@ -7200,16 +7270,17 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
        token stages of NVF_UNITS = NVF_TOK NVF_SPS units of 72 bytes (none with a workspace), and for
        32 and 48 tokens each consumer warp's staged results (NVF_EPI_SMEM) */
     unsigned tok = (unsigned)nvfp4moe__ws_tok[spec - NVFP4MOE__SPEC_GEMM_WS128];
-    /* a tuning run's -DNVF_WSX2[=1] (gemm_wgmma_ws.cu): the 32-token tiles as two CTAs an SM, each of two
-       consumer warpgroups and the producer */
-    const char* x2d = strstr(ctx->tune_define, "NVF_WSX2");
-    const int x2 = tok == 32u && x2d && (x2d[8] != '=' || atoi(x2d + 9) != 0);
-    int cwg = x2 ? 2 : nvfp4moe__ws_cwg[spec - NVFP4MOE__SPEC_GEMM_WS128];
+    int cwg = nvfp4moe__ws_cwg[spec - NVFP4MOE__SPEC_GEMM_WS128];
     unsigned sps = tok >= 128 ? 1u : 2u;
-    unsigned smem = 6u * sps * tok * 256u + (p->tok_ws ? 0u : 3u * tok * sps * 72u) /* no raw stages with a workspace */
+    /* a tuning run's -DNVF_WRING[=1] (gemm_wgmma_ws.cu; TILED 32-token tiles): 3 slots, each with its steps' weights
+       (256 rows x 64 bytes a step) and SFs (1 KB a 128-row group and step) */
+    const char* wrd = strstr(ctx->tune_define, "NVF_WRING");
+    const int wr = tiled && tok == 32u && cwg == 4 && wrd && (wrd[9] != '=' || atoi(wrd + 10) != 0);
+    unsigned smem = (wr ? 3u * (sps * tok * 256u + sps * 256u * 64u + sps * 2u * 1024u) : 6u * sps * tok * 256u)
+                    + (p->tok_ws ? 0u : 3u * tok * sps * 72u) /* no raw stages with a workspace */
                     + (tok <= 48u ? 4u * (unsigned)cwg * tok * 32u : 0u); /* NVF_EPI_SMEM: a warp's staged results */
     unsigned threads = 128u * (unsigned)(cwg + 1);
-    int regs, want = (int)(65536u / (x2 ? 2u : 1u) / threads / 8u * 8u);
+    int regs, want = (int)(65536u / threads / 8u * 8u);
     void* args[1];
     nvfp4moe_result r = nvfp4moe__prepare(ctx, mod);
     if (r != NVFP4MOE_SUCCESS) return r;
@@ -7254,7 +7325,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
           smem += 4u * (unsigned)(p->groups + 1);
           grid = blocks * (unsigned)q.tiles_m; /* < 2^31: `most` */
         }
-        if (grid > (unsigned)ctx->sm_count * (x2 ? 2u : 1u)) grid = (unsigned)ctx->sm_count * (x2 ? 2u : 1u);
+        if (grid > (unsigned)ctx->sm_count) grid = (unsigned)ctx->sm_count;
       }
       args[0] = (void*)&q;
       return nvfp4moe__launch(ctx, fn, mod, kern, grid, threads, smem, stream, args);

@@ -1942,9 +1942,46 @@ X86S)
   wskip_ab ${ABT:-150}
   wskip_tests 120 moe_layer layer_quantizer_widened
   ;;
+X96)
+  # forty-ninth session: -DNVF_WRING=1, the TILED 32-token tiles' weights and SFs copied into the token slots by the
+  # producer (bulk copies; 3 slots of 52 KB; x), against the default (d). Both builds precompiled side by side; then, side by side and all under x:
+  # the 32-token tiles' quick every-tile test and resident-unit test (both with and without a workspace), the quick
+  # GEMM shape and layer tests, memcheck on the quick resident-unit test and racecheck on the quick every-tile test
+  # (32-token tiles); then the A/B d x x d of the GEMMs at 32 tokens and the four layers; then, on an H200 with time
+  # left (before $PROF_BY s), X94's Nsight passes on the default; logs in x96_logs.tgz
+  t0=$(date +%s); L=/tmp/x96; rm -rf $L; mkdir -p $L; X="NVFP4MOE_TUNE_DEFINE=-DNVF_WRING=1"; D="NVFP4MOE_Y=1"
+  g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "$g"
+  timeout 150 ./build/nvfp4moe_precompile sm_90a > $L/pc_d.log 2>&1 &
+  NVFP4MOE_TUNE_DEFINE=-DNVF_WRING=1 timeout 150 ./build/nvfp4moe_precompile sm_90a > $L/pc_x.log 2>&1 &
+  wait
+  echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 $L/pc_d.log) / $(tail -1 $L/pc_x.log)"
+  lane_test every_t32_x 200 TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t32 $X > $L/lane_a.txt &
+  lane_test resident_t32_x 200 TEST_ONLY=resident TEST_CONFIGS=gemm_sm90_ws_t32 $X > $L/lane_b.txt &
+  (lane_test shapes_x 150 TEST_QUICK=1 TEST_ONLY=gemm_shapes $X
+   lane_test layer_x 150 TEST_QUICK=1 TEST_ONLY=test_moe_layer $X) > $L/lane_c.txt &
+  (for tl in memcheck:resident racecheck:every_tile; do
+     env $X TEST_QUICK=1 TEST_ONLY=${tl#*:} TEST_CONFIGS=gemm_sm90_ws_t32 timeout 200 compute-sanitizer --tool ${tl%%:*} \
+       --error-exitcode 9 ./build/test_gpu > $L/${tl%%:*}.log 2>&1
+     echo "${tl%%:*} ${tl#*:} (t32, x) exit $?: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' $L/${tl%%:*}.log | head -1) $(grep -c ^PASS $L/${tl%%:*}.log) PASS $(grep -c ^FAIL $L/${tl%%:*}.log) FAIL"
+   done) > $L/lane_d.txt 2>&1 &
+  wait
+  cat $L/lane_a.txt $L/lane_b.txt $L/lane_c.txt $L/lane_d.txt; echo "tests done at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$D,$X,$X,$D" --ms 32 --only gemm,layer \
+    --out "$OUT/x96_ab.json" > $L/ab.log 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^grouped|tune=|^gemm" $L/ab.log | cut -c1-160 | head -60
+  if echo "$g" | grep -q H200 && [ $(( $(date +%s) - t0 )) -lt ${PROF_BY:-330} ]; then
+    GMS=32 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA"
+    echo "G14 done at $(( $(date +%s) - t0 )) s"
+    GMS=32 bash "$0" S14 2>&1 | grep -vE "^name|^NVIDIA" | tail -3
+    echo "S14 done at $(( $(date +%s) - t0 )) s"
+  fi
+  tar czf "$OUT/x96_logs.tgz" -C $L .
+  echo "all done at $(( $(date +%s) - t0 )) s"
+  ;;
 X95)
   # forty-ninth session: -DNVF_WSX2=1, the 32-token tiles as two CTAs an SM, each of two consumer warpgroups and the
-  # producer (x), against the default (d). Both builds precompiled side by side; then, side by side and all under x:
+  # producer (x), against the default (d). (NVF_WSX2 is only in commit 71b4313, not kept: here both arms build the
+  # default.) Both builds precompiled side by side; then, side by side and all under x:
   # the 32-token tiles' quick every-tile test and resident-unit test (both with and without a workspace), the quick
   # GEMM shape and layer tests, memcheck on the quick resident-unit test and racecheck on the quick every-tile test
   # (32-token tiles); then the A/B d x x d of the GEMMs at 32 tokens and the four layers; then, on an H200 with time

@@ -989,9 +989,7 @@ static void test_gemm_resident_units(void) {
     if (given[0] && di > 0) break;
     for (i = 0; i < sizeof configs / sizeof configs[0]; ++i) {
       const int tok = atoi(strstr(configs[i], "_t") + 2);
-      /* (a tuning run's -DNVF_WSX2: the 32-token tiles as two CTAs an SM of two consumer warpgroups) */
-      const int x2 = tok == 32 && strstr(def, "NVF_WSX2") != 0;
-      const int cwg = tok == 128 ? 3 : x2 ? 2 : 4, sps = tok == 128 ? 1 : 2;
+      const int cwg = tok == 128 ? 3 : 4, sps = tok == 128 ? 1 : 2;
       const int tabled = tok != 128 && (level < 0 ? tok == 48 : level > 0); /* the define asks for the table */
       nvfp4moe_context* ctx = 0;
       nvfp4moe_desc d;
@@ -1020,7 +1018,10 @@ static void test_gemm_resident_units(void) {
         g = gdata_args(&t);
         out = (unsigned short*)malloc(2 * t.nd);
         for (n = 0; n < 2; ++n) { /* without, then with the workspace (NaN bytes first) */
-          const int base = 6 * sps * tok * 256 + (n ? 0 : 3 * tok * sps * 72) + (tok <= 48 ? 4 * cwg * tok * 32 : 0);
+          /* (a tuning run's -DNVF_WRING: the TILED 32-token tiles' 3 slots with their weights and SFs) */
+          const int wr = tok == 32 && c->tiled && strstr(def, "NVF_WRING") != 0;
+          const int base = (wr ? 3 * (sps * tok * 256 + sps * 256 * 64 + sps * 2048) : 6 * sps * tok * 256) +
+                           (n ? 0 : 3 * tok * sps * 72) + (tok <= 48 ? 4 * cwg * tok * 32 : 0);
           const int table = tabled && resident && base + 4 * (c->groups + 1) + 1024 <= 232448;
           long long bad, smem;
           if (n) {
@@ -1044,12 +1045,12 @@ static void test_gemm_resident_units(void) {
                 "%s %s G%d tiled%d workspace %d: launched with %lld bytes of dynamic shared memory, want %d (table %d): '%s'",
                 configs[i], def, c->groups, c->tiled, (int)n, smem, base + (table ? 4 * (c->groups + 1) : 0),
                 table, g_launched);
-          if (resident) /* at most one CTA per SM (1800 groups: far more units than SMs; two under -DNVF_WSX2) */
-            CHECK(launched_number(g_launched, " CTAs of ") <= info.sm_count * (x2 ? 2 : 1), "%s %s G%d K%d tiled%d: resident, yet '%s'",
+          if (resident) /* at most one CTA per SM (1800 groups: far more units than SMs) */
+            CHECK(launched_number(g_launched, " CTAs of ") <= info.sm_count, "%s %s G%d K%d tiled%d: resident, yet '%s'",
                   configs[i], def, c->groups, c->k, c->tiled, g_launched);
           if (table) { /* a CTA per unit up to the SM count: row blocks x every token tile of m_max */
             const long long units = (long long)c->groups * ((c->n + 64 * cwg - 1) / (64 * cwg)) * ((c->m_max + tok - 1) / tok);
-            const long long want = units < info.sm_count * (x2 ? 2 : 1) ? units : info.sm_count * (x2 ? 2 : 1);
+            const long long want = units < info.sm_count ? units : info.sm_count;
             CHECK(launched_number(g_launched, " CTAs of ") == want, "%s %s G%d workspace %d: want %lld CTAs: '%s'", configs[i],
                   def, c->groups, (int)n, want, g_launched);
           }
