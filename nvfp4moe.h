@@ -3666,7 +3666,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      nvf_mbar_init(full0 + 8u * b, p.tok_ws \? 1 : 128); // one bulk copy, or every producer thread\n"
   "      nvf_mbar_init(empty0 + 8u * b, 4 * NVF_CWG);\n"
   "    }\n"
-  "    if (p.tok_ws) nvf_fence_mbar_init(); // the inits visible to the bulk copies' complete_tx (async proxy)\n"
+  "    if (p.tok_ws || NVF_WR) nvf_fence_mbar_init(); // the inits visible to the bulk copies' complete_tx (async proxy)\n"
   "  }\n"
   "  __syncthreads(); // (and the unit table built)\n"
   "#if NVF_PERSIST && NVF_PCOMPACT\n"

@@ -504,7 +504,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
       nvf_mbar_init(full0 + 8u * b, p.tok_ws ? 1 : 128); // one bulk copy, or every producer thread
       nvf_mbar_init(empty0 + 8u * b, 4 * NVF_CWG);
     }
-    if (p.tok_ws) nvf_fence_mbar_init(); // the inits visible to the bulk copies' complete_tx (async proxy)
+    if (p.tok_ws || NVF_WR) nvf_fence_mbar_init(); // the inits visible to the bulk copies' complete_tx (async proxy)
   }
   __syncthreads(); // (and the unit table built)
 #if NVF_PERSIST && NVF_PCOMPACT
