@@ -1947,7 +1947,7 @@ X96)
   # producer (bulk copies; 3 slots of 52 KB; x), against the default (d). Both builds precompiled side by side; then, side by side and all under x:
   # the 32-token tiles' quick every-tile test and resident-unit test (both with and without a workspace), the quick
   # GEMM shape and layer tests, memcheck on the quick resident-unit test and racecheck on the quick every-tile test
-  # (32-token tiles); then the A/B d x x d of the GEMMs at 32 tokens and the four layers; then, on an H200 with time
+  # (32-token tiles); then the A/B d x x d d x x d of the GEMMs at 32 tokens and the four layers, d x x d of the GEMMs at Poisson(32); then, on an H200 with time
   # left (before $PROF_BY s), X94's Nsight passes on the default; logs in x96_logs.tgz
   t0=$(date +%s); L=/tmp/x96; rm -rf $L; mkdir -p $L; X="NVFP4MOE_TUNE_DEFINE=-DNVF_WRING=1"; D="NVFP4MOE_Y=1"
   g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "$g"
@@ -1966,9 +1966,29 @@ X96)
    done) > $L/lane_d.txt 2>&1 &
   wait
   cat $L/lane_a.txt $L/lane_b.txt $L/lane_c.txt $L/lane_d.txt; echo "tests done at $(( $(date +%s) - t0 )) s"
-  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$D,$X,$X,$D" --ms 32 --only gemm,layer \
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$D,$X,$X,$D,$D,$X,$X,$D" --ms 32 --only gemm,layer \
     --out "$OUT/x96_ab.json" > $L/ab.log 2>&1
-  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^grouped|tune=|^gemm" $L/ab.log | cut -c1-160 | head -60
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$D,$X,$X,$D" --ms 32 --poisson --only gemm \
+    --out "$OUT/x96_ab_poisson.json" > $L/ab_p.log 2>&1
+  echo "A/B Poisson(32) rc $? at $(( $(date +%s) - t0 )) s"
+  python3 - "$OUT/x96_ab.json" "$OUT/x96_ab_poisson.json" <<'PYEOF'
+import json, sys
+from collections import defaultdict
+for path in sys.argv[1:]:
+    try:
+        r = json.load(open(path))
+    except Exception as e:  # noqa: BLE001
+        print(path, "unreadable:", e); continue
+    t = defaultdict(list)
+    for x in r:
+        t[(x.get("shape"), x.get("m"), "x" if "WRING" in x.get("tune", "") else "d")].append(x["time_us"])
+    for k in sorted({(a, b) for a, b, _ in t}):
+        d, w = t[k + ("d",)], t[k + ("x",)]
+        if d and w:
+            print(f"{path[-22:]} {k[0]:22} {k[1]:>4} d {[round(v, 1) for v in d]} x {[round(v, 1) for v in w]} "
+                  f"{100 * (sum(w) / len(w) / (sum(d) / len(d)) - 1):+.1f} %")
+PYEOF
   if echo "$g" | grep -q H200 && [ $(( $(date +%s) - t0 )) -lt ${PROF_BY:-330} ]; then
     GMS=32 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA"
     echo "G14 done at $(( $(date +%s) - t0 )) s"
