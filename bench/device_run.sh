@@ -1944,7 +1944,8 @@ X86S)
   ;;
 X96)
   # forty-ninth session: -DNVF_WRING=1, the TILED 32-token tiles' weights and SFs copied into the token slots by the
-  # producer (bulk copies; 3 slots of 52 KB; x), against the default (d). Both builds precompiled side by side; then, side by side and all under x:
+  # producer (bulk copies; 3 slots of 52 KB; x), against the default (d). (NVF_WRING is only in commits e75a60e to
+  # b049219, not kept: here both arms build the default.) Both builds precompiled side by side; then, side by side and all under x:
   # the 32-token tiles' quick every-tile test and resident-unit test (both with and without a workspace), the quick
   # GEMM shape and layer tests, memcheck on the quick resident-unit test and racecheck on the quick every-tile test
   # (32-token tiles); then the A/B d x x d d x x d of the GEMMs at 32 tokens and the four layers, d x x d of the GEMMs at Poisson(32); then, on an H200 with time
