@@ -308,6 +308,69 @@ gemm_ab() {
   PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --defines "$GDEFS" --ms "${MS:-32,128}" \
     --only gemm,layer --out "$OUT/ab_gemm.json" 2>&1 | grep -E "tune=" | cut -c1-170
 }
+# forty-ninth session: a trial define DEF on the 32-token tiles (x) against the default (d), logs in $OUT/TAG_logs.tgz:
+# both builds precompiled side by side; then, side by side and all under x: the 32-token tiles' quick every-tile and
+# resident-unit tests (with and without a workspace), the quick GEMM shape and layer tests, memcheck on the quick
+# resident-unit test and racecheck on the quick every-tile test (32-token tiles); then the A/B of the GEMMs at 32 tokens
+# and the four layers, d x x d ($ROUNDS times, 2 by default) into TAG_ab.json, and (POISSON=1, the default) d x x d of
+# the GEMMs at Poisson(32) into TAG_ab_poisson.json, with a per-cell summary; then, on an H200 with time left (before
+# $PROF_BY s), X94's Nsight passes on the default: t32_trial DEF TAG
+t32_trial() {
+  local def=$1 tag=$2 X="NVFP4MOE_TUNE_DEFINE=$1" D="NVFP4MOE_Y=1" g arms="" r
+  t0=$(date +%s); L=/tmp/$tag; rm -rf $L; mkdir -p $L
+  g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "$g"
+  timeout 150 ./build/nvfp4moe_precompile sm_90a > $L/pc_d.log 2>&1 &
+  NVFP4MOE_TUNE_DEFINE=$def timeout 150 ./build/nvfp4moe_precompile sm_90a > $L/pc_x.log 2>&1 &
+  wait
+  echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 $L/pc_d.log) / $(tail -1 $L/pc_x.log)"
+  lane_test every_t32_x 200 TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t32 $X > $L/lane_a.txt &
+  lane_test resident_t32_x 200 TEST_ONLY=resident TEST_CONFIGS=gemm_sm90_ws_t32 $X > $L/lane_b.txt &
+  (lane_test shapes_x 150 TEST_QUICK=1 TEST_ONLY=gemm_shapes $X
+   lane_test layer_x 150 TEST_QUICK=1 TEST_ONLY=test_moe_layer $X) > $L/lane_c.txt &
+  (for tl in memcheck:resident racecheck:every_tile; do
+     env $X TEST_QUICK=1 TEST_ONLY=${tl#*:} TEST_CONFIGS=gemm_sm90_ws_t32 timeout 200 compute-sanitizer --tool ${tl%%:*} \
+       --error-exitcode 9 ./build/test_gpu > $L/${tl%%:*}.log 2>&1
+     echo "${tl%%:*} ${tl#*:} (t32, x) exit $?: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' $L/${tl%%:*}.log | head -1) $(grep -c ^PASS $L/${tl%%:*}.log) PASS $(grep -c ^FAIL $L/${tl%%:*}.log) FAIL"
+   done) > $L/lane_d.txt 2>&1 &
+  wait
+  cat $L/lane_a.txt $L/lane_b.txt $L/lane_c.txt $L/lane_d.txt; echo "tests done at $(( $(date +%s) - t0 )) s"
+  for r in $(seq ${ROUNDS:-2}); do arms="$arms,$D,$X,$X,$D"; done
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "${arms#,}" --ms 32 --only gemm,layer \
+    --out "$OUT/${tag}_ab.json" > $L/ab.log 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
+  if [ "${POISSON:-1}" = 1 ]; then
+    PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$D,$X,$X,$D" --ms 32 --poisson --only gemm \
+      --out "$OUT/${tag}_ab_poisson.json" > $L/ab_p.log 2>&1
+    echo "A/B Poisson(32) rc $? at $(( $(date +%s) - t0 )) s"
+  fi
+  python3 - "$def" "$OUT/${tag}_ab.json" "$OUT/${tag}_ab_poisson.json" <<'PYEOF'
+import json, os, sys
+from collections import defaultdict
+for path in sys.argv[2:]:
+    if not os.path.exists(path):
+        continue
+    try:
+        r = json.load(open(path))
+    except Exception as e:  # noqa: BLE001
+        print(path, "unreadable:", e); continue
+    t = defaultdict(list)
+    for x in r:
+        t[(x.get("shape"), x.get("m"), "x" if sys.argv[1] in x.get("tune", "") else "d")].append(x["time_us"])
+    for k in sorted({(a, b) for a, b, _ in t}):
+        d, w = t[k + ("d",)], t[k + ("x",)]
+        if d and w:
+            print(f"{path[-22:]} {k[0]:22} {k[1]:>4} d {[round(v, 1) for v in d]} x {[round(v, 1) for v in w]} "
+                  f"{100 * (sum(w) / len(w) / (sum(d) / len(d)) - 1):+.1f} %")
+PYEOF
+  if echo "$g" | grep -q H200 && [ $(( $(date +%s) - t0 )) -lt ${PROF_BY:-330} ]; then
+    GMS=32 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA"
+    echo "G14 done at $(( $(date +%s) - t0 )) s"
+    GMS=32 bash "$0" S14 2>&1 | grep -vE "^name|^NVIDIA" | tail -3
+    echo "S14 done at $(( $(date +%s) - t0 )) s"
+  fi
+  tar czf "$OUT/${tag}_logs.tgz" -C $L .
+  echo "all done at $(( $(date +%s) - t0 )) s"
+}
 case "${1:-A}" in
 A)
   bash tests/run.sh 2>&1 | tee "$OUT/test.log" | grep -vE "^PASS|^# compiled" | tail -40
@@ -1944,97 +2007,15 @@ X86S)
   ;;
 X96)
   # forty-ninth session: -DNVF_WRING=1, the TILED 32-token tiles' weights and SFs copied into the token slots by the
-  # producer (bulk copies; 3 slots of 52 KB; x), against the default (d). (NVF_WRING is only in commits e75a60e to
-  # b049219, not kept: here both arms build the default.) Both builds precompiled side by side; then, side by side and all under x:
-  # the 32-token tiles' quick every-tile test and resident-unit test (both with and without a workspace), the quick
-  # GEMM shape and layer tests, memcheck on the quick resident-unit test and racecheck on the quick every-tile test
-  # (32-token tiles); then the A/B d x x d d x x d of the GEMMs at 32 tokens and the four layers, d x x d of the GEMMs at Poisson(32); then, on an H200 with time
-  # left (before $PROF_BY s), X94's Nsight passes on the default; logs in x96_logs.tgz
-  t0=$(date +%s); L=/tmp/x96; rm -rf $L; mkdir -p $L; X="NVFP4MOE_TUNE_DEFINE=-DNVF_WRING=1"; D="NVFP4MOE_Y=1"
-  g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "$g"
-  timeout 150 ./build/nvfp4moe_precompile sm_90a > $L/pc_d.log 2>&1 &
-  NVFP4MOE_TUNE_DEFINE=-DNVF_WRING=1 timeout 150 ./build/nvfp4moe_precompile sm_90a > $L/pc_x.log 2>&1 &
-  wait
-  echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 $L/pc_d.log) / $(tail -1 $L/pc_x.log)"
-  lane_test every_t32_x 200 TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t32 $X > $L/lane_a.txt &
-  lane_test resident_t32_x 200 TEST_ONLY=resident TEST_CONFIGS=gemm_sm90_ws_t32 $X > $L/lane_b.txt &
-  (lane_test shapes_x 150 TEST_QUICK=1 TEST_ONLY=gemm_shapes $X
-   lane_test layer_x 150 TEST_QUICK=1 TEST_ONLY=test_moe_layer $X) > $L/lane_c.txt &
-  (for tl in memcheck:resident racecheck:every_tile; do
-     env $X TEST_QUICK=1 TEST_ONLY=${tl#*:} TEST_CONFIGS=gemm_sm90_ws_t32 timeout 200 compute-sanitizer --tool ${tl%%:*} \
-       --error-exitcode 9 ./build/test_gpu > $L/${tl%%:*}.log 2>&1
-     echo "${tl%%:*} ${tl#*:} (t32, x) exit $?: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' $L/${tl%%:*}.log | head -1) $(grep -c ^PASS $L/${tl%%:*}.log) PASS $(grep -c ^FAIL $L/${tl%%:*}.log) FAIL"
-   done) > $L/lane_d.txt 2>&1 &
-  wait
-  cat $L/lane_a.txt $L/lane_b.txt $L/lane_c.txt $L/lane_d.txt; echo "tests done at $(( $(date +%s) - t0 )) s"
-  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$D,$X,$X,$D,$D,$X,$X,$D" --ms 32 --only gemm,layer \
-    --out "$OUT/x96_ab.json" > $L/ab.log 2>&1
-  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
-  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$D,$X,$X,$D" --ms 32 --poisson --only gemm \
-    --out "$OUT/x96_ab_poisson.json" > $L/ab_p.log 2>&1
-  echo "A/B Poisson(32) rc $? at $(( $(date +%s) - t0 )) s"
-  python3 - "$OUT/x96_ab.json" "$OUT/x96_ab_poisson.json" <<'PYEOF'
-import json, sys
-from collections import defaultdict
-for path in sys.argv[1:]:
-    try:
-        r = json.load(open(path))
-    except Exception as e:  # noqa: BLE001
-        print(path, "unreadable:", e); continue
-    t = defaultdict(list)
-    for x in r:
-        t[(x.get("shape"), x.get("m"), "x" if "WRING" in x.get("tune", "") else "d")].append(x["time_us"])
-    for k in sorted({(a, b) for a, b, _ in t}):
-        d, w = t[k + ("d",)], t[k + ("x",)]
-        if d and w:
-            print(f"{path[-22:]} {k[0]:22} {k[1]:>4} d {[round(v, 1) for v in d]} x {[round(v, 1) for v in w]} "
-                  f"{100 * (sum(w) / len(w) / (sum(d) / len(d)) - 1):+.1f} %")
-PYEOF
-  if echo "$g" | grep -q H200 && [ $(( $(date +%s) - t0 )) -lt ${PROF_BY:-330} ]; then
-    GMS=32 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA"
-    echo "G14 done at $(( $(date +%s) - t0 )) s"
-    GMS=32 bash "$0" S14 2>&1 | grep -vE "^name|^NVIDIA" | tail -3
-    echo "S14 done at $(( $(date +%s) - t0 )) s"
-  fi
-  tar czf "$OUT/x96_logs.tgz" -C $L .
-  echo "all done at $(( $(date +%s) - t0 )) s"
+  # producer (bulk copies; 3 slots of 52 KB), as t32_trial above. (NVF_WRING is only in commits e75a60e to b049219,
+  # not kept: here both arms build the default.)
+  t32_trial -DNVF_WRING=1 x96
   ;;
 X95)
   # forty-ninth session: -DNVF_WSX2=1, the 32-token tiles as two CTAs an SM, each of two consumer warpgroups and the
-  # producer (x), against the default (d). (NVF_WSX2 is only in commit 71b4313, not kept: here both arms build the
-  # default.) Both builds precompiled side by side; then, side by side and all under x:
-  # the 32-token tiles' quick every-tile test and resident-unit test (both with and without a workspace), the quick
-  # GEMM shape and layer tests, memcheck on the quick resident-unit test and racecheck on the quick every-tile test
-  # (32-token tiles); then the A/B d x x d of the GEMMs at 32 tokens and the four layers; then, on an H200 with time
-  # left (before $PROF_BY s), X94's Nsight passes on the default; logs in x95_logs.tgz
-  t0=$(date +%s); L=/tmp/x95; rm -rf $L; mkdir -p $L; X="NVFP4MOE_TUNE_DEFINE=-DNVF_WSX2=1"; D="NVFP4MOE_Y=1"
-  g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "$g"
-  timeout 150 ./build/nvfp4moe_precompile sm_90a > $L/pc_d.log 2>&1 &
-  NVFP4MOE_TUNE_DEFINE=-DNVF_WSX2=1 timeout 150 ./build/nvfp4moe_precompile sm_90a > $L/pc_x.log 2>&1 &
-  wait
-  echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 $L/pc_d.log) / $(tail -1 $L/pc_x.log)"
-  lane_test every_t32_x 200 TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t32 $X > $L/lane_a.txt &
-  lane_test resident_t32_x 200 TEST_ONLY=resident TEST_CONFIGS=gemm_sm90_ws_t32 $X > $L/lane_b.txt &
-  (lane_test shapes_x 150 TEST_QUICK=1 TEST_ONLY=gemm_shapes $X
-   lane_test layer_x 150 TEST_QUICK=1 TEST_ONLY=test_moe_layer $X) > $L/lane_c.txt &
-  (for tl in memcheck:resident racecheck:every_tile; do
-     env $X TEST_QUICK=1 TEST_ONLY=${tl#*:} TEST_CONFIGS=gemm_sm90_ws_t32 timeout 200 compute-sanitizer --tool ${tl%%:*} \
-       --error-exitcode 9 ./build/test_gpu > $L/${tl%%:*}.log 2>&1
-     echo "${tl%%:*} ${tl#*:} (t32, x) exit $?: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' $L/${tl%%:*}.log | head -1) $(grep -c ^PASS $L/${tl%%:*}.log) PASS $(grep -c ^FAIL $L/${tl%%:*}.log) FAIL"
-   done) > $L/lane_d.txt 2>&1 &
-  wait
-  cat $L/lane_a.txt $L/lane_b.txt $L/lane_c.txt $L/lane_d.txt; echo "tests done at $(( $(date +%s) - t0 )) s"
-  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$D,$X,$X,$D" --ms 32 --only gemm,layer \
-    --out "$OUT/x95_ab.json" > $L/ab.log 2>&1
-  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^grouped|tune=|^gemm" $L/ab.log | cut -c1-160 | head -60
-  if echo "$g" | grep -q H200 && [ $(( $(date +%s) - t0 )) -lt ${PROF_BY:-330} ]; then
-    GMS=32 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA"
-    echo "G14 done at $(( $(date +%s) - t0 )) s"
-    GMS=32 bash "$0" S14 2>&1 | grep -vE "^name|^NVIDIA" | tail -3
-    echo "S14 done at $(( $(date +%s) - t0 )) s"
-  fi
-  tar czf "$OUT/x95_logs.tgz" -C $L .
-  echo "all done at $(( $(date +%s) - t0 )) s"
+  # producer, as t32_trial above but with one round of d x x d and no Poisson A/B (as it ran). (NVF_WSX2 is only in
+  # commit 71b4313, not kept: here both arms build the default.)
+  ROUNDS=1 POISSON=0 t32_trial -DNVF_WSX2=1 x95
   ;;
 X94)
   # forty-eighth session: on an H200 only (stops at once on another card): Nsight Compute on the DeepSeek-V3 GEMM1 at
