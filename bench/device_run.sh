@@ -314,7 +314,8 @@ gemm_ab() {
 # resident-unit test and racecheck on the quick every-tile test (32-token tiles); then the A/B of the GEMMs at 32 tokens
 # and the four layers, d x x d ($ROUNDS times, 2 by default) into TAG_ab.json, and (POISSON=1, the default) d x x d of
 # the GEMMs at Poisson(32) into TAG_ab_poisson.json, with a per-cell summary; then, on an H200 with time left (before
-# $PROF_BY s), X94's Nsight passes on the default: t32_trial DEF TAG
+# $PROF_BY s), X94's Nsight passes on the default: t32_trial DEF TAG (DEF one define, no spaces or commas; t0 and L
+# stay global: lane_test reads them)
 t32_trial() {
   local def=$1 tag=$2 X="NVFP4MOE_TUNE_DEFINE=$1" D="NVFP4MOE_Y=1" g arms="" r
   t0=$(date +%s); L=/tmp/$tag; rm -rf $L; mkdir -p $L
@@ -2007,14 +2008,15 @@ X86S)
   ;;
 X96)
   # forty-ninth session: -DNVF_WRING=1, the TILED 32-token tiles' weights and SFs copied into the token slots by the
-  # producer (bulk copies; 3 slots of 52 KB), as t32_trial above. (NVF_WRING is only in commits e75a60e to b049219,
-  # not kept: here both arms build the default.)
+  # producer (bulk copies; 3 slots of 52 KB), as t32_trial above (its second run, b049219; the first, 87c6b5c, ran one
+  # round and no Poisson A/B). (NVF_WRING is only in commits e75a60e to b049219, not kept: here both arms build the
+  # default; rebuild from b049219 to repeat it.)
   t32_trial -DNVF_WRING=1 x96
   ;;
 X95)
   # forty-ninth session: -DNVF_WSX2=1, the 32-token tiles as two CTAs an SM, each of two consumer warpgroups and the
   # producer, as t32_trial above but with one round of d x x d and no Poisson A/B (as it ran). (NVF_WSX2 is only in
-  # commit 71b4313, not kept: here both arms build the default.)
+  # commit 71b4313, not kept: here both arms build the default; rebuild from 71b4313 to repeat it.)
   ROUNDS=1 POISSON=0 t32_trial -DNVF_WSX2=1 x95
   ;;
 X94)
