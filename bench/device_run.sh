@@ -278,11 +278,23 @@ full_bench() {
   echo "bench exit $? at $(( $(date +%s) - t0 )) s"; grep -E "^moe_layer|^wrote" $1 | cut -c1-150
   local w=$(grep -m1 '^wrote ' $1 | cut -c7-); [ -n "$w" ] && cp "$w" "$OUT/"
 }
-# compute-sanitizer's TOOL on the quick form of TEST within LIMIT s into $L/TOOL.log, one summary line:
-# lane_sanitizer TOOL TEST LIMIT
+# compute-sanitizer's TOOL on the quick form of TEST within LIMIT s into $L/TOOL.log, under the environment
+# NAME=VALUE ..., one summary line: lane_sanitizer TOOL TEST LIMIT [NAME=VALUE ...]
 lane_sanitizer() {
-  TEST_QUICK=1 TEST_ONLY=$2 timeout $3 compute-sanitizer --tool $1 --error-exitcode 9 ./build/test_gpu > $L/$1.log 2>&1
-  echo "$1 $2 exit $?: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' $L/$1.log | head -1) $(grep -c ^PASS $L/$1.log) PASS $(grep -c ^FAIL $L/$1.log) FAIL"
+  local tool=$1 test=$2 lim=$3; shift 3
+  env "$@" TEST_QUICK=1 TEST_ONLY=$test timeout $lim compute-sanitizer --tool $tool --error-exitcode 9 ./build/test_gpu \
+    > $L/$tool.log 2>&1
+  echo "$tool $test exit $?: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' $L/$tool.log | head -1) $(grep -c ^PASS $L/$tool.log) PASS $(grep -c ^FAIL $L/$tool.log) FAIL"
+}
+# on an H200 only, and only before LIMIT s of the mode ($t0: its start): Nsight Compute on DeepSeek-V3 GEMM1 at 32
+# tokens per expert, G14's sections and metrics, then S14's per-SASS-line stall counters: h200_profile_m32 LIMIT
+h200_profile_m32() {
+  nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -q H200 || return 0
+  [ $(( $(date +%s) - t0 )) -lt $1 ] || return 0
+  GMS=32 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA"
+  echo "G14 done at $(( $(date +%s) - t0 )) s"
+  GMS=32 bash "$0" S14 2>&1 | grep -vE "^name|^NVIDIA" | tail -3
+  echo "S14 done at $(( $(date +%s) - t0 )) s"
 }
 # the whole GPU suite ($1 s at most) and, alongside, memcheck on the token-producer tiles' quick every-tile
 # tests (same limit); prints both summaries (TAG names the temporary files)
@@ -328,11 +340,8 @@ t32_trial() {
   lane_test resident_t32_x 200 TEST_ONLY=resident TEST_CONFIGS=gemm_sm90_ws_t32 $X > $L/lane_b.txt &
   (lane_test shapes_x 150 TEST_QUICK=1 TEST_ONLY=gemm_shapes $X
    lane_test layer_x 150 TEST_QUICK=1 TEST_ONLY=test_moe_layer $X) > $L/lane_c.txt &
-  (for tl in memcheck:resident racecheck:every_tile; do
-     env $X TEST_QUICK=1 TEST_ONLY=${tl#*:} TEST_CONFIGS=gemm_sm90_ws_t32 timeout 200 compute-sanitizer --tool ${tl%%:*} \
-       --error-exitcode 9 ./build/test_gpu > $L/${tl%%:*}.log 2>&1
-     echo "${tl%%:*} ${tl#*:} (t32, x) exit $?: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' $L/${tl%%:*}.log | head -1) $(grep -c ^PASS $L/${tl%%:*}.log) PASS $(grep -c ^FAIL $L/${tl%%:*}.log) FAIL"
-   done) > $L/lane_d.txt 2>&1 &
+  (lane_sanitizer memcheck resident 200 $X TEST_CONFIGS=gemm_sm90_ws_t32
+   lane_sanitizer racecheck every_tile 200 $X TEST_CONFIGS=gemm_sm90_ws_t32) > $L/lane_d.txt 2>&1 &
   wait
   cat $L/lane_a.txt $L/lane_b.txt $L/lane_c.txt $L/lane_d.txt; echo "tests done at $(( $(date +%s) - t0 )) s"
   for r in $(seq ${ROUNDS:-2}); do arms="$arms,$D,$X,$X,$D"; done
@@ -363,12 +372,7 @@ for path in sys.argv[2:]:
             print(f"{path[-22:]} {k[0]:22} {k[1]:>4} d {[round(v, 1) for v in d]} x {[round(v, 1) for v in w]} "
                   f"{100 * (sum(w) / len(w) / (sum(d) / len(d)) - 1):+.1f} %")
 PYEOF
-  if echo "$g" | grep -q H200 && [ $(( $(date +%s) - t0 )) -lt ${PROF_BY:-330} ]; then
-    GMS=32 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA"
-    echo "G14 done at $(( $(date +%s) - t0 )) s"
-    GMS=32 bash "$0" S14 2>&1 | grep -vE "^name|^NVIDIA" | tail -3
-    echo "S14 done at $(( $(date +%s) - t0 )) s"
-  fi
+  h200_profile_m32 ${PROF_BY:-330}
   tar czf "$OUT/${tag}_logs.tgz" -C $L .
   echo "all done at $(( $(date +%s) - t0 )) s"
 }
@@ -2025,10 +2029,7 @@ X94)
   # benchmark if fewer than $BENCH_BY s have passed
   t0=$(date +%s); g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "$g"
   echo "$g" | grep -q H200 || { echo "not an H200: stopped"; exit 3; }
-  GMS=32 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA"
-  echo "G14 done at $(( $(date +%s) - t0 )) s"
-  GMS=32 bash "$0" S14 2>&1 | grep -vE "^name|^NVIDIA" | tail -3
-  echo "S14 done at $(( $(date +%s) - t0 )) s"
+  h200_profile_m32 999999
   if [ $(( $(date +%s) - t0 )) -lt ${BENCH_BY:-330} ]; then
     full_bench /tmp/x94_bench.log ${BT:-150}
   fi
