@@ -2010,6 +2010,19 @@ X86S)
   wskip_ab ${ABT:-150}
   wskip_tests 120 moe_layer layer_quantizer_widened
   ;;
+X97)
+  # fiftieth session: on an H200 only (stops at once on another card): X96 again (t32_trial -DNVF_WRING=1 on a tree
+  # with b049219's kernels), whose end runs X94's Nsight passes on the default (before $PROF_BY s), then G14 at 32
+  # tokens under the define into $OUT/wring/ (before $WPROF_BY s)
+  g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+  echo "$g" | grep -q H200 || { echo "$g: not an H200: stopped"; exit 3; }
+  PROF_BY=${PROF_BY:-400} ABT=${ABT:-150} t32_trial -DNVF_WRING=1 h200_x97
+  if [ $(( $(date +%s) - t0 )) -lt ${WPROF_BY:-430} ]; then
+    mkdir -p "$OUT/wring"
+    OUT="$OUT/wring" NVFP4MOE_TUNE_DEFINE=-DNVF_WRING=1 GMS=32 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA"
+  fi
+  echo "X97 done at $(( $(date +%s) - t0 )) s"
+  ;;
 X96)
   # forty-ninth session: -DNVF_WRING=1, the TILED 32-token tiles' weights and SFs copied into the token slots by the
   # producer (bulk copies; 3 slots of 52 KB), as t32_trial above (its second run, b049219; the first, 87c6b5c, ran one
