@@ -2010,6 +2010,16 @@ X86S)
   wskip_ab ${ABT:-150}
   wskip_tests 120 moe_layer layer_quantizer_widened
   ;;
+X98)
+  # fiftieth session: do the 128-token tile's CTA waves show in the time? DeepSeek-V3 GEMM1 with 32, 30 and 33 groups
+  # (704, 660, 726 CTAs of 192 rows: 5.33, 5.00, 5.50 waves of 132) and GEMM2 with 32, 31, 29 (1216, 1178, 1102:
+  # 9.21, 8.92, 8.35), at 128 tokens, two arms of the same default build
+  t0=$(date +%s); nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "NVFP4MOE_Y=1,NVFP4MOE_Y=2,NVFP4MOE_Y=1" --ms 128 \
+    --only gemm --shapes dsv3_ep8_gemm1,dsv3_g30_gemm1,dsv3_g33_gemm1,dsv3_ep8_gemm2,dsv3_g31_gemm2,dsv3_g29_gemm2 \
+    --out "$OUT/x98_waves.json" > /tmp/x98.log 2>&1
+  echo "bench rc $? at $(( $(date +%s) - t0 )) s"; grep -E "dsv3" /tmp/x98.log | cut -c1-170 | head -30; cp /tmp/x98.log "$OUT/"
+  ;;
 X97)
   # fiftieth session: on an H200 only (stops at once on another card): X96 again (t32_trial -DNVF_WRING=1 on a tree
   # with b049219's kernels), whose end runs X94's Nsight passes on the default (before $PROF_BY s), then G14 at 32

@@ -54,7 +54,11 @@ SHAPES = [("qwen3_30b_gemm1", 128, 1536, 2048), ("qwen3_30b_gemm2", 128, 2048, 7
           ("gpt_oss_gemm1", 128, 5760, 2880)]
 # GEMM shapes that only the A/B runs' --shapes can name (not in the full benchmark): Qwen3-235B-A22B's GEMM2 under
 # EP8 (16 experts, hidden 4096, moe_intermediate 1536), a K between the standard shapes' 768 and 2048
-AB_SHAPES = [("qwen3_235b_ep8_gemm2", 16, 4096, 1536)]
+# and (fiftieth session) DeepSeek-V3's GEMMs with other group counts, whose 128-token tiles fill a whole number of
+# CTA waves or not (192 rows a CTA: GEMM1 22 row blocks a group, GEMM2 38; 132 SMs)
+AB_SHAPES = [("qwen3_235b_ep8_gemm2", 16, 4096, 1536),
+             ("dsv3_g30_gemm1", 30, 4096, 7168), ("dsv3_g33_gemm1", 33, 4096, 7168),
+             ("dsv3_g31_gemm2", 31, 7168, 2048), ("dsv3_g29_gemm2", 29, 7168, 2048)]
 
 
 def gemm_bytes(G, N, K, m):
