@@ -46,26 +46,10 @@
 #define NVF_UNITS (NVF_TOK * NVF_SPS)
 #define NVF_B_MMA (NVF_TOK * 32)
 #define NVF_SLOT_BYTES (NVF_SPS * 8 * NVF_B_MMA) // 16, 24 or 32 KB
-// -DNVF_WRING=1 (tuning runs; the TILED 32-token tiles, resident, four consumer warpgroups; the host reads the same
-// define): each slot also holds the CTA's weights and SFs of its two steps, copied by the producer with bulk copies
-// (a tile's two steps are 2 KB in one piece, a 128-row SF group's 2 KB too) on the slot's full barrier, so the
-// weight stream runs up to the ring's depth ahead of the consumers without registers; the consumers read their
-// pieces from shared memory (forty-ninth session). Three slots: 52 KB each.
-#if defined(NVF_WRING) && NVF_WRING && NVF_TOK == 32 && NVF_CWG == 4 && defined(NVF_WTILED) && NVF_WTILED
-#define NVF_WR 1
-#define NVF_WR_WBYTES (NVF_SPS * NVF_ROWS * 64)    // the weights of a slot: [tile][step][1 KB]
-#define NVF_WR_SBYTES (NVF_SPS * NVF_ROWS / 128 * 1024) // their SFs: [128-row group][step][1 KB]
-#define NVF_SLOTS 3
-#else
-#define NVF_WR 0
-#define NVF_WR_WBYTES 0
-#define NVF_WR_SBYTES 0
 #define NVF_SLOTS 6 // (fixed: the host sizes shared memory for 6 slots and 3 stages)
-#endif
-#define NVF_SLOT_STRIDE (NVF_SLOT_BYTES + NVF_WR_WBYTES + NVF_WR_SBYTES)
 #define NVF_TSTAGES 3                    // slots' worth of raw tokens in flight through cp.async
 #define NVF_STAGE_BYTES (NVF_UNITS * 72) // 64 bytes and 8 SFs a unit
-#define NVF_WS_SMEM (NVF_SLOTS * NVF_SLOT_STRIDE + NVF_TSTAGES * NVF_STAGE_BYTES) // the host mirrors it
+#define NVF_WS_SMEM (NVF_SLOTS * NVF_SLOT_BYTES + NVF_TSTAGES * NVF_STAGE_BYTES) // the host mirrors it
 // Producer registers after setmaxnreg; the consumers get the rest of the pool (152 each with
 // three, 104 with four). Spills in ptxas 13.0 (sm_90a) at 56: none at 128 and 48 tokens, 4
 // bytes at 64 (64 there: 64 bytes).
@@ -451,31 +435,6 @@ NVF_DEV void nvf_ws_epilogue_reg(const NvfGemmParams& p, int g, int valid, float
   }
 }
 
-#if NVF_WR
-static_assert(NVF_PERSIST && NVF_SPS == 2, "NVF_WRING: the resident 32-token tiles");
-// Slot fill f of row block blk besides its tokens: the weights of its steps (SPS f, SPS f + 1 below nsteps) of the
-// block's 16-row tiles inside N, each tile's steps one piece (TILED), at [tile][step][1 KB] after the tokens; and
-// their SFs (column groups 2 SPS f .. below kc4) of the block's 128-row groups that hold rows inside N, each group's
-// one piece (128x4), at [group][step][1 KB] after the weights. Rows past N are not copied: their shared memory
-// keeps what it held, which reaches only their own results, never stored. nvf_wr_bytes: what the copies bring.
-NVF_DEV u32 nvf_wr_bytes(const NvfGemmParams& p, int blk, int f, int nsteps, int kc4) {
-  const int rows = min(NVF_ROWS, p.n - blk * NVF_ROWS), st = min(NVF_SPS, nsteps - NVF_SPS * f);
-  const int cg = min(2 * NVF_SPS, kc4 - 2 * NVF_SPS * f);
-  return (u32)(rows / 16 * st * 1024 + (rows + 127) / 128 * cg * 512);
-}
-NVF_DEV void nvf_wr_copy(const NvfGemmParams& p, int g, int blk, int f, int nsteps, int kc4, u32 dst, u32 bar) {
-  const int rows = min(NVF_ROWS, p.n - blk * NVF_ROWS), st = min(NVF_SPS, nsteps - NVF_SPS * f);
-  const int cg = min(2 * NVF_SPS, kc4 - 2 * NVF_SPS * f);
-  const u8* w = p.b + ((i64)g * p.n + blk * NVF_ROWS) * NVF_WROWB(p) + (i64)f * NVF_SPS * 1024;
-  for (int j = 0; j < rows / 16; ++j)
-    nvf_bulk_load(dst + NVF_SLOT_BYTES + j * (NVF_SPS * 1024), w + (i64)j * 16 * NVF_WROWB(p), st * 1024, bar);
-  const u8* sf = p.b_sf + g * nvf_sf_group_bytes_128x4(p.n, p.k) + (i64)(blk * NVF_ROWS / 128) * kc4 * 512 +
-                 (i64)f * 2 * NVF_SPS * 512;
-  for (int r = 0; r < (rows + 127) / 128; ++r)
-    nvf_bulk_load(dst + NVF_SLOT_BYTES + NVF_WR_WBYTES + r * (NVF_SPS * 1024), sf + (i64)r * kc4 * 512, cg * 512, bar);
-}
-#endif
-
 template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {
   // NVF_SLOTS slots, NVF_TSTAGES raw token stages (none with a workspace), the warps' staged results (NVF_EPI_SMEM)
   extern __shared__ __align__(128) u8 smem[];
@@ -483,7 +442,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;
 #if NVF_PERSIST
   const int tiles = p.tiles_m; // token tiles per (group, block)
-  int* const tab = (int*)(smem + NVF_SLOTS * NVF_SLOT_STRIDE + (p.tok_ws ? 0 : NVF_TSTAGES * NVF_STAGE_BYTES) +
+  int* const tab = (int*)(smem + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws ? 0 : NVF_TSTAGES * NVF_STAGE_BYTES) +
                           (NVF_EPI_SMEM ? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0)); // p.ptab: units before each group
   if (NVF_PCOMPACT && p.ptab) nvf_ws_build_tab(p, tab, tiles, nblocks);
 #if !NVF_PCOMPACT
@@ -504,7 +463,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
       nvf_mbar_init(full0 + 8u * b, p.tok_ws ? 1 : 128); // one bulk copy, or every producer thread
       nvf_mbar_init(empty0 + 8u * b, 4 * NVF_CWG);
     }
-    if (p.tok_ws || NVF_WR) nvf_fence_mbar_init(); // the inits visible to the bulk copies' complete_tx (async proxy)
+    if (p.tok_ws) nvf_fence_mbar_init(); // the inits visible to the bulk copies' complete_tx (async proxy)
   }
   __syncthreads(); // (and the unit table built)
 #if NVF_PERSIST && NVF_PCOMPACT
@@ -529,13 +488,8 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
       const u8* src = img + (i64)(tok0 / NVF_TOK) * nslots * NVF_SLOT_BYTES;
       for (int f = 0; f < nslots; ++f) {
         nvf_mbar_wait(empty0 + 8u * slot, phase);
-#if NVF_WR
-        nvf_mbar_expect_tx(full0 + 8u * slot, NVF_SLOT_BYTES + nvf_wr_bytes(p, w.blk, f, nsteps, kc4));
-        nvf_wr_copy(p, w.g, w.blk, f, nsteps, kc4, sbase + slot * NVF_SLOT_STRIDE, full0 + 8u * slot);
-#else
         nvf_mbar_expect_tx(full0 + 8u * slot, NVF_SLOT_BYTES);
-#endif
-        nvf_bulk_load(sbase + slot * NVF_SLOT_STRIDE, src + (i64)f * NVF_SLOT_BYTES, NVF_SLOT_BYTES, full0 + 8u * slot);
+        nvf_bulk_load(sbase + slot * NVF_SLOT_BYTES, src + (i64)f * NVF_SLOT_BYTES, NVF_SLOT_BYTES, full0 + 8u * slot);
         nvf_ring_next(slot, phase);
       }
     }
@@ -551,7 +505,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     const int pt = threadIdx.x - 128 * NVF_CWG, n = NVF_SPS == 1 ? pt : pt % NVF_TOK, ss = NVF_SPS == 1 ? 0 : pt / NVF_TOK;
     const bool live = NVF_UNITS == 128 || pt < NVF_UNITS;
     const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS; // slot fills per token tile
-    const u32 stage0 = sbase + NVF_SLOTS * NVF_SLOT_STRIDE;
+    const u32 stage0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES;
     const u32 dst0 = nvf_slot_unit_offset(n, ss);
     int slot = 0, st = 0; // ring slot, raw stage of the fill
     u32 phase = 1;        // empty: the phase before a fresh barrier's first counts as completed
@@ -573,16 +527,9 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
         if (!NVF_WSP_T) nvf_tp_issue(src, sf, p.a, (f + NVF_TSTAGES - 1) * NVF_SPS + ss, nsteps, p.k,
                      stage0 + (st == 0 ? NVF_TSTAGES - 1 : st - 1) * NVF_STAGE_BYTES, pt); // the stage read last fill
         nvf_mbar_wait(empty0 + 8u * slot, phase);
-#if NVF_WR
-        if (pt == 0) { // (the bytes first: the phase cannot complete before this thread's arrival below)
-          asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(full0 + 8u * slot),
-                       "r"(nvf_wr_bytes(p, w.blk, f, nsteps, kc4)) : "memory");
-          nvf_wr_copy(p, w.g, w.blk, f, nsteps, kc4, sbase + slot * NVF_SLOT_STRIDE, full0 + 8u * slot);
-        }
-#endif
         asm volatile("cp.async.wait_group %0;" ::"n"(NVF_TSTAGES - 1) : "memory"); // fill f has landed
         if (live && !NVF_WSP_T)
-          nvf_tp_widen(smem + NVF_SLOTS * NVF_SLOT_STRIDE + st * NVF_STAGE_BYTES, sbase + slot * NVF_SLOT_STRIDE + dst0,
+          nvf_tp_widen(smem + NVF_SLOTS * NVF_SLOT_BYTES + st * NVF_STAGE_BYTES, sbase + slot * NVF_SLOT_BYTES + dst0,
                        f * NVF_SPS + ss, p.k, pt);
         nvf_fence_proxy_async();
         nvf_mbar_arrive(full0 + 8u * slot);
@@ -602,7 +549,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7, t = lane & 3;
   int slot = 0;
   u32 phase = 0;
-  const u32 epi0 = sbase + NVF_SLOTS * NVF_SLOT_STRIDE + (p.tok_ws ? 0 : NVF_TSTAGES * NVF_STAGE_BYTES); // NVF_EPI_SMEM
+  const u32 epi0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws ? 0 : NVF_TSTAGES * NVF_STAGE_BYTES); // NVF_EPI_SMEM
 #if NVF_PERSIST
   const int rw = wg * 64 + warp * 16 + (lane >> 2); // the thread's weight rows in a block: rw, rw + 8
   const int nsteps_e = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH; // the step loop's length (whole rounds)
@@ -619,7 +566,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   u32 ws[NVF_DEPTH][2];
   #pragma unroll
   for (int d = 0; d < NVF_DEPTH; ++d)
-    if (!NVF_WSP_W && !NVF_WR) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);
+    if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);
   while (u >= 0) {
 #if !NVF_WSNEXT_ON
     const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);
@@ -658,38 +605,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
       #pragma unroll
       for (int i = 0; i < 32; ++i) a[i] = 0x3C003C00u + (u32)(lane & 3) + 8u * (u32)i; // probe: any values
     int prev = -1; // slot of the step in flight
-#if NVF_PERSIST && NVF_WR
-    // The weights from the slot (nvf_wr_copy): this thread's pieces of rows rw, rw + 8 (tile rw / 16) and their SFs,
-    // zeros past K (the TILED padding and the SF bytes past K are not the caller's to promise)
-    const u32 woff = NVF_SLOT_BYTES + (rw >> 4) * (NVF_SPS * 1024) + (rw & 15) * 64 + 16 * t;
-    const u32 soff = NVF_SLOT_BYTES + NVF_WR_WBYTES + (rw >> 7) * (NVF_SPS * 1024) + (t >> 1) * 512 + (rw & 31) * 16 +
-                     ((rw & 127) >> 5) * 4 + 2 * (t & 1);
-    for (int s = 0; s < nsteps; ++s) {
-      const bool first = s % NVF_SPS == 0;
-      const u32 sl = sbase + slot * NVF_SLOT_STRIDE;
-      if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens and weights are in
-      const bool in = NVF_WKFULL || s * NVF_STEP + 32 * t < p.k;
-      uint4 q0 = make_uint4(0, 0, 0, 0), q1 = make_uint4(0, 0, 0, 0);
-      u32 sf0 = 0u, sf1 = 0u;
-      if (in) {
-        const u32 wa = sl + woff + (s % NVF_SPS) * 1024, sa = sl + soff + (s % NVF_SPS) * 1024;
-        asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(q0.x), "=r"(q0.y), "=r"(q0.z), "=r"(q0.w) : "r"(wa) : "memory");
-        asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4+512];" : "=r"(q1.x), "=r"(q1.y), "=r"(q1.z), "=r"(q1.w) : "r"(wa) : "memory");
-        asm volatile("ld.shared.u16 %0, [%1];" : "=r"(sf0) : "r"(sa) : "memory");
-        asm volatile("ld.shared.u16 %0, [%1+128];" : "=r"(sf1) : "r"(sa) : "memory");
-      }
-      if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done
-      if (first && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);
-      nvf_dequant_piece<NVF_WT_ENC>(q0, sf0, a);
-      nvf_dequant_piece<NVF_WT_ENC>(q1, sf1, a + 16);
-      nvf_ws_mmas(acc, a, sl + (s % NVF_SPS) * 8 * NVF_B_MMA, sub); // fence, MMAs, commit
-      if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot
-        prev = slot;
-        nvf_ring_next(slot, phase);
-      }
-    }
-    (void)last;
-#elif NVF_PERSIST
+#if NVF_PERSIST
     // Each step refills its slot d of wq[] with step s + DEPTH - ldoff of wr (ldn steps; 0: none, zeros).
     // The rounds of DEPTH steps keep d = step % DEPTH, so the last round, past this tile's steps by a
     // whole round, loads the next tile's first steps: this unit's next token tile, or the next unit's.
@@ -734,7 +650,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
         if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(s + NVF_DEPTH - ldoff, nsteps), ldn, p.k, wq[d], ws[d]);
         if (s < nsteps) {
           const bool first = s % NVF_SPS == 0; // the step opens a slot (d % SPS: known at compile time)
-          const u32 buf = sbase + slot * NVF_SLOT_STRIDE + (s % NVF_SPS) * 8 * NVF_B_MMA;
+          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;
           if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in
           if (NVF_TRACE) c1 = nvf_clock();
           if (!NVF_WSP_5) nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit
@@ -767,7 +683,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
             nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);
             nvf_wg_load<WIDE>(wr, nvf_wg_step_in<true>(s + NVF_DEPTH, nsteps), nsteps, p.k, wq[d], ws[d]);
           }
-          const u32 buf = sbase + slot * NVF_SLOT_STRIDE + (s % NVF_SPS) * 8 * NVF_B_MMA;
+          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;
           if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in
           nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit
           if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot

@@ -1018,11 +1018,7 @@ static void test_gemm_resident_units(void) {
         g = gdata_args(&t);
         out = (unsigned short*)malloc(2 * t.nd);
         for (n = 0; n < 2; ++n) { /* without, then with the workspace (NaN bytes first) */
-          /* (a tuning run's -DNVF_WRING: the TILED 32-token tiles' 3 slots with their weights and SFs) */
-          const char* wrd = strstr(def, "NVF_WRING");
-          const int wr = tok == 32 && c->tiled && wrd && (wrd[9] != '=' || atoi(wrd + 10) != 0);
-          const int base = (wr ? 3 * (sps * tok * 256 + sps * 256 * 64 + sps * 2048) : 6 * sps * tok * 256) +
-                           (n ? 0 : 3 * tok * sps * 72) + (tok <= 48 ? 4 * cwg * tok * 32 : 0);
+          const int base = 6 * sps * tok * 256 + (n ? 0 : 3 * tok * sps * 72) + (tok <= 48 ? 4 * cwg * tok * 32 : 0);
           const int table = tabled && resident && base + 4 * (c->groups + 1) + 1024 <= 232448;
           long long bad, smem;
           if (n) {
