@@ -2010,6 +2010,38 @@ X86S)
   wskip_ab ${ABT:-150}
   wskip_tests 120 moe_layer layer_quantizer_widened
   ;;
+X99)
+  # fiftieth session: the 128-token tile's tail split (NVF_KSPLIT, nvfp4moe__ws_ksplit; $NVFP4MOE_KSPLIT). Precompile;
+  # side by side: the 128-token tiles' every-tile test under the rule and forced to 2, 3 and 4 pieces (quick), the
+  # quick GEMM shape and layer tests, memcheck on the quick every-tile test forced to 3; then the A/B, arms o t t o
+  # (o: NVFP4MOE_KSPLIT=0) at 128 and 512 tokens on the five GEMMs and X98's two whole-wave shapes; logs x99_logs.tgz
+  t0=$(date +%s); L=/tmp/x99; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+  timeout 150 ./build/nvfp4moe_precompile sm_90a > $L/pc.log 2>&1; echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 $L/pc.log)"
+  T="TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128"
+  lane_test every_rule 240 $T > $L/lane_a.txt &
+  (lane_test every_k2 200 $T NVFP4MOE_KSPLIT=2; lane_test every_k4 200 $T NVFP4MOE_KSPLIT=4) > $L/lane_b.txt &
+  (lane_test every_k3 200 $T NVFP4MOE_KSPLIT=3; lane_test shapes 150 TEST_QUICK=1 TEST_ONLY=gemm_shapes
+   lane_test layer 150 TEST_QUICK=1 TEST_ONLY=test_moe_layer) > $L/lane_c.txt &
+  lane_sanitizer memcheck every_tile 280 TEST_CONFIGS=gemm_sm90_ws_t128 NVFP4MOE_KSPLIT=3 > $L/lane_d.txt 2>&1 &
+  wait; lanes_report
+  grep -h "cases ran again" $L/every_*.log | head -4
+  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "NVFP4MOE_KSPLIT=0,NVFP4MOE_Y=1,NVFP4MOE_Y=1,NVFP4MOE_KSPLIT=0" \
+    --ms 128,512 --only gemm --shapes qwen3_30b_gemm1,qwen3_30b_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2,gpt_oss_gemm1,dsv3_g30_gemm1,dsv3_g31_gemm2 \
+    --out "$OUT/x99_ab.json" > $L/ab.log 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
+  python3 - "$OUT/x99_ab.json" <<'PYEOF'
+import json, sys
+from collections import defaultdict
+t = defaultdict(list)
+for x in json.load(open(sys.argv[1])):
+    t[(x["shape"], x["m"], "o" if "KSPLIT=0" in x.get("tune", "") else "t")].append(x["time_us"])
+for k in sorted({(a, b) for a, b, _ in t}):
+    o, n = t[k + ("o",)], t[k + ("t",)]
+    if o and n:
+        print(f"{k[0]:18} {k[1]:>4} o {[round(v, 1) for v in o]} t {[round(v, 1) for v in n]} {100 * (sum(n) / len(n) / (sum(o) / len(o)) - 1):+.1f} %")
+PYEOF
+  tar czf "$OUT/x99_logs.tgz" -C $L .
+  ;;
 X98)
   # fiftieth session: do the 128-token tile's CTA waves show in the time? DeepSeek-V3 GEMM1 with 32, 30 and 33 groups
   # (704, 660, 726 CTAs of 192 rows: 5.33, 5.00, 5.50 waves of 132) and GEMM2 with 32, 31, 29 (1216, 1178, 1102:
