@@ -398,7 +398,9 @@ typedef struct nvfp4moe_gemm_args {
                                  bytes: the sm90 token-producer tiles (and the 8-token swap-AB
                                  tile on TILED weights, K >= 4096) widen the tokens into it
                                  once instead of in every CTA (4-20 % faster at K >= 2048 on an
-                                 H200, bench/NOTES.md); 0 = none, the same result. Written by the
+                                 H200, bench/NOTES.md); 0 = none, the same result (but for the
+                                 128-token tile's tail split, which only the full size turns on:
+                                 nvfp4moe_gemm_workspace_size). Written by the
                                  call, so one buffer per concurrent call (stream); its contents
                                  on entry never matter (the slots of rows past masked_m are
                                  copied but neither written nor used: compute-sanitizer's
@@ -582,9 +584,10 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context* c
    else 0 (the other swap-AB tiles, sm100 with ROW_MAJOR weights, sm_80 tiles, offline context,
    $NVFP4MOE_TOKEN_PREPASS=0, null or invalid args). Where that is the 128-token tile, the size
    also holds the room of its tail split (F32 partial sums of at most one CTA an SM, 96 KB each,
-   and their counters: 12.7 MB on 132 SMs), which splits the last, mostly idle wave of CTAs over K;
+   and their counters: 13 MB on 132 SMs), which splits the last, mostly idle wave of CTAs over K;
    a workspace with only the tokens' part runs without the split ($NVFP4MOE_KSPLIT=0 leaves the
-   room out).
+   room out). The split sums K in pieces, so results can differ from an unsplit run's in the last
+   bits of the BF16 (both within the contract's F32 tolerance).
    Same role as the workspace of CUTLASS's grouped GEMM: ask, allocate once, pass. */
 NVFP4MOE_API size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* args);
 
@@ -3364,10 +3367,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// are each split into S CTAs over K (whole rounds of two steps each): every piece stores its F32 sums in the\n"
   "// workspace after the widened tokens (nvf_ws_ksplit_mem) and counts itself; the last of a unit's pieces to count\n"
   "// adds the S partial sums in piece order (the result does not depend on which piece came last) and stores D as\n"
-  "// the unit would have. Only with a workspace: its token pre-pass zeroes the counters. -DNVF_KSPLIT=0 builds the\n"
-  "// kernels without it.\n"
+  "// the unit would have. Only with a workspace: its token pre-pass zeroes the counters. Not in the _varn twins (the\n"
+  "// host splits only full tiles; the split's code cost their step loop a spill). Tuning runs: -DNVF_KSPLIT=0 builds\n"
+  "// the kernels without it (0.5.15's), and the host then splits nothing.\n"
   "#ifndef NVF_KSPLIT\n"
-  "#define NVF_KSPLIT (NVF_TOK == 128 && !NVF_PERSIST)\n"
+  "#define NVF_KSPLIT (NVF_TOK == 128 && !NVF_PERSIST && !NVF_VARN)\n"
   "#endif\n"
   "\n"
   "// The 32-token tiles' weights by strong loads (nvf_ldg_weights: ptxas keeps them in their step);\n"
@@ -3411,11 +3415,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "}\n"
   "\n"
   "// Byte offset of unit (token n, step ss of the slot) in a slot (its row in MMA 0), as the\n"
-  "// producer widens it and the pre-pass writes the slot images.\n"
+  "// producer widens it and the pre-pass writes the slot images.\n",
   "NVF_DEV int nvf_slot_unit_offset(int n, int ss) { return ss * 8 * NVF_B_MMA + (n >> 3) * 256 + (n & 7) * 16; }\n"
   "\n"
   "// The next ring slot; the barrier phase flips each time the ring wraps.\n"
-  "NVF_DEV void nvf_ring_next(int& slot, u32& phase) {\n",
+  "NVF_DEV void nvf_ring_next(int& slot, u32& phase) {\n"
   "  if (++slot == NVF_SLOTS) {\n"
   "    slot = 0;\n"
   "    phase ^= 1u;\n"
@@ -3473,9 +3477,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    if (g < p.groups) tab[g + 1] = carry + c;\n"
   "    carry += __shfl_sync(0xffffffffu, c, 31);\n"
   "  }\n"
-  "}\n"
+  "}\n",
   "// Unit u's group, block and token tile. WARP: the whole warp calls it with the same u (the consumers and\n"
-  "// the token producer), and the group is found by ballots: lane l tests the table at every 32nd group, then\n",
+  "// the token producer), and the group is found by ballots: lane l tests the table at every 32nd group, then\n"
   "// at each group of the 32 that hold u (two shared-memory loads a thread); else (the workspace producer's\n"
   "// lone thread) by binary search. (A binary search a thread, twice a unit in the consumers, cost +1.2 to\n"
   "// +15.8 % at uniform 32 and 64 tokens, X66: Qwen3 GEMM2, K 768, has only six steps a unit.)\n"
@@ -3540,10 +3544,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// all in or all out).\n"
   "// The staging area's 16-byte row of (token tok, rows 8 h ..): halves swizzled by token bit 2.\n"
   "NVF_DEV u32 nvf_ws_epi_row(u32 stg, int tok, int h) { return stg + tok * 32 + 16 * (h ^ ((tok >> 2) & 1)); }\n"
-  "\n"
+  "\n",
   "NVF_DEV void nvf_ws_epilogue_smem(const NvfGemmParams& p, int g, int valid, float alpha, int tok0, int rw0, u32 stg,\n"
   "                                  int lane, const float* acc) {\n"
-  "  const int t = lane & 3;\n",
+  "  const int t = lane & 3;\n"
   "  u32 v[NVF_TOK / 4]; // matrix 2j + h: tokens 8j .., rows 8h ..\n"
   "  #pragma unroll\n"
   "  for (int j = 0; j < NVF_TOK / 8; ++j) {\n"
@@ -3602,10 +3606,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      const float rs1 = p.row_scale && m + 1 < valid \? p.row_scale[(i64)g * p.m_max + m + 1] : 1.0f;\n"
   "      const float s0 = __fmul_rn(alpha, rs0), s1 = __fmul_rn(alpha, rs1);\n"
   "      #pragma unroll\n"
-  "      for (int h = 0; h < 2; ++h)\n"
+  "      for (int h = 0; h < 2; ++h)\n",
   "        a[2 * jj + h] = nvf_movmatrix_trans(nvf_pack_bf16x2(__fmul_rn(s0, __fmul_rn(acc[4 * j + 2 * h], NVF_DEQ_SCALE2)),\n"
   "                                                            __fmul_rn(s1, __fmul_rn(acc[4 * j + 2 * h + 1], NVF_DEQ_SCALE2))));\n"
-  "    }\n",
+  "    }\n"
   "    u32 r0 = __shfl_xor_sync(0xffffffffu, hi \? a[0] : a[2], 2), r1 = __shfl_xor_sync(0xffffffffu, hi \? a[1] : a[3], 2);\n"
   "    if (hi) { a[0] = r0; a[1] = r1; } else { a[2] = r0; a[3] = r1; }\n"
   "    r0 = __shfl_xor_sync(0xffffffffu, lo \? a[0] : a[1], 1);\n"
@@ -3659,11 +3663,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "\n"
   "template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {\n"
   "  // NVF_SLOTS slots, NVF_TSTAGES raw token stages (none with a workspace), the warps' staged results (NVF_EPI_SMEM)\n"
-  "  extern __shared__ __align__(128) u8 smem[];\n"
+  "  extern __shared__ __align__(128) u8 smem[];\n",
   "  __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]\n"
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
   "#if NVF_PERSIST\n"
-  "  const int tiles = p.tiles_m; // token tiles per (group, block)\n",
+  "  const int tiles = p.tiles_m; // token tiles per (group, block)\n"
   "  int* const tab = (int*)(smem + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws \? 0 : NVF_TSTAGES * NVF_STAGE_BYTES) +\n"
   "                          (NVF_EPI_SMEM \? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0)); // p.ptab: units before each group\n"
   "  if (NVF_PCOMPACT && p.ptab) nvf_ws_build_tab(p, tab, tiles, nblocks);\n"
@@ -3674,7 +3678,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#elif NVF_KSPLIT\n"
   "  int bid = blockIdx.x, ks_t = -1, ks_q = 0; // the unit; with the tail split its tail index and piece\n"
   "  const int ks_s = p.ptab & 15, ks_base = p.groups * nblocks * p.tiles_m - (p.ptab >> 8); // (ks_s 0: no split)\n"
-  "  if (ks_s > 1 && bid >= ks_base) {\n"
+  "  if (ks_s > 1 && p.tok_ws && bid >= ks_base) {\n"
   "    ks_t = (bid - ks_base) / ks_s;\n"
   "    ks_q = bid - ks_base - ks_t * ks_s;\n"
   "    bid = ks_base + ks_t;\n"
@@ -3692,6 +3696,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const int kc4 = (p.k / 16 + 3) / 4, nsteps_all = (p.k + NVF_STEP - 1) / NVF_STEP;\n"
   "#if !NVF_KSPLIT\n"
   "  const int nsteps = nsteps_all, sb = 0;\n"
+  "  (void)sb;\n"
   "#else\n"
   "  int nsteps = nsteps_all, sb = 0; // the CTA's steps sb .. sb + nsteps - 1\n"
   "  if (ks_t >= 0) { // piece ks_q of S: whole rounds of two steps (the _k256 twins' loads need them)\n"
@@ -3728,10 +3733,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    int slot = 0;\n"
   "    u32 phase = 1; // as below\n"
   "#if NVF_PERSIST\n"
-  "    for (int u = u0; u >= 0; u = nvf_ws_unit(p, tab, u + gridDim.x, tiles, nblocks)) {\n"
+  "    for (int u = u0; u >= 0; u = nvf_ws_unit(p, tab, u + gridDim.x, tiles, nblocks)) {\n",
   "      const NvfWsUnit w = nvf_ws_decode<false>(p, tab, u, tiles, nblocks);\n"
   "      const int tt = w.tt, g = w.g, valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
-  "#endif\n",
+  "#endif\n"
   "    const u8* img = p.tok_ws + (i64)g * ((p.m_max + NVF_TOK - 1) / NVF_TOK) * nslots_all * NVF_SLOT_BYTES;\n"
   "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
   "#if NVF_KSPLIT\n"
@@ -3789,7 +3794,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        nvf_mbar_arrive(full0 + 8u * slot);\n"
   "        nvf_ring_next(slot, phase);\n"
   "        if (++st == NVF_TSTAGES) st = 0;\n"
-  "      }\n"
+  "      }\n",
   "      asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\"); // the zero fills past the tile's steps land first\n"
   "    }\n"
   "#if NVF_PERSIST\n"
@@ -3798,7 +3803,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    return;\n"
   "  }\n"
   "\n"
-  "  // ---- consumers: gemm_wgmma.cu's step, B from the ring ----\n",
+  "  // ---- consumers: gemm_wgmma.cu's step, B from the ring ----\n"
   "  asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %0;\" ::\"n\"(NVF_CREGS));\n"
   "  const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7, t = lane & 3;\n"
   "  int slot = 0;\n"
@@ -3867,10 +3872,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    // under a pending wgmma), so every step first waits for all earlier MMAs.\n"
   "    u32 a[32];\n"
   "    if (NVF_WSP_W)\n"
-  "      #pragma unroll\n"
+  "      #pragma unroll\n",
   "      for (int i = 0; i < 32; ++i) a[i] = 0x3C003C00u + (u32)(lane & 3) + 8u * (u32)i; // probe: any values\n"
   "    int prev = -1; // slot of the step in flight\n"
-  "#if NVF_PERSIST\n",
+  "#if NVF_PERSIST\n"
   "    // Each step refills its slot d of wq[] with step s + DEPTH - ldoff of wr (ldn steps; 0: none, zeros).\n"
   "    // The rounds of DEPTH steps keep d = step % DEPTH, so the last round, past this tile's steps by a\n"
   "    // whole round, loads the next tile's first steps: this unit's next token tile, or the next unit's.\n"
@@ -3933,10 +3938,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    }\n"
   "    if (NVF_WSP_5) acc[0] = __uint_as_float(fold & 0x3F7FFFFFu); // the loads are not dead\n"
   "#else\n"
-  "    // (the one-CTA-a-unit step as it was measured: folding it into the form above changes these kernels' SASS,\n"
+  "    // (the one-CTA-a-unit step as it was measured: folding it into the form above changes these kernels' SASS,\n",
   "    // with the load moved out of the step's branch, and they were not timed that way)\n"
   "    for (int s0 = 0; s0 < nsteps; s0 += NVF_DEPTH) {\n"
-  "      #pragma unroll\n",
+  "      #pragma unroll\n"
   "      for (int d = 0; d < NVF_DEPTH; ++d) {\n"
   "        const int s = s0 + d;\n"
   "        if (s < nsteps) {\n"
@@ -4001,10 +4006,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// producer's; CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.\n"
   "extern \"C\" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles) {\n"
   "  nvf_pdl_enter();\n"
-  "#if NVF_KSPLIT\n"
+  "#if NVF_KSPLIT\n",
   "  if ((p.ptab & 15) > 1 && blockIdx.x == 0) { // the GEMM's tail-split counters (the launch after this one)\n"
   "    int* cnt;\n"
-  "    nvf_ws_ksplit_mem(p, &cnt);\n",
+  "    nvf_ws_ksplit_mem(p, &cnt);\n"
   "    for (int i = threadIdx.x; i < (p.ptab >> 8); i += blockDim.x) cnt[i] = 0;\n"
   "  }\n"
   "#endif\n"
@@ -7223,7 +7228,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__ws_ksplit(const nvfp4moe_context* ctx, long long
   const long long w = ctx->sm_count, rounds = ((k + 127) / 128 + 1) / 2;
   long long rem = w > 0 ? units % w : 0, sp;
   *tail = 0;
-  if (ctx->ksplit == 0 || w <= 0 || rounds < 2) return 0;
+  if (ctx->ksplit == 0 || w <= 0 || rounds < 2 || strstr(ctx->tune_define, "NVF_KSPLIT=0")) return 0; /* (a build without it) */
   if (ctx->ksplit > 0) { /* forced: S pieces of the last units, as many as the pieces' room holds */
     sp = ctx->ksplit < rounds ? ctx->ksplit : rounds;
     if (rem == 0) rem = units < w ? units : w;
@@ -7380,7 +7385,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
       if ((long long)(grid / blocks) * tok >= p->m_max && (sp = nvfp4moe__ws_ksplit(ctx, grid, p->k, &tail)) > 0) {
         q.ptab = sp | tail << 8;
         q.tiles_m = (int)(grid / blocks);
-        grid += (unsigned)tail * (unsigned)(sp - 1); /* <= grid + sm_count */
+        if ((long long)grid + (long long)tail * (sp - 1) <= 0x7FFFFFFFLL) grid += (unsigned)tail * (unsigned)(sp - 1);
+        else q.ptab = q.tiles_m = 0; /* (a grid past 2^31 - 1 CTAs: no split) */
       }
     }
     if (p->tok_ws && !widened) { /* the token pre-pass: 128 threads a (group, slot image, token tile), nvf_ws_widen_tokens */
@@ -7554,7 +7560,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_op(nvfp4moe_context* ctx, const
       if (a->workspace_size < need || a->workspace % 16 != 0)
         return nvfp4moe__leave(&sc, nvfp4moe__fail_log(&ctx->desc.logger, NVFP4MOE_ERROR_INVALID_ARGUMENT,
                                                        "%s: args->workspace (0x%llx, %zu bytes) must be 16-byte aligned and "
-                                                       "hold nvfp4moe_gemm_workspace_size() = %zu bytes, or be 0",
+                                                       "hold the widened tokens' %zu bytes of nvfp4moe_gemm_workspace_size(), or be 0",
                                                        fn, a->workspace, a->workspace_size, need));
       p.tok_ws = a->workspace;
     }

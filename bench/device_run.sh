@@ -2014,9 +2014,12 @@ X99)
   # fiftieth session: the 128-token tile's tail split (NVF_KSPLIT, nvfp4moe__ws_ksplit; $NVFP4MOE_KSPLIT). Precompile;
   # side by side: the 128-token tiles' every-tile test under the rule and forced to 2, 3 and 4 pieces (quick), the
   # quick GEMM shape and layer tests, memcheck on the quick every-tile test forced to 3; then the A/B, arms o t t o
-  # (o: NVFP4MOE_KSPLIT=0) at 128 and 512 tokens on the five GEMMs and X98's two whole-wave shapes; logs x99_logs.tgz
+  # (o: -DNVF_KSPLIT=0, 0.5.15's kernels, no split) at 128 and 512 tokens on the five GEMMs and X98's two whole-wave
+  # shapes; logs x99_logs.tgz
   t0=$(date +%s); L=/tmp/x99; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
-  timeout 150 ./build/nvfp4moe_precompile sm_90a > $L/pc.log 2>&1; echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 $L/pc.log)"
+  timeout 150 ./build/nvfp4moe_precompile sm_90a > $L/pc.log 2>&1 &
+  NVFP4MOE_TUNE_DEFINE=-DNVF_KSPLIT=0 timeout 150 ./build/nvfp4moe_precompile sm_90a --only gemm_sm90_ws_t128 > $L/pc_o.log 2>&1 &
+  wait; echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 $L/pc.log) / $(tail -1 $L/pc_o.log)"
   T="TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128"
   lane_test every_rule 240 $T > $L/lane_a.txt &
   (lane_test every_k2 200 $T NVFP4MOE_KSPLIT=2; lane_test every_k4 200 $T NVFP4MOE_KSPLIT=4) > $L/lane_b.txt &
@@ -2025,7 +2028,7 @@ X99)
   lane_sanitizer memcheck every_tile 280 TEST_CONFIGS=gemm_sm90_ws_t128 NVFP4MOE_KSPLIT=3 > $L/lane_d.txt 2>&1 &
   wait; lanes_report
   grep -h "cases ran again" $L/every_*.log | head -4
-  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "NVFP4MOE_KSPLIT=0,NVFP4MOE_Y=1,NVFP4MOE_Y=1,NVFP4MOE_KSPLIT=0" \
+  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "NVFP4MOE_TUNE_DEFINE=-DNVF_KSPLIT=0,NVFP4MOE_Y=1,NVFP4MOE_Y=1,NVFP4MOE_TUNE_DEFINE=-DNVF_KSPLIT=0" \
     --ms 128,512 --only gemm --shapes qwen3_30b_gemm1,qwen3_30b_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2,gpt_oss_gemm1,dsv3_g30_gemm1,dsv3_g31_gemm2 \
     --out "$OUT/x99_ab.json" > $L/ab.log 2>&1
   echo "A/B rc $? at $(( $(date +%s) - t0 )) s"

@@ -197,10 +197,11 @@ NVF_DEV u32 nvf_clock() {
 // are each split into S CTAs over K (whole rounds of two steps each): every piece stores its F32 sums in the
 // workspace after the widened tokens (nvf_ws_ksplit_mem) and counts itself; the last of a unit's pieces to count
 // adds the S partial sums in piece order (the result does not depend on which piece came last) and stores D as
-// the unit would have. Only with a workspace: its token pre-pass zeroes the counters. -DNVF_KSPLIT=0 builds the
-// kernels without it.
+// the unit would have. Only with a workspace: its token pre-pass zeroes the counters. Not in the _varn twins (the
+// host splits only full tiles; the split's code cost their step loop a spill). Tuning runs: -DNVF_KSPLIT=0 builds
+// the kernels without it (0.5.15's), and the host then splits nothing.
 #ifndef NVF_KSPLIT
-#define NVF_KSPLIT (NVF_TOK == 128 && !NVF_PERSIST)
+#define NVF_KSPLIT (NVF_TOK == 128 && !NVF_PERSIST && !NVF_VARN)
 #endif
 
 // The 32-token tiles' weights by strong loads (nvf_ldg_weights: ptxas keeps them in their step);
@@ -507,7 +508,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
 #elif NVF_KSPLIT
   int bid = blockIdx.x, ks_t = -1, ks_q = 0; // the unit; with the tail split its tail index and piece
   const int ks_s = p.ptab & 15, ks_base = p.groups * nblocks * p.tiles_m - (p.ptab >> 8); // (ks_s 0: no split)
-  if (ks_s > 1 && bid >= ks_base) {
+  if (ks_s > 1 && p.tok_ws && bid >= ks_base) {
     ks_t = (bid - ks_base) / ks_s;
     ks_q = bid - ks_base - ks_t * ks_s;
     bid = ks_base + ks_t;
@@ -525,6 +526,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   const int kc4 = (p.k / 16 + 3) / 4, nsteps_all = (p.k + NVF_STEP - 1) / NVF_STEP;
 #if !NVF_KSPLIT
   const int nsteps = nsteps_all, sb = 0;
+  (void)sb;
 #else
   int nsteps = nsteps_all, sb = 0; // the CTA's steps sb .. sb + nsteps - 1
   if (ks_t >= 0) { // piece ks_q of S: whole rounds of two steps (the _k256 twins' loads need them)
