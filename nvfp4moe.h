@@ -582,8 +582,9 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context* c
    the context's heuristic picks an sm90 token-producer tile, or its 8-token swap-AB tile on
    TILED weights with K >= 4096 (expected_m <= 4: 3-6 % faster on an H200's DeepSeek-V3 GEMM1),
    else 0 (the other swap-AB tiles, sm100 with ROW_MAJOR weights, sm_80 tiles, offline context,
-   $NVFP4MOE_TOKEN_PREPASS=0, null or invalid args). Where that is the 128-token tile, the size
-   also holds the room of its tail split (F32 partial sums of at most one CTA an SM, 96 KB each,
+   $NVFP4MOE_TOKEN_PREPASS=0, null or invalid args). In a context with the opt-in tail split
+   ($NVFP4MOE_TUNE_DEFINE=-DNVF_KSPLIT=1, not yet run on a GPU) and where that is the 128-token
+   tile, the size also holds the room of its tail split (F32 partial sums of at most one CTA an SM, 96 KB each,
    and their counters: 13 MB on 132 SMs), which splits the last, mostly idle wave of CTAs over K;
    a workspace with only the tokens' part runs without the split ($NVFP4MOE_KSPLIT=0 leaves the
    room out). The split sums K in pieces, so results can differ from an unsplit run's in the last
@@ -3368,10 +3369,13 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// workspace after the widened tokens (nvf_ws_ksplit_mem) and counts itself; the last of a unit's pieces to count\n"
   "// adds the S partial sums in piece order (the result does not depend on which piece came last) and stores D as\n"
   "// the unit would have. Only with a workspace: its token pre-pass zeroes the counters. Not in the _varn twins (the\n"
-  "// host splits only full tiles; the split's code cost their step loop a spill). Tuning runs: -DNVF_KSPLIT=0 builds\n"
-  "// the kernels without it (0.5.15's), and the host then splits nothing.\n"
-  "#ifndef NVF_KSPLIT\n"
-  "#define NVF_KSPLIT (NVF_TOK == 128 && !NVF_PERSIST && !NVF_VARN)\n"
+  "// host splits only full tiles; the split's code cost their step loop a spill). Opt-in until it has run on a GPU:\n"
+  "// -DNVF_KSPLIT=1 (tuning runs, $NVFP4MOE_TUNE_DEFINE; the host reads the same define) builds it; without it the\n"
+  "// kernels are 0.5.15's and the host splits nothing.\n"
+  "#if defined(NVF_KSPLIT) && NVF_KSPLIT && NVF_TOK == 128 && !NVF_PERSIST && !NVF_VARN\n"
+  "#define NVF_KS_ON 1\n"
+  "#else\n"
+  "#define NVF_KS_ON 0\n"
   "#endif\n"
   "\n"
   "// The 32-token tiles' weights by strong loads (nvf_ldg_weights: ptxas keeps them in their step);\n"
@@ -3413,9 +3417,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const u32 sfw[2] = {*(const u32*)(st + 64 * NVF_UNITS + 4 * u), *(const u32*)(st + 68 * NVF_UNITS + 4 * u)};\n"
   "  nvf_wg_widen_token(q, sfw, s * NVF_STEP, k, dst);\n"
   "}\n"
-  "\n"
+  "\n",
   "// Byte offset of unit (token n, step ss of the slot) in a slot (its row in MMA 0), as the\n"
-  "// producer widens it and the pre-pass writes the slot images.\n",
+  "// producer widens it and the pre-pass writes the slot images.\n"
   "NVF_DEV int nvf_slot_unit_offset(int n, int ss) { return ss * 8 * NVF_B_MMA + (n >> 3) * 256 + (n & 7) * 16; }\n"
   "\n"
   "// The next ring slot; the barrier phase flips each time the ring wraps.\n"
@@ -3473,11 +3477,11 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    for (int o = 1; o < 32; o <<= 1) {\n"
   "      const int x = __shfl_up_sync(0xffffffffu, c, o);\n"
   "      if (lane >= o) c += x;\n"
-  "    }\n"
+  "    }\n",
   "    if (g < p.groups) tab[g + 1] = carry + c;\n"
   "    carry += __shfl_sync(0xffffffffu, c, 31);\n"
   "  }\n"
-  "}\n",
+  "}\n"
   "// Unit u's group, block and token tile. WARP: the whole warp calls it with the same u (the consumers and\n"
   "// the token producer), and the group is found by ballots: lane l tests the table at every 32nd group, then\n"
   "// at each group of the 32 that hold u (two shared-memory loads a thread); else (the workspace producer's\n"
@@ -3542,9 +3546,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// at token 32 + 16 (half ^ token bit 2) (the swizzle spreads a matrix's 8 rows over all banks), then\n"
   "// read back a piece a lane and written whole; only tokens < valid and rows < N (N % 8 == 0: a piece is\n"
   "// all in or all out).\n"
-  "// The staging area's 16-byte row of (token tok, rows 8 h ..): halves swizzled by token bit 2.\n"
+  "// The staging area's 16-byte row of (token tok, rows 8 h ..): halves swizzled by token bit 2.\n",
   "NVF_DEV u32 nvf_ws_epi_row(u32 stg, int tok, int h) { return stg + tok * 32 + 16 * (h ^ ((tok >> 2) & 1)); }\n"
-  "\n",
+  "\n"
   "NVF_DEV void nvf_ws_epilogue_smem(const NvfGemmParams& p, int g, int valid, float alpha, int tok0, int rw0, u32 stg,\n"
   "                                  int lane, const float* acc) {\n"
   "  const int t = lane & 3;\n"
@@ -3604,9 +3608,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      const int j = 2 * q + jj, m = tok0 + 8 * j + 2 * t;\n"
   "      const float rs0 = p.row_scale && m < valid \? p.row_scale[(i64)g * p.m_max + m] : 1.0f;\n"
   "      const float rs1 = p.row_scale && m + 1 < valid \? p.row_scale[(i64)g * p.m_max + m + 1] : 1.0f;\n"
-  "      const float s0 = __fmul_rn(alpha, rs0), s1 = __fmul_rn(alpha, rs1);\n"
+  "      const float s0 = __fmul_rn(alpha, rs0), s1 = __fmul_rn(alpha, rs1);\n",
   "      #pragma unroll\n"
-  "      for (int h = 0; h < 2; ++h)\n",
+  "      for (int h = 0; h < 2; ++h)\n"
   "        a[2 * jj + h] = nvf_movmatrix_trans(nvf_pack_bf16x2(__fmul_rn(s0, __fmul_rn(acc[4 * j + 2 * h], NVF_DEQ_SCALE2)),\n"
   "                                                            __fmul_rn(s1, __fmul_rn(acc[4 * j + 2 * h + 1], NVF_DEQ_SCALE2))));\n"
   "    }\n"
@@ -3620,7 +3624,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  }\n"
   "}\n"
   "\n"
-  "#if NVF_KSPLIT\n"
+  "#if NVF_KS_ON\n"
   "// The tail split's memory in the workspace, after the widened tokens (the host's nvfp4moe__tok_ws_bytes, rounded\n"
   "// up to 256 bytes): the pieces' sums, [T][S][NVF_TOK / 8][128 NVF_CWG] float4, then T counters.\n"
   "NVF_DEV float4* nvf_ws_ksplit_mem(const NvfGemmParams& p, int** cnt) {\n"
@@ -3662,8 +3666,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#endif\n"
   "\n"
   "template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {\n"
-  "  // NVF_SLOTS slots, NVF_TSTAGES raw token stages (none with a workspace), the warps' staged results (NVF_EPI_SMEM)\n"
-  "  extern __shared__ __align__(128) u8 smem[];\n",
+  "  // NVF_SLOTS slots, NVF_TSTAGES raw token stages (none with a workspace), the warps' staged results (NVF_EPI_SMEM)\n",
+  "  extern __shared__ __align__(128) u8 smem[];\n"
   "  __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]\n"
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
   "#if NVF_PERSIST\n"
@@ -3675,7 +3679,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const int u0 = nvf_ws_unit(p, tab, blockIdx.x, tiles, nblocks);\n"
   "  if (u0 < 0) return; // no unit with tokens for this CTA\n"
   "#endif\n"
-  "#elif NVF_KSPLIT\n"
+  "#elif NVF_KS_ON\n"
   "  int bid = blockIdx.x, ks_t = -1, ks_q = 0; // the unit; with the tail split its tail index and piece\n"
   "  const int ks_s = p.ptab & 15, ks_base = p.groups * nblocks * p.tiles_m - (p.ptab >> 8); // (ks_s 0: no split)\n"
   "  if (ks_s > 1 && p.tok_ws && bid >= ks_base) {\n"
@@ -3694,7 +3698,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read\n"
   "#endif\n"
   "  const int kc4 = (p.k / 16 + 3) / 4, nsteps_all = (p.k + NVF_STEP - 1) / NVF_STEP;\n"
-  "#if !NVF_KSPLIT\n"
+  "#if !NVF_KS_ON\n"
   "  const int nsteps = nsteps_all, sb = 0;\n"
   "  (void)sb;\n"
   "#else\n"
@@ -3725,21 +3729,21 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\" ::\"n\"(NVF_PREGS));\n"
   "    if (threadIdx.x != 128 * NVF_CWG) return;\n"
   "    const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS;\n"
-  "#if NVF_KSPLIT\n"
+  "#if NVF_KS_ON\n"
   "    const int nslots_all = (nsteps_all + NVF_SPS - 1) / NVF_SPS;\n"
   "#else\n"
   "#define nslots_all nslots\n"
   "#endif\n"
   "    int slot = 0;\n"
   "    u32 phase = 1; // as below\n"
-  "#if NVF_PERSIST\n"
-  "    for (int u = u0; u >= 0; u = nvf_ws_unit(p, tab, u + gridDim.x, tiles, nblocks)) {\n",
+  "#if NVF_PERSIST\n",
+  "    for (int u = u0; u >= 0; u = nvf_ws_unit(p, tab, u + gridDim.x, tiles, nblocks)) {\n"
   "      const NvfWsUnit w = nvf_ws_decode<false>(p, tab, u, tiles, nblocks);\n"
   "      const int tt = w.tt, g = w.g, valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "#endif\n"
   "    const u8* img = p.tok_ws + (i64)g * ((p.m_max + NVF_TOK - 1) / NVF_TOK) * nslots_all * NVF_SLOT_BYTES;\n"
   "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
-  "#if NVF_KSPLIT\n"
+  "#if NVF_KS_ON\n"
   "      const u8* src = img + ((i64)(tok0 / NVF_TOK) * nslots_all + sb / NVF_SPS) * NVF_SLOT_BYTES; // (sb: a whole slot)\n"
   "#else\n"
   "      const u8* src = img + (i64)(tok0 / NVF_TOK) * nslots * NVF_SLOT_BYTES;\n"
@@ -3792,9 +3796,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "                       f * NVF_SPS + ss, p.k, pt);\n"
   "        nvf_fence_proxy_async();\n"
   "        nvf_mbar_arrive(full0 + 8u * slot);\n"
-  "        nvf_ring_next(slot, phase);\n"
+  "        nvf_ring_next(slot, phase);\n",
   "        if (++st == NVF_TSTAGES) st = 0;\n"
-  "      }\n",
+  "      }\n"
   "      asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\"); // the zero fills past the tile's steps land first\n"
   "    }\n"
   "#if NVF_PERSIST\n"
@@ -3839,7 +3843,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#endif\n"
   "#else\n"
   "  const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8\n"
-  "#if NVF_KSPLIT\n"
+  "#if NVF_KS_ON\n"
   "  NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4);\n"
   "  const int kl = p.k - sb * NVF_STEP; // K left from the CTA's first step (the loads' bound)\n"
   "  if (sb) {\n"
@@ -3869,10 +3873,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, kl, wq[d], ws[d]);\n"
   "#endif\n"
   "    // One set of widened weights (see gemm_wgmma.cu: a second set had its registers reused\n"
-  "    // under a pending wgmma), so every step first waits for all earlier MMAs.\n"
+  "    // under a pending wgmma), so every step first waits for all earlier MMAs.\n",
   "    u32 a[32];\n"
   "    if (NVF_WSP_W)\n"
-  "      #pragma unroll\n",
+  "      #pragma unroll\n"
   "      for (int i = 0; i < 32; ++i) a[i] = 0x3C003C00u + (u32)(lane & 3) + 8u * (u32)i; // probe: any values\n"
   "    int prev = -1; // slot of the step in flight\n"
   "#if NVF_PERSIST\n"
@@ -3937,8 +3941,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      }\n"
   "    }\n"
   "    if (NVF_WSP_5) acc[0] = __uint_as_float(fold & 0x3F7FFFFFu); // the loads are not dead\n"
-  "#else\n"
-  "    // (the one-CTA-a-unit step as it was measured: folding it into the form above changes these kernels' SASS,\n",
+  "#else\n",
+  "    // (the one-CTA-a-unit step as it was measured: folding it into the form above changes these kernels' SASS,\n"
   "    // with the load moved out of the step's branch, and they were not timed that way)\n"
   "    for (int s0 = 0; s0 < nsteps; s0 += NVF_DEPTH) {\n"
   "      #pragma unroll\n"
@@ -3969,7 +3973,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    if (lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
   "    #pragma unroll\n"
   "    for (int e = 0; e < NVF_TOK / 2; ++e) nvf_reg_fence(acc[e]);\n"
-  "#if NVF_KSPLIT\n"
+  "#if NVF_KS_ON\n"
   "    if (ks_t >= 0) { // (the piece found again: kept over the loop, ks_t and ks_q cost the step loop a spill)\n"
   "      const int kb = (int)blockIdx.x - (p.groups * nblocks * p.tiles_m - (p.ptab >> 8)), kt = kb / (p.ptab & 15);\n"
   "      if (!nvf_ws_ksplit_fixup(p, kt, kb - kt * (p.ptab & 15), acc)) continue; // another piece stores D\n"
@@ -4003,10 +4007,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// NVF_TOK), nslots = ceil(steps / NVF_SPS): the host's nvfp4moe__tok_ws_bytes. Tokens past\n"
   "// masked_m are not written (since 0.5.13; -DNVF_WIDEN_SKIP=0 writes zeros, as before); a valid\n"
   "// token's steps past K are zeros. 128 threads, one unit (token, step of the image) each, as the\n"
-  "// producer's; CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.\n"
+  "// producer's; CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.\n",
   "extern \"C\" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles) {\n"
   "  nvf_pdl_enter();\n"
-  "#if NVF_KSPLIT\n",
+  "#if NVF_KS_ON\n"
   "  if ((p.ptab & 15) > 1 && blockIdx.x == 0) { // the GEMM's tail-split counters (the launch after this one)\n"
   "    int* cnt;\n"
   "    nvf_ws_ksplit_mem(p, &cnt);\n"
@@ -6122,8 +6126,8 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
      predicates); $NVFP4MOE_K256=0 keeps the general modules (A/B runs). */
   v = nvfp4moe__getenv("NVFP4MOE_K256");
   ctx->k256 = !(v && strcmp(v, "0") == 0);
-  /* The 128-token tile's tail split (nvfp4moe__ws_ksplit): $NVFP4MOE_KSPLIT=0 turns it off (A/B runs), =2..4 splits
-     that many ways wherever it can run (tests of the split itself). */
+  /* The 128-token tile's tail split (nvfp4moe__ws_ksplit; opt-in: -DNVF_KSPLIT=1): $NVFP4MOE_KSPLIT=0 turns it off
+     (A/B runs), =2..4 splits that many ways wherever it can run (tests of the split itself). */
   v = nvfp4moe__getenv("NVFP4MOE_KSPLIT");
   ctx->ksplit = !v ? -1 : strcmp(v, "0") == 0 ? 0 : atoi(v) >= 2 && atoi(v) <= 4 ? atoi(v) : -1;
   if (v && ctx->ksplit < 0)
@@ -7218,8 +7222,13 @@ NVFP4MOE__PRIVATE size_t nvfp4moe__gemm_ws_need_any(const nvfp4moe_context* ctx,
    0.91 with 31 instead of 32 (8.92 against 9.21). Returns S (0: no split) and sets *tail (units split, from the
    last). Its workspace: after the widened tokens (rounded up to 256 bytes), at most sm_count pieces' F32 sums and
    their units' counters (nvfp4moe__ksplit_bytes); without that room, or with the layer's widened tokens (no
-   pre-pass zeroes the counters), no split. The kernel reads S | units << 8 from ptab, the token tiles from tiles_m. */
+   pre-pass zeroes the counters), no split. The kernel reads S | units << 8 from ptab, the token tiles from tiles_m.
+   Opt-in until it has run on a GPU: only in a context created with $NVFP4MOE_TUNE_DEFINE=-DNVF_KSPLIT=1, whose
+   kernels carry it (nvfp4moe__ksplit_on); otherwise the workspace and the kernels are 0.5.15's. */
 #define NVFP4MOE__KSPLIT_PIECE ((size_t)192 * 128 * 4) /* a piece's sums: NVF_ROWS x NVF_TOK floats */
+NVFP4MOE__PRIVATE int nvfp4moe__ksplit_on(const nvfp4moe_context* ctx) {
+  return ctx->ksplit != 0 && strstr(ctx->tune_define, "NVF_KSPLIT=1") != 0;
+}
 NVFP4MOE__PRIVATE size_t nvfp4moe__ksplit_bytes(const nvfp4moe_context* ctx) {
   const size_t w = (size_t)(ctx->sm_count > 0 ? ctx->sm_count : 0);
   return (w * 4 + 255) / 256 * 256 + w * NVFP4MOE__KSPLIT_PIECE;
@@ -7228,7 +7237,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__ws_ksplit(const nvfp4moe_context* ctx, long long
   const long long w = ctx->sm_count, rounds = ((k + 127) / 128 + 1) / 2;
   long long rem = w > 0 ? units % w : 0, sp;
   *tail = 0;
-  if (ctx->ksplit == 0 || w <= 0 || rounds < 2 || strstr(ctx->tune_define, "NVF_KSPLIT=0")) return 0; /* (a build without it) */
+  if (!nvfp4moe__ksplit_on(ctx) || w <= 0 || rounds < 2) return 0;
   if (ctx->ksplit > 0) { /* forced: S pieces of the last units, as many as the pieces' room holds */
     sp = ctx->ksplit < rounds ? ctx->ksplit : rounds;
     if (rem == 0) rem = units < w ? units : w;
@@ -7250,7 +7259,8 @@ NVFP4MOE__IMPL size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, 
   if (!ctx || !args || args->groups < 1 || args->m_max < 1 || args->k < 32) return 0;
   need = nvfp4moe__gemm_ws_need(ctx, args, &spec);
   /* the 128-token tile's tail split: its room after the widened tokens (optional: less turns the split off) */
-  if (need && spec == NVFP4MOE__SPEC_GEMM_WS128 && ctx->ksplit != 0) need = (need + 255) / 256 * 256 + nvfp4moe__ksplit_bytes(ctx);
+  if (need && spec == NVFP4MOE__SPEC_GEMM_WS128 && nvfp4moe__ksplit_on(ctx))
+    need = (need + 255) / 256 * 256 + nvfp4moe__ksplit_bytes(ctx);
   return need;
 }
 
@@ -7566,7 +7576,9 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_op(nvfp4moe_context* ctx, const
     }
     r = nvfp4moe__gemm_portable(ctx, fn, &p, spec, nvfp4moe__cover_m(a), a->b_layout == NVFP4MOE_WEIGHTS_TILED,
                                 widened && p.tok_ws,
-                                p.tok_ws && a->workspace_size >= (need + 255) / 256 * 256 + nvfp4moe__ksplit_bytes(ctx), stream);
+                                p.tok_ws && nvfp4moe__ksplit_on(ctx) &&
+                                    a->workspace_size >= (need + 255) / 256 * 256 + nvfp4moe__ksplit_bytes(ctx),
+                                stream);
   }
   return nvfp4moe__leave(&sc, r);
 }

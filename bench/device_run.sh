@@ -2011,24 +2011,24 @@ X86S)
   wskip_tests 120 moe_layer layer_quantizer_widened
   ;;
 X99)
-  # fiftieth session: the 128-token tile's tail split (NVF_KSPLIT, nvfp4moe__ws_ksplit; $NVFP4MOE_KSPLIT). Precompile;
-  # side by side: the 128-token tiles' every-tile test under the rule and forced to 2, 3 and 4 pieces (quick), the
-  # quick GEMM shape and layer tests, memcheck on the quick every-tile test forced to 3; then the A/B, arms o t t o
-  # (o: -DNVF_KSPLIT=0, 0.5.15's kernels, no split) at 128 and 512 tokens on the five GEMMs and X98's two whole-wave
-  # shapes; logs x99_logs.tgz
+  # fiftieth session: the 128-token tile's tail split (opt-in: -DNVF_KSPLIT=1; nvfp4moe__ws_ksplit; $NVFP4MOE_KSPLIT).
+  # Precompile both; side by side under the define: the 128-token tiles' every-tile test under the rule and forced
+  # to 3 pieces (quick), the quick GEMM shape test, memcheck on the quick every-tile test forced to 2; then the A/B,
+  # arms o t t o (o: the default, 0.5.15's kernels; t: the define) at 128 and 512 tokens on the five GEMMs and X98's
+  # two whole-wave shapes; logs x99_logs.tgz
   t0=$(date +%s); L=/tmp/x99; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+  X="NVFP4MOE_TUNE_DEFINE=-DNVF_KSPLIT=1"
   timeout 150 ./build/nvfp4moe_precompile sm_90a > $L/pc.log 2>&1 &
-  NVFP4MOE_TUNE_DEFINE=-DNVF_KSPLIT=0 timeout 150 ./build/nvfp4moe_precompile sm_90a --only gemm_sm90_ws_t128 > $L/pc_o.log 2>&1 &
-  wait; echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 $L/pc.log) / $(tail -1 $L/pc_o.log)"
-  T="TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128"
-  lane_test every_rule 240 $T > $L/lane_a.txt &
-  (lane_test every_k2 200 $T NVFP4MOE_KSPLIT=2; lane_test every_k4 200 $T NVFP4MOE_KSPLIT=4) > $L/lane_b.txt &
-  (lane_test every_k3 200 $T NVFP4MOE_KSPLIT=3; lane_test shapes 150 TEST_QUICK=1 TEST_ONLY=gemm_shapes
-   lane_test layer 150 TEST_QUICK=1 TEST_ONLY=test_moe_layer) > $L/lane_c.txt &
-  lane_sanitizer memcheck every_tile 280 TEST_CONFIGS=gemm_sm90_ws_t128 NVFP4MOE_KSPLIT=3 > $L/lane_d.txt 2>&1 &
+  env $X timeout 150 ./build/nvfp4moe_precompile sm_90a --only gemm_sm90_ws_t128 > $L/pc_x.log 2>&1 &
+  wait; echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 $L/pc.log) / $(tail -1 $L/pc_x.log)"
+  T="TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 $X"
+  lane_test every_rule ${TL:-150} $T > $L/lane_a.txt &
+  lane_test every_k3 ${TL:-150} $T NVFP4MOE_KSPLIT=3 > $L/lane_b.txt &
+  lane_test shapes ${TL:-150} TEST_QUICK=1 TEST_ONLY=gemm_shapes $X > $L/lane_c.txt &
+  lane_sanitizer memcheck every_tile ${TL:-150} TEST_CONFIGS=gemm_sm90_ws_t128 NVFP4MOE_KSPLIT=2 $X > $L/lane_d.txt 2>&1 &
   wait; lanes_report
   grep -h "cases ran again" $L/every_*.log | head -4
-  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "NVFP4MOE_TUNE_DEFINE=-DNVF_KSPLIT=0,NVFP4MOE_Y=1,NVFP4MOE_Y=1,NVFP4MOE_TUNE_DEFINE=-DNVF_KSPLIT=0" \
+  PYTHONUNBUFFERED=1 timeout ${ABT:-120} python3 tools/bench.py --envs "NVFP4MOE_Y=1,$X,$X,NVFP4MOE_Y=1" \
     --ms 128,512 --only gemm --shapes qwen3_30b_gemm1,qwen3_30b_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2,gpt_oss_gemm1,dsv3_g30_gemm1,dsv3_g31_gemm2 \
     --out "$OUT/x99_ab.json" > $L/ab.log 2>&1
   echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
@@ -2037,7 +2037,7 @@ import json, sys
 from collections import defaultdict
 t = defaultdict(list)
 for x in json.load(open(sys.argv[1])):
-    t[(x["shape"], x["m"], "o" if "KSPLIT=0" in x.get("tune", "") else "t")].append(x["time_us"])
+    t[(x["shape"], x["m"], "t" if "KSPLIT=1" in x.get("tune", "") else "o")].append(x["time_us"])
 for k in sorted({(a, b) for a, b, _ in t}):
     o, n = t[k + ("o",)], t[k + ("t",)]
     if o and n:

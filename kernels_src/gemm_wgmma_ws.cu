@@ -198,10 +198,13 @@ NVF_DEV u32 nvf_clock() {
 // workspace after the widened tokens (nvf_ws_ksplit_mem) and counts itself; the last of a unit's pieces to count
 // adds the S partial sums in piece order (the result does not depend on which piece came last) and stores D as
 // the unit would have. Only with a workspace: its token pre-pass zeroes the counters. Not in the _varn twins (the
-// host splits only full tiles; the split's code cost their step loop a spill). Tuning runs: -DNVF_KSPLIT=0 builds
-// the kernels without it (0.5.15's), and the host then splits nothing.
-#ifndef NVF_KSPLIT
-#define NVF_KSPLIT (NVF_TOK == 128 && !NVF_PERSIST && !NVF_VARN)
+// host splits only full tiles; the split's code cost their step loop a spill). Opt-in until it has run on a GPU:
+// -DNVF_KSPLIT=1 (tuning runs, $NVFP4MOE_TUNE_DEFINE; the host reads the same define) builds it; without it the
+// kernels are 0.5.15's and the host splits nothing.
+#if defined(NVF_KSPLIT) && NVF_KSPLIT && NVF_TOK == 128 && !NVF_PERSIST && !NVF_VARN
+#define NVF_KS_ON 1
+#else
+#define NVF_KS_ON 0
 #endif
 
 // The 32-token tiles' weights by strong loads (nvf_ldg_weights: ptxas keeps them in their step);
@@ -450,7 +453,7 @@ NVF_DEV void nvf_ws_epilogue_reg(const NvfGemmParams& p, int g, int valid, float
   }
 }
 
-#if NVF_KSPLIT
+#if NVF_KS_ON
 // The tail split's memory in the workspace, after the widened tokens (the host's nvfp4moe__tok_ws_bytes, rounded
 // up to 256 bytes): the pieces' sums, [T][S][NVF_TOK / 8][128 NVF_CWG] float4, then T counters.
 NVF_DEV float4* nvf_ws_ksplit_mem(const NvfGemmParams& p, int** cnt) {
@@ -505,7 +508,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   const int u0 = nvf_ws_unit(p, tab, blockIdx.x, tiles, nblocks);
   if (u0 < 0) return; // no unit with tokens for this CTA
 #endif
-#elif NVF_KSPLIT
+#elif NVF_KS_ON
   int bid = blockIdx.x, ks_t = -1, ks_q = 0; // the unit; with the tail split its tail index and piece
   const int ks_s = p.ptab & 15, ks_base = p.groups * nblocks * p.tiles_m - (p.ptab >> 8); // (ks_s 0: no split)
   if (ks_s > 1 && p.tok_ws && bid >= ks_base) {
@@ -524,7 +527,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read
 #endif
   const int kc4 = (p.k / 16 + 3) / 4, nsteps_all = (p.k + NVF_STEP - 1) / NVF_STEP;
-#if !NVF_KSPLIT
+#if !NVF_KS_ON
   const int nsteps = nsteps_all, sb = 0;
   (void)sb;
 #else
@@ -555,7 +558,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(NVF_PREGS));
     if (threadIdx.x != 128 * NVF_CWG) return;
     const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS;
-#if NVF_KSPLIT
+#if NVF_KS_ON
     const int nslots_all = (nsteps_all + NVF_SPS - 1) / NVF_SPS;
 #else
 #define nslots_all nslots
@@ -569,7 +572,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
 #endif
     const u8* img = p.tok_ws + (i64)g * ((p.m_max + NVF_TOK - 1) / NVF_TOK) * nslots_all * NVF_SLOT_BYTES;
     for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {
-#if NVF_KSPLIT
+#if NVF_KS_ON
       const u8* src = img + ((i64)(tok0 / NVF_TOK) * nslots_all + sb / NVF_SPS) * NVF_SLOT_BYTES; // (sb: a whole slot)
 #else
       const u8* src = img + (i64)(tok0 / NVF_TOK) * nslots * NVF_SLOT_BYTES;
@@ -669,7 +672,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
 #endif
 #else
   const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8
-#if NVF_KSPLIT
+#if NVF_KS_ON
   NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4);
   const int kl = p.k - sb * NVF_STEP; // K left from the CTA's first step (the loads' bound)
   if (sb) {
@@ -799,7 +802,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     if (lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);
     #pragma unroll
     for (int e = 0; e < NVF_TOK / 2; ++e) nvf_reg_fence(acc[e]);
-#if NVF_KSPLIT
+#if NVF_KS_ON
     if (ks_t >= 0) { // (the piece found again: kept over the loop, ks_t and ks_q cost the step loop a spill)
       const int kb = (int)blockIdx.x - (p.groups * nblocks * p.tiles_m - (p.ptab >> 8)), kt = kb / (p.ptab & 15);
       if (!nvf_ws_ksplit_fixup(p, kt, kb - kt * (p.ptab & 15), acc)) continue; // another piece stores D
@@ -836,7 +839,7 @@ NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)
 // producer's; CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.
 extern "C" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles) {
   nvf_pdl_enter();
-#if NVF_KSPLIT
+#if NVF_KS_ON
   if ((p.ptab & 15) > 1 && blockIdx.x == 0) { // the GEMM's tail-split counters (the launch after this one)
     int* cnt;
     nvf_ws_ksplit_mem(p, &cnt);

@@ -862,7 +862,10 @@ static void test_gemm_workspace_size(void) {
   c->backend = NVFP4MOE_BACKEND_SM90; c->forced_gemm_spec = -1; c->token_prepass = 1;
   CHECK(nvfp4moe_gemm_workspace_size(c, &a) == nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS128, 4, 256, 7168),
         "sm90, 128 tokens expected: the 128-token tile's bytes");
-  c->ksplit = -1; c->sm_count = 132; /* with the tail split: its counters and 132 pieces' sums after the tokens */
+  c->ksplit = -1; c->sm_count = 132; /* without the opt-in tail split's define: the tokens only */
+  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS128, 4, 256, 7168),
+        "sm90, 128 tokens expected, no -DNVF_KSPLIT=1: the tokens only");
+  strcpy(c->tune_define, "-DNVF_KSPLIT=1"); /* with it: its counters and 132 pieces' sums after the tokens */
   CHECK(nvfp4moe_gemm_workspace_size(c, &a) == (nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS128, 4, 256, 7168) + 255) / 256 * 256 +
                                                   768 + (size_t)132 * 192 * 128 * 4,
         "sm90, 128 tokens expected, the tail split's room");
@@ -877,7 +880,7 @@ static void test_gemm_workspace_size(void) {
       CHECK(sp == cases[i][2] && tail == cases[i][3], "tail split of %d units, K %d (rule %d): %d pieces of %d units",
              cases[i][0], cases[i][1], cases[i][4], sp, tail);
     }
-    c->ksplit = 0; c->sm_count = 0;
+    c->ksplit = 0; c->sm_count = 0; c->tune_define[0] = 0;
   }
   a.expected_m = 4;
   CHECK(nvfp4moe_gemm_workspace_size(c, &a) == 0, "8-token swap-AB tile, row-major: 0");
