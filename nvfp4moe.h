@@ -119,11 +119,15 @@
    0.5.15: the quantizer's outer loop without its pass counter, a thread's first code and SF offsets
    set once a pass (sm_90a: 8 to 16 fewer instructions in each non-SiLU quantize kernel, the plain
    kernels' stack 16 -> 8 bytes); on an H100 no quantizer or layer cell slower than 0.5.14's
-   (bench/NOTES.md, forty-eighth session). Results and API unchanged. */
+   (bench/NOTES.md, forty-eighth session). Results and API unchanged.
+   0.5.16: an opt-in tail split for the sm90 128-token GEMM tile ($NVFP4MOE_TUNE_DEFINE=-DNVF_KSPLIT=1;
+   nvfp4moe__ws_ksplit): the units of a last, mostly idle CTA wave split over K, their partial sums in the
+   GEMM workspace, which then asks for 13 MB more. Compiled and reviewed, not yet run on a GPU. Without the
+   define the kernels (every sm_90a module's SASS), the workspace size, results and API are 0.5.15's. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
-#define NVFP4MOE_VERSION_PATCH 15
-#define NVFP4MOE_VERSION_STRING "0.5.15"
+#define NVFP4MOE_VERSION_PATCH 16
+#define NVFP4MOE_VERSION_STRING "0.5.16"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
