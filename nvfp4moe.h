@@ -3366,8 +3366,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "\n"
   "// NVF_KSPLIT (the 128-token tile where it is not resident): the tail split. A one-CTA-a-unit grid of U units runs\n"
   "// in ceil(U / SMs) waves of equal CTAs, so a last wave of few units idles most SMs for a whole unit: at 128 tokens\n"
-  "// DeepSeek-V3 GEMM1 (704 units, 5.33 waves) ran 10-15 % slower than with 30 groups instead of 32 (660 units, 5.00\n",
-  "// waves; bench/NOTES.md, fiftieth session, X98). Where the host sets p.ptab = S | T << 8 (S 2-4 pieces, T units;\n"
+  "// DeepSeek-V3 GEMM1 (704 units, 5.33 waves) took 13-16 % less time with 30 groups instead of 32 (660 units, 5.00\n",
+  "// waves), where the work shrinks 6 % (bench/NOTES.md, fiftieth session, X98, H100). Where the host sets p.ptab = S | T << 8 (S 2-4 pieces, T units;\n"
   "// nvfp4moe__ws_ksplit; this grid never reads ptab otherwise) and p.tiles_m (the token tiles), the last T units\n"
   "// are each split into S CTAs over K (whole rounds of two steps each): every piece stores its F32 sums in the\n"
   "// workspace after the widened tokens (nvf_ws_ksplit_mem) and counts itself; the last of a unit's pieces to count\n"
@@ -7223,7 +7223,7 @@ NVFP4MOE__PRIVATE size_t nvfp4moe__gemm_ws_need_any(const nvfp4moe_context* ctx,
    each split over K into S = min(4, sm_count / rem, rounds of two steps) CTAs, so the last wave ends after about
    1 / S of a unit instead of a whole one. Measured first (bench/NOTES.md, fiftieth session, X98, H100): DeepSeek-V3
    GEMM1 at 128 tokens took 0.84-0.87 of its time with 30 groups instead of 32 (5.00 against 5.33 waves), GEMM2
-   0.91 with 31 instead of 32 (8.92 against 9.21). Returns S (0: no split) and sets *tail (units split, from the
+   0.91 with 31 instead of 32 (8.92 against 9.21) in two of three arms (1.01 in the third). Returns S (0: no split) and sets *tail (units split, from the
    last). Its workspace: after the widened tokens (rounded up to 256 bytes), at most sm_count pieces' F32 sums and
    their units' counters (nvfp4moe__ksplit_bytes); without that room, or with the layer's widened tokens (no
    pre-pass zeroes the counters), no split. The kernel reads S | units << 8 from ptab, the token tiles from tiles_m.

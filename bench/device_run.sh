@@ -2022,13 +2022,13 @@ X99)
   env $X timeout 150 ./build/nvfp4moe_precompile sm_90a --only gemm_sm90_ws_t128 > $L/pc_x.log 2>&1 &
   wait; echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 $L/pc.log) / $(tail -1 $L/pc_x.log)"
   T="TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 $X"
-  lane_test every_rule ${TL:-150} $T > $L/lane_a.txt &
-  lane_test every_k3 ${TL:-150} $T NVFP4MOE_KSPLIT=3 > $L/lane_b.txt &
-  lane_test shapes ${TL:-150} TEST_QUICK=1 TEST_ONLY=gemm_shapes $X > $L/lane_c.txt &
-  lane_sanitizer memcheck every_tile ${TL:-150} TEST_CONFIGS=gemm_sm90_ws_t128 NVFP4MOE_KSPLIT=2 $X > $L/lane_d.txt 2>&1 &
+  lane_test every_rule ${TL:-200} $T > $L/lane_a.txt &
+  lane_test every_k3 ${TL:-200} $T NVFP4MOE_KSPLIT=3 > $L/lane_b.txt &
+  lane_test shapes ${TL:-200} TEST_QUICK=1 TEST_ONLY=gemm_shapes $X > $L/lane_c.txt &
+  lane_sanitizer memcheck every_tile ${TL:-200} TEST_CONFIGS=gemm_sm90_ws_t128 NVFP4MOE_KSPLIT=2 $X > $L/lane_d.txt 2>&1 &
   wait; lanes_report
   grep -h "cases ran again" $L/every_*.log | head -4
-  PYTHONUNBUFFERED=1 timeout ${ABT:-120} python3 tools/bench.py --envs "NVFP4MOE_Y=1,$X,$X,NVFP4MOE_Y=1" \
+  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "NVFP4MOE_Y=1,$X,$X,NVFP4MOE_Y=1" \
     --ms 128,512 --only gemm --shapes qwen3_30b_gemm1,qwen3_30b_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2,gpt_oss_gemm1,dsv3_g30_gemm1,dsv3_g31_gemm2 \
     --out "$OUT/x99_ab.json" > $L/ab.log 2>&1
   echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
@@ -2048,7 +2048,7 @@ PYEOF
 X98)
   # fiftieth session: do the 128-token tile's CTA waves show in the time? DeepSeek-V3 GEMM1 with 32, 30 and 33 groups
   # (704, 660, 726 CTAs of 192 rows: 5.33, 5.00, 5.50 waves of 132) and GEMM2 with 32, 31, 29 (1216, 1178, 1102:
-  # 9.21, 8.92, 8.35), at 128 tokens, two arms of the same default build
+  # 9.21, 8.92, 8.35), at 128 tokens, three arms of the same default build
   t0=$(date +%s); nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
   PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "NVFP4MOE_Y=1,NVFP4MOE_Y=2,NVFP4MOE_Y=1" --ms 128 \
     --only gemm --shapes dsv3_ep8_gemm1,dsv3_g30_gemm1,dsv3_g33_gemm1,dsv3_ep8_gemm2,dsv3_g31_gemm2,dsv3_g29_gemm2 \

@@ -191,8 +191,8 @@ NVF_DEV u32 nvf_clock() {
 
 // NVF_KSPLIT (the 128-token tile where it is not resident): the tail split. A one-CTA-a-unit grid of U units runs
 // in ceil(U / SMs) waves of equal CTAs, so a last wave of few units idles most SMs for a whole unit: at 128 tokens
-// DeepSeek-V3 GEMM1 (704 units, 5.33 waves) ran 10-15 % slower than with 30 groups instead of 32 (660 units, 5.00
-// waves; bench/NOTES.md, fiftieth session, X98). Where the host sets p.ptab = S | T << 8 (S 2-4 pieces, T units;
+// DeepSeek-V3 GEMM1 (704 units, 5.33 waves) took 13-16 % less time with 30 groups instead of 32 (660 units, 5.00
+// waves), where the work shrinks 6 % (bench/NOTES.md, fiftieth session, X98, H100). Where the host sets p.ptab = S | T << 8 (S 2-4 pieces, T units;
 // nvfp4moe__ws_ksplit; this grid never reads ptab otherwise) and p.tiles_m (the token tiles), the last T units
 // are each split into S CTAs over K (whole rounds of two steps each): every piece stores its F32 sums in the
 // workspace after the widened tokens (nvf_ws_ksplit_mem) and counts itself; the last of a unit's pieces to count
