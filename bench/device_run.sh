@@ -2058,7 +2058,7 @@ X98)
 X97)
   # fiftieth session: on an H200 only (stops at once on another card): X96 again (t32_trial -DNVF_WRING=1 on a tree
   # with b049219's NVF_WRING code, which is not in the tree: run \`patch -p1 < bench/patches/x96_wring.patch\` first,
-  # in the same command, before this script builds; the patch is that code on 3763124's tree), whose end runs X94's Nsight passes on the default (before $PROF_BY s), then G14 at 32
+  # in the same command, before this script builds; the patch is that code on the fiftieth session's final tree), whose end runs X94's Nsight passes on the default (before $PROF_BY s), then G14 at 32
   # tokens under the define into $OUT/wring/ (before $WPROF_BY s)
   g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
   echo "$g" | grep -q H200 || { echo "$g: not an H200: stopped"; exit 3; }
