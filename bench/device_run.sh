@@ -2010,6 +2010,21 @@ X86S)
   wskip_ab ${ABT:-150}
   wskip_tests 120 moe_layer layer_quantizer_widened
   ;;
+X99Q)
+  # fiftieth session, X99 cut to the device time left (about 150 s): no precompile (the tests compile what they use),
+  # under -DNVF_KSPLIT=1 the 128-token tiles' quick every-tile test under the rule and forced to 3 pieces, side by
+  # side, then the A/B o t t o of DeepSeek-V3 GEMM1 and GEMM2 at 128 tokens only
+  t0=$(date +%s); L=/tmp/x99q; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+  X="NVFP4MOE_TUNE_DEFINE=-DNVF_KSPLIT=1"
+  T="TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 $X"
+  lane_test every_rule ${TL:-90} $T > $L/lane_a.txt &
+  lane_test every_k3 ${TL:-90} $T NVFP4MOE_KSPLIT=3 > $L/lane_b.txt &
+  wait; cat $L/lane_a.txt $L/lane_b.txt; grep -h "cases ran again" $L/every_*.log | head -2
+  PYTHONUNBUFFERED=1 timeout ${ABT:-60} python3 tools/bench.py --envs "NVFP4MOE_Y=1,$X,$X,NVFP4MOE_Y=1" \
+    --ms 128 --only gemm --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2 --out "$OUT/x99q_ab.json" > $L/ab.log 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "dsv3" $L/ab.log | cut -c1-150
+  tar czf "$OUT/x99q_logs.tgz" -C $L .
+  ;;
 X99)
   # fiftieth session: the 128-token tile's tail split (opt-in: -DNVF_KSPLIT=1; nvfp4moe__ws_ksplit; $NVFP4MOE_KSPLIT).
   # Precompile both; side by side under the define: the 128-token tiles' every-tile test under the rule and forced
