@@ -119,15 +119,11 @@
    0.5.15: the quantizer's outer loop without its pass counter, a thread's first code and SF offsets
    set once a pass (sm_90a: 8 to 16 fewer instructions in each non-SiLU quantize kernel, the plain
    kernels' stack 16 -> 8 bytes); on an H100 no quantizer or layer cell slower than 0.5.14's
-   (bench/NOTES.md, forty-eighth session). Results and API unchanged.
-   0.5.16: an opt-in tail split for the sm90 128-token GEMM tile ($NVFP4MOE_TUNE_DEFINE=-DNVF_KSPLIT=1;
-   nvfp4moe__ws_ksplit): the units of a last, mostly idle CTA wave split over K, their partial sums in the
-   GEMM workspace, which then asks for 13 MB more. Compiled and reviewed, not yet run on a GPU. Without the
-   define the kernels (every sm_90a module's SASS), the workspace size, results and API are 0.5.15's. */
+   (bench/NOTES.md, forty-eighth session). Results and API unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
-#define NVFP4MOE_VERSION_PATCH 16
-#define NVFP4MOE_VERSION_STRING "0.5.16"
+#define NVFP4MOE_VERSION_PATCH 15
+#define NVFP4MOE_VERSION_STRING "0.5.15"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
@@ -402,9 +398,7 @@ typedef struct nvfp4moe_gemm_args {
                                  bytes: the sm90 token-producer tiles (and the 8-token swap-AB
                                  tile on TILED weights, K >= 4096) widen the tokens into it
                                  once instead of in every CTA (4-20 % faster at K >= 2048 on an
-                                 H200, bench/NOTES.md); 0 = none, the same result (but for the
-                                 128-token tile's tail split, which only the full size turns on:
-                                 nvfp4moe_gemm_workspace_size). Written by the
+                                 H200, bench/NOTES.md); 0 = none, the same result. Written by the
                                  call, so one buffer per concurrent call (stream); its contents
                                  on entry never matter (the slots of rows past masked_m are
                                  copied but neither written nor used: compute-sanitizer's
@@ -575,8 +569,7 @@ NVFP4MOE_API nvfp4moe_weight_layout nvfp4moe_preferred_weight_layout(const nvfp4
 /* Masked grouped NVFP4 GEMM (see nvfp4moe_gemm_args). Reads masked_m only on the device,
    so it can be captured in a CUDA graph and replayed with new counts.
    Errors: INVALID_ARGUMENT (K % 32, N % 8, ldd, alignment, null pointers, a nonzero
-   workspace smaller than the widened tokens' part of nvfp4moe_gemm_workspace_size (below)
-   or not 16-byte aligned, an unknown
+   workspace smaller than nvfp4moe_gemm_workspace_size or not 16-byte aligned, an unknown
    b_layout, TILED with N % 16), NOT_SUPPORTED (offline context). */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context* ctx,
                                                               const nvfp4moe_gemm_args* args,
@@ -586,13 +579,7 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context* c
    the context's heuristic picks an sm90 token-producer tile, or its 8-token swap-AB tile on
    TILED weights with K >= 4096 (expected_m <= 4: 3-6 % faster on an H200's DeepSeek-V3 GEMM1),
    else 0 (the other swap-AB tiles, sm100 with ROW_MAJOR weights, sm_80 tiles, offline context,
-   $NVFP4MOE_TOKEN_PREPASS=0, null or invalid args). In a context with the opt-in tail split
-   ($NVFP4MOE_TUNE_DEFINE=-DNVF_KSPLIT=1, not yet run on a GPU) and where that is the 128-token
-   tile, the size also holds the room of its tail split (F32 partial sums of at most one CTA an SM, 96 KB each,
-   and their counters: 13 MB on 132 SMs), which splits the last, mostly idle wave of CTAs over K;
-   a workspace with only the tokens' part runs without the split ($NVFP4MOE_KSPLIT=0 leaves the
-   room out). The split sums K in pieces, so results can differ from an unsplit run's in the last
-   bits of the BF16 (both within the contract's F32 tolerance).
+   $NVFP4MOE_TOKEN_PREPASS=0, null or invalid args).
    Same role as the workspace of CUTLASS's grouped GEMM: ask, allocate once, pass. */
 NVFP4MOE_API size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* args);
 
@@ -3364,31 +3351,13 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#endif\n"
   "#endif\n"
   "\n"
-  "// NVF_KSPLIT (the 128-token tile where it is not resident): the tail split. A one-CTA-a-unit grid of U units runs\n"
-  "// in ceil(U / SMs) waves of equal CTAs, so a last wave of few units idles most SMs for a whole unit: at 128 tokens\n"
-  "// DeepSeek-V3 GEMM1 (704 units, 5.33 waves) took 13-16 % less time with 30 groups instead of 32 (660 units, 5.00\n",
-  "// waves), where the work shrinks 6 % (bench/NOTES.md, fiftieth session, X98, H100). Where the host sets p.ptab = S | T << 8 (S 2-4 pieces, T units;\n"
-  "// nvfp4moe__ws_ksplit; this grid never reads ptab otherwise) and p.tiles_m (the token tiles), the last T units\n"
-  "// are each split into S CTAs over K (whole rounds of two steps each): every piece stores its F32 sums in the\n"
-  "// workspace after the widened tokens (nvf_ws_ksplit_mem) and counts itself; the last of a unit's pieces to count\n"
-  "// adds the S partial sums in piece order (the result does not depend on which piece came last) and stores D as\n"
-  "// the unit would have. Only with a workspace: its token pre-pass zeroes the counters. Not in the _varn twins (the\n"
-  "// host splits only full tiles; the split's code cost their step loop a spill). Opt-in until it has run on a GPU:\n"
-  "// -DNVF_KSPLIT=1 (tuning runs, $NVFP4MOE_TUNE_DEFINE; the host reads the same define) builds it; without it the\n"
-  "// kernels are 0.5.15's and the host splits nothing.\n"
-  "#if defined(NVF_KSPLIT) && NVF_KSPLIT && NVF_TOK == 128 && !NVF_PERSIST && !NVF_VARN\n"
-  "#define NVF_KS_ON 1\n"
-  "#else\n"
-  "#define NVF_KS_ON 0\n"
-  "#endif\n"
-  "\n"
   "// The 32-token tiles' weights by strong loads (nvf_ldg_weights: ptxas keeps them in their step);\n"
   "// the other tiles already issue them there.\n"
   "#define NVF_WSTRONG (NVF_TOK == 32)\n"
   "\n"
   "static_assert(NVF_TOK == 32 || NVF_TOK == 48 || NVF_TOK == 64 || NVF_TOK == 128, \"NVF_TOK must be 32, 48, 64 or 128\");\n"
   "#include \"gemm_wgmma_step.cuh\"\n"
-  "\n"
+  "\n",
   "// Unit u's token step s into its raw stage with cp.async, one commit group per slot (zero-filled\n"
   "// past K, past the steps and for a token past masked_m, whose copies name the 16-byte aligned\n"
   "// `dummy` and read nothing): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64\n"
@@ -3421,7 +3390,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const u32 sfw[2] = {*(const u32*)(st + 64 * NVF_UNITS + 4 * u), *(const u32*)(st + 68 * NVF_UNITS + 4 * u)};\n"
   "  nvf_wg_widen_token(q, sfw, s * NVF_STEP, k, dst);\n"
   "}\n"
-  "\n",
+  "\n"
   "// Byte offset of unit (token n, step ss of the slot) in a slot (its row in MMA 0), as the\n"
   "// producer widens it and the pre-pass writes the slot images.\n"
   "NVF_DEV int nvf_slot_unit_offset(int n, int ss) { return ss * 8 * NVF_B_MMA + (n >> 3) * 256 + (n & 7) * 16; }\n"
@@ -3450,7 +3419,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "}\n"
   "\n"
   "// The resident grid's work units. By default every (group, row block, token tile < tiles) is a unit and\n"
-  "// CTAs skip those without tokens: an expert with more than tiles_m token tiles (tiles_m from expected_m)\n"
+  "// CTAs skip those without tokens: an expert with more than tiles_m token tiles (tiles_m from expected_m)\n",
   "// then makes its units take two passes each, on a fixed set of CTAs that finish late (the 48-token tile's loss on the\n"
   "// DeepSeek-V3 layer). With p.ptab (the TILED 48-token tile by default, every resident tile but the 128-token\n"
   "// one under -DNVF_PCOMPACT=1 or 2; the table must fit) they are\n"
@@ -3481,7 +3450,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    for (int o = 1; o < 32; o <<= 1) {\n"
   "      const int x = __shfl_up_sync(0xffffffffu, c, o);\n"
   "      if (lane >= o) c += x;\n"
-  "    }\n",
+  "    }\n"
   "    if (g < p.groups) tab[g + 1] = carry + c;\n"
   "    carry += __shfl_sync(0xffffffffu, c, 31);\n"
   "  }\n"
@@ -3510,7 +3479,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        break;\n"
   "      }\n"
   "    }\n"
-  "    const int h = lo + lane + 1; // (lane 31 tests the next boundary: not <= u)\n"
+  "    const int h = lo + lane + 1; // (lane 31 tests the next boundary: not <= u)\n",
   "    lo += __popc(__ballot_sync(0xffffffffu, h < p.groups && tab[h] <= u));\n"
   "  } else {\n"
   "    int hi = p.groups; // tab[lo] <= u < tab[hi]\n"
@@ -3550,7 +3519,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// at token 32 + 16 (half ^ token bit 2) (the swizzle spreads a matrix's 8 rows over all banks), then\n"
   "// read back a piece a lane and written whole; only tokens < valid and rows < N (N % 8 == 0: a piece is\n"
   "// all in or all out).\n"
-  "// The staging area's 16-byte row of (token tok, rows 8 h ..): halves swizzled by token bit 2.\n",
+  "// The staging area's 16-byte row of (token tok, rows 8 h ..): halves swizzled by token bit 2.\n"
   "NVF_DEV u32 nvf_ws_epi_row(u32 stg, int tok, int h) { return stg + tok * 32 + 16 * (h ^ ((tok >> 2) & 1)); }\n"
   "\n"
   "NVF_DEV void nvf_ws_epilogue_smem(const NvfGemmParams& p, int g, int valid, float alpha, int tok0, int rw0, u32 stg,\n"
@@ -3572,7 +3541,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  #pragma unroll\n"
   "  for (int q = 0; q < NVF_TOK / 16; ++q) { // four matrices a stmatrix: lane k names row k % 8 of matrix k / 8\n"
   "    const int mi = 4 * q + (lane >> 3), tok = 8 * (mi >> 1) + (lane & 7), h = mi & 1;\n"
-  "    asm volatile(\"stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\" ::\"r\"(nvf_ws_epi_row(stg, tok, h)),\n"
+  "    asm volatile(\"stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\" ::\"r\"(nvf_ws_epi_row(stg, tok, h)),\n",
   "                 \"r\"(v[4 * q]), \"r\"(v[4 * q + 1]), \"r\"(v[4 * q + 2]), \"r\"(v[4 * q + 3]) : \"memory\");\n"
   "  }\n"
   "  __syncwarp();\n"
@@ -3612,7 +3581,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      const int j = 2 * q + jj, m = tok0 + 8 * j + 2 * t;\n"
   "      const float rs0 = p.row_scale && m < valid \? p.row_scale[(i64)g * p.m_max + m] : 1.0f;\n"
   "      const float rs1 = p.row_scale && m + 1 < valid \? p.row_scale[(i64)g * p.m_max + m + 1] : 1.0f;\n"
-  "      const float s0 = __fmul_rn(alpha, rs0), s1 = __fmul_rn(alpha, rs1);\n",
+  "      const float s0 = __fmul_rn(alpha, rs0), s1 = __fmul_rn(alpha, rs1);\n"
   "      #pragma unroll\n"
   "      for (int h = 0; h < 2; ++h)\n"
   "        a[2 * jj + h] = nvf_movmatrix_trans(nvf_pack_bf16x2(__fmul_rn(s0, __fmul_rn(acc[4 * j + 2 * h], NVF_DEQ_SCALE2)),\n"
@@ -3628,54 +3597,13 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  }\n"
   "}\n"
   "\n"
-  "#if NVF_KS_ON\n"
-  "// The tail split's memory in the workspace, after the widened tokens (the host's nvfp4moe__tok_ws_bytes, rounded\n"
-  "// up to 256 bytes): the pieces' sums, [T][S][NVF_TOK / 8][128 NVF_CWG] float4, then T counters.\n"
-  "NVF_DEV float4* nvf_ws_ksplit_mem(const NvfGemmParams& p, int** cnt) {\n"
-  "  const i64 nslots = ((p.k + NVF_STEP - 1) / NVF_STEP + NVF_SPS - 1) / NVF_SPS;\n"
-  "  const i64 tok = (i64)p.groups * ((p.m_max + NVF_TOK - 1) / NVF_TOK) * nslots * NVF_SLOT_BYTES;\n"
-  "  u8* const part = p.tok_ws + (tok + 255) / 256 * 256;\n"
-  "  *cnt = (int*)(part + (i64)(p.ptab >> 8) * (p.ptab & 15) * (NVF_TOK / 8) * (128 * NVF_CWG) * 16);\n"
-  "  return (float4*)part;\n"
-  "}\n"
-  "// The tail split's meeting point (NVF_KSPLIT above), for the consumer threads of piece q of tail unit t: store\n"
-  "// the piece's sums, count it; in the unit's last piece to count, acc becomes the sum of all S pieces in piece\n"
-  "// order (true: this CTA stores D), else false. Every consumer thread calls it (named barrier 1).\n"
-  "NVF_DEV bool nvf_ws_ksplit_fixup(const NvfGemmParams& p, int t, int q, float* acc) {\n"
-  "  __shared__ int last;\n"
-  "  const int ct = threadIdx.x, S = p.ptab & 15; // ct < 128 NVF_CWG\n"
-  "  int* cnt;\n"
-  "  float4* const part = nvf_ws_ksplit_mem(p, &cnt) + (i64)t * S * (NVF_TOK / 8) * (128 * NVF_CWG) + ct;\n"
-  "  #pragma unroll\n"
-  "  for (int e = 0; e < NVF_TOK / 8; ++e)\n"
-  "    __stcg(part + ((i64)q * (NVF_TOK / 8) + e) * (128 * NVF_CWG),\n"
-  "           make_float4(acc[4 * e], acc[4 * e + 1], acc[4 * e + 2], acc[4 * e + 3]));\n"
-  "  __threadfence(); // the sums visible before the count\n"
-  "  asm volatile(\"bar.sync 1, %0;\" ::\"n\"(128 * NVF_CWG) : \"memory\");\n"
-  "  if (ct == 0) last = atomicAdd(cnt + t, 1) == S - 1;\n"
-  "  asm volatile(\"bar.sync 1, %0;\" ::\"n\"(128 * NVF_CWG) : \"memory\");\n"
-  "  if (!last) return false;\n"
-  "  __threadfence(); // (the other pieces' sums, counted before ours)\n"
-  "  #pragma unroll\n"
-  "  for (int e = 0; e < NVF_TOK / 8; ++e) { // (this piece's sums too, as stored: no register picked by index)\n"
-  "    float4 sum = __ldcg(part + (i64)e * (128 * NVF_CWG));\n"
-  "    for (int j = 1; j < S; ++j) {\n"
-  "      const float4 v = __ldcg(part + ((i64)j * (NVF_TOK / 8) + e) * (128 * NVF_CWG));\n"
-  "      sum = make_float4(__fadd_rn(sum.x, v.x), __fadd_rn(sum.y, v.y), __fadd_rn(sum.z, v.z), __fadd_rn(sum.w, v.w));\n"
-  "    }\n"
-  "    acc[4 * e] = sum.x; acc[4 * e + 1] = sum.y; acc[4 * e + 2] = sum.z; acc[4 * e + 3] = sum.w;\n"
-  "  }\n"
-  "  return true;\n"
-  "}\n"
-  "#endif\n"
-  "\n"
   "template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {\n"
-  "  // NVF_SLOTS slots, NVF_TSTAGES raw token stages (none with a workspace), the warps' staged results (NVF_EPI_SMEM)\n",
+  "  // NVF_SLOTS slots, NVF_TSTAGES raw token stages (none with a workspace), the warps' staged results (NVF_EPI_SMEM)\n"
   "  extern __shared__ __align__(128) u8 smem[];\n"
   "  __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]\n"
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
   "#if NVF_PERSIST\n"
-  "  const int tiles = p.tiles_m; // token tiles per (group, block)\n"
+  "  const int tiles = p.tiles_m; // token tiles per (group, block)\n",
   "  int* const tab = (int*)(smem + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws \? 0 : NVF_TSTAGES * NVF_STAGE_BYTES) +\n"
   "                          (NVF_EPI_SMEM \? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0)); // p.ptab: units before each group\n"
   "  if (NVF_PCOMPACT && p.ptab) nvf_ws_build_tab(p, tab, tiles, nblocks);\n"
@@ -3683,36 +3611,13 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const int u0 = nvf_ws_unit(p, tab, blockIdx.x, tiles, nblocks);\n"
   "  if (u0 < 0) return; // no unit with tokens for this CTA\n"
   "#endif\n"
-  "#elif NVF_KS_ON\n"
-  "  int bid = blockIdx.x, ks_t = -1, ks_q = 0; // the unit; with the tail split its tail index and piece\n"
-  "  const int ks_s = p.ptab & 15, ks_base = p.groups * nblocks * p.tiles_m - (p.ptab >> 8); // (ks_s 0: no split)\n"
-  "  if (ks_s > 1 && p.tok_ws && bid >= ks_base) {\n"
-  "    ks_t = (bid - ks_base) / ks_s;\n"
-  "    ks_q = bid - ks_base - ks_t * ks_s;\n"
-  "    bid = ks_base + ks_t;\n"
-  "  }\n"
-  "  const int tiles = ks_s > 1 \? p.tiles_m : gridDim.x / (p.groups * nblocks);\n"
-  "  const int tt = bid % tiles, gb = bid / tiles, g = gb / nblocks, bx = gb % nblocks;\n"
-  "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
-  "  if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read\n"
   "#else\n"
   "  const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)\n"
   "  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;\n"
   "  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "  if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read\n"
   "#endif\n"
-  "  const int kc4 = (p.k / 16 + 3) / 4, nsteps_all = (p.k + NVF_STEP - 1) / NVF_STEP;\n"
-  "#if !NVF_KS_ON\n"
-  "  const int nsteps = nsteps_all, sb = 0;\n"
-  "  (void)sb;\n"
-  "#else\n"
-  "  int nsteps = nsteps_all, sb = 0; // the CTA's steps sb .. sb + nsteps - 1\n"
-  "  if (ks_t >= 0) { // piece ks_q of S: whole rounds of two steps (the _k256 twins' loads need them)\n"
-  "    const int rounds = (nsteps_all + 1) / 2;\n"
-  "    sb = 2 * (ks_q * rounds / ks_s);\n"
-  "    nsteps = min(nsteps_all, 2 * ((ks_q + 1) * rounds / ks_s)) - sb;\n"
-  "  }\n"
-  "#endif\n"
+  "  const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;\n"
   "  const u32 sbase = nvf_smem_u32(smem), full0 = nvf_smem_u32(bars), empty0 = full0 + 8u * NVF_SLOTS;\n"
   "  if (threadIdx.x == 0) {\n"
   "    #pragma unroll\n"
@@ -3733,26 +3638,16 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\" ::\"n\"(NVF_PREGS));\n"
   "    if (threadIdx.x != 128 * NVF_CWG) return;\n"
   "    const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS;\n"
-  "#if NVF_KS_ON\n"
-  "    const int nslots_all = (nsteps_all + NVF_SPS - 1) / NVF_SPS;\n"
-  "#else\n"
-  "#define nslots_all nslots\n"
-  "#endif\n"
   "    int slot = 0;\n"
   "    u32 phase = 1; // as below\n"
-  "#if NVF_PERSIST\n",
+  "#if NVF_PERSIST\n"
   "    for (int u = u0; u >= 0; u = nvf_ws_unit(p, tab, u + gridDim.x, tiles, nblocks)) {\n"
   "      const NvfWsUnit w = nvf_ws_decode<false>(p, tab, u, tiles, nblocks);\n"
   "      const int tt = w.tt, g = w.g, valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "#endif\n"
-  "    const u8* img = p.tok_ws + (i64)g * ((p.m_max + NVF_TOK - 1) / NVF_TOK) * nslots_all * NVF_SLOT_BYTES;\n"
+  "    const u8* img = p.tok_ws + (i64)g * ((p.m_max + NVF_TOK - 1) / NVF_TOK) * nslots * NVF_SLOT_BYTES;\n"
   "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
-  "#if NVF_KS_ON\n"
-  "      const u8* src = img + ((i64)(tok0 / NVF_TOK) * nslots_all + sb / NVF_SPS) * NVF_SLOT_BYTES; // (sb: a whole slot)\n"
-  "#else\n"
   "      const u8* src = img + (i64)(tok0 / NVF_TOK) * nslots * NVF_SLOT_BYTES;\n"
-  "#undef nslots_all\n"
-  "#endif\n"
   "      for (int f = 0; f < nslots; ++f) {\n"
   "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
   "        nvf_mbar_expect_tx(full0 + 8u * slot, NVF_SLOT_BYTES);\n"
@@ -3773,7 +3668,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    const bool live = NVF_UNITS == 128 || pt < NVF_UNITS;\n"
   "    const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS; // slot fills per token tile\n"
   "    const u32 stage0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES;\n"
-  "    const u32 dst0 = nvf_slot_unit_offset(n, ss);\n"
+  "    const u32 dst0 = nvf_slot_unit_offset(n, ss);\n",
   "    int slot = 0, st = 0; // ring slot, raw stage of the fill\n"
   "    u32 phase = 1;        // empty: the phase before a fresh barrier's first counts as completed\n"
   "#if NVF_PERSIST\n"
@@ -3800,7 +3695,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "                       f * NVF_SPS + ss, p.k, pt);\n"
   "        nvf_fence_proxy_async();\n"
   "        nvf_mbar_arrive(full0 + 8u * slot);\n"
-  "        nvf_ring_next(slot, phase);\n",
+  "        nvf_ring_next(slot, phase);\n"
   "        if (++st == NVF_TSTAGES) st = 0;\n"
   "      }\n"
   "      asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\"); // the zero fills past the tile's steps land first\n"
@@ -3837,7 +3732,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  while (u >= 0) {\n"
   "#if !NVF_WSNEXT_ON\n"
   "    const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);\n"
-  "#endif\n"
+  "#endif\n",
   "    const int tt = w.tt, g = w.g, r0 = w.blk * NVF_ROWS + rw;\n"
   "    const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "    const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
@@ -3847,18 +3742,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#endif\n"
   "#else\n"
   "  const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8\n"
-  "#if NVF_KS_ON\n"
-  "  NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4);\n"
-  "  const int kl = p.k - sb * NVF_STEP; // K left from the CTA's first step (the loads' bound)\n"
-  "  if (sb) {\n"
-  "    wr.w0 += (i64)sb * NVF_WSTEP_BYTES;\n"
-  "    wr.w1 += (i64)sb * NVF_WSTEP_BYTES;\n"
-  "    wr.sf += (i64)sb * 1024;\n"
-  "  }\n"
-  "#else\n"
   "  const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4);\n"
-  "#define kl p.k\n"
-  "#endif\n"
   "  const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
   "#endif\n"
   "  for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
@@ -3874,10 +3758,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    u32 ws[NVF_DEPTH][2];\n"
   "    #pragma unroll\n"
   "    for (int d = 0; d < NVF_DEPTH; ++d)\n"
-  "      if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, kl, wq[d], ws[d]);\n"
+  "      if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);\n"
   "#endif\n"
   "    // One set of widened weights (see gemm_wgmma.cu: a second set had its registers reused\n"
-  "    // under a pending wgmma), so every step first waits for all earlier MMAs.\n",
+  "    // under a pending wgmma), so every step first waits for all earlier MMAs.\n"
   "    u32 a[32];\n"
   "    if (NVF_WSP_W)\n"
   "      #pragma unroll\n"
@@ -3916,7 +3800,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "                    ws[d][0] ^ ws[d][1];\n"
   "          else if (!NVF_WSP_W) {\n"
   "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);\n"
-  "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);\n"
+  "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);\n",
   "          }\n"
   "          if (NVF_TRACE) {\n"
   "            #pragma unroll\n"
@@ -3945,7 +3829,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      }\n"
   "    }\n"
   "    if (NVF_WSP_5) acc[0] = __uint_as_float(fold & 0x3F7FFFFFu); // the loads are not dead\n"
-  "#else\n",
+  "#else\n"
   "    // (the one-CTA-a-unit step as it was measured: folding it into the form above changes these kernels' SASS,\n"
   "    // with the load moved out of the step's branch, and they were not timed that way)\n"
   "    for (int s0 = 0; s0 < nsteps; s0 += NVF_DEPTH) {\n"
@@ -3959,7 +3843,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "          if (!NVF_WSP_W) {\n"
   "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);\n"
   "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);\n"
-  "            nvf_wg_load<WIDE>(wr, nvf_wg_step_in<true>(s + NVF_DEPTH, nsteps), nsteps, kl, wq[d], ws[d]);\n"
+  "            nvf_wg_load<WIDE>(wr, nvf_wg_step_in<true>(s + NVF_DEPTH, nsteps), nsteps, p.k, wq[d], ws[d]);\n"
   "          }\n"
   "          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;\n"
   "          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n"
@@ -3972,17 +3856,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      }\n"
   "    }\n"
   "#endif\n"
-  "#undef kl\n"
   "    nvf_wgmma_wait<0>();\n"
   "    if (lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
   "    #pragma unroll\n"
   "    for (int e = 0; e < NVF_TOK / 2; ++e) nvf_reg_fence(acc[e]);\n"
-  "#if NVF_KS_ON\n"
-  "    if (ks_t >= 0) { // (the piece found again: kept over the loop, ks_t and ks_q cost the step loop a spill)\n"
-  "      const int kb = (int)blockIdx.x - (p.groups * nblocks * p.tiles_m - (p.ptab >> 8)), kt = kb / (p.ptab & 15);\n"
-  "      if (!nvf_ws_ksplit_fixup(p, kt, kb - kt * (p.ptab & 15), acc)) continue; // another piece stores D\n"
-  "    }\n"
-  "#endif\n"
   "\n"
   "    if (NVF_WSPROBE != 4 || acc[0] == -1.2345e-38f) { // (probe 4: no epilogue stores)\n"
   "      if (NVF_EPI_SMEM) // D[g, m, n] for m < valid, n < N\n"
@@ -3992,7 +3869,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      else\n"
   "        nvf_wg_epilogue(p, g, valid, alpha, tok0, r0, t, acc);\n"
   "    }\n"
-  "  }\n"
+  "  }\n",
   "#if NVF_PERSIST\n"
   "    u = un; // (wr is the next unit's rows already: its last round set it)\n"
   "#if NVF_WSNEXT_ON\n"
@@ -4011,16 +3888,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// NVF_TOK), nslots = ceil(steps / NVF_SPS): the host's nvfp4moe__tok_ws_bytes. Tokens past\n"
   "// masked_m are not written (since 0.5.13; -DNVF_WIDEN_SKIP=0 writes zeros, as before); a valid\n"
   "// token's steps past K are zeros. 128 threads, one unit (token, step of the image) each, as the\n"
-  "// producer's; CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.\n",
+  "// producer's; CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.\n"
   "extern \"C\" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles) {\n"
   "  nvf_pdl_enter();\n"
-  "#if NVF_KS_ON\n"
-  "  if ((p.ptab & 15) > 1 && blockIdx.x == 0) { // the GEMM's tail-split counters (the launch after this one)\n"
-  "    int* cnt;\n"
-  "    nvf_ws_ksplit_mem(p, &cnt);\n"
-  "    for (int i = threadIdx.x; i < (p.ptab >> 8); i += blockDim.x) cnt[i] = 0;\n"
-  "  }\n"
-  "#endif\n"
   "  const int pt = threadIdx.x, n = NVF_SPS == 1 \? pt : pt % NVF_TOK, ss = NVF_SPS == 1 \? 0 : pt / NVF_TOK;\n"
   "  if (NVF_UNITS < 128 && pt >= NVF_UNITS) return;\n"
   "  const int nsteps = (p.k + NVF_STEP - 1) / NVF_STEP, nslots = (nsteps + NVF_SPS - 1) / NVF_SPS, kc4 = (p.k / 16 + 3) / 4;\n"
@@ -5459,8 +5329,6 @@ struct nvfp4moe_context {
   int varn;              /* the heuristic may pick the token-producer tiles' _VARN twins ($NVFP4MOE_VARN) */
   int k256;              /* TILED token-producer and 8-token swap-AB tiles run their _k256 twins where K % 256 == 0
                             ($NVFP4MOE_K256) */
-  int ksplit;            /* the 128-token tile's tail split ($NVFP4MOE_KSPLIT): -1 the rule (nvfp4moe__ws_ksplit), 0 off,
-                            2-4 that many pieces wherever it can run (tests) */
   int layer_widen;       /* which of the expert layer's quantizers write those tokens instead of the pre-pass: bit 0 the
                             input's (GEMM1), bit 1 the SiLU's (GEMM2) ($NVFP4MOE_LAYER_WIDEN) */
   int layer_pdl;         /* under pdl 1, which of the expert layer's quantizers take a programmatic dependent launch:
@@ -6130,12 +5998,6 @@ NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4m
      predicates); $NVFP4MOE_K256=0 keeps the general modules (A/B runs). */
   v = nvfp4moe__getenv("NVFP4MOE_K256");
   ctx->k256 = !(v && strcmp(v, "0") == 0);
-  /* The 128-token tile's tail split (nvfp4moe__ws_ksplit; opt-in: -DNVF_KSPLIT=1): $NVFP4MOE_KSPLIT=0 turns it off
-     (A/B runs), =2..4 splits that many ways wherever it can run (tests of the split itself). */
-  v = nvfp4moe__getenv("NVFP4MOE_KSPLIT");
-  ctx->ksplit = !v ? -1 : strcmp(v, "0") == 0 ? 0 : atoi(v) >= 2 && atoi(v) <= 4 ? atoi(v) : -1;
-  if (v && ctx->ksplit < 0)
-    nvfp4moe__log(&d.logger, NVFP4MOE_LOG_WARN, "NVFP4MOE_KSPLIT=%s is not 0, 2, 3 or 4: the default rule", v);
   /* In the expert layer a quantizer can write its GEMM's widened tokens itself (the _img kernels),
      so that GEMM launches no pre-pass: $NVFP4MOE_LAYER_WIDEN is a mask, bit 0 the input quantizer
      (GEMM1), bit 1 the SiLU quantizer (GEMM2, inter <= 4096). Default 2: the input quantizer's
@@ -7218,54 +7080,10 @@ NVFP4MOE__PRIVATE size_t nvfp4moe__gemm_ws_need_any(const nvfp4moe_context* ctx,
   return most;
 }
 
-/* The 128-token tile's tail split (gemm_wgmma_ws.cu, NVF_KSPLIT). A one-CTA-a-unit grid of `units` runs in waves of
-   sm_count equal CTAs; where the last wave holds rem = units % sm_count units, rem <= sm_count / 2, those units are
-   each split over K into S = min(4, sm_count / rem, rounds of two steps) CTAs, so the last wave ends after about
-   1 / S of a unit instead of a whole one. Measured first (bench/NOTES.md, fiftieth session, X98, H100): DeepSeek-V3
-   GEMM1 at 128 tokens took 0.84-0.87 of its time with 30 groups instead of 32 (5.00 against 5.33 waves), GEMM2
-   0.91 with 31 instead of 32 (8.92 against 9.21) in two of three arms (1.01 in the third). Returns S (0: no split) and sets *tail (units split, from the
-   last). Its workspace: after the widened tokens (rounded up to 256 bytes), at most sm_count pieces' F32 sums and
-   their units' counters (nvfp4moe__ksplit_bytes); without that room, or with the layer's widened tokens (no
-   pre-pass zeroes the counters), no split. The kernel reads S | units << 8 from ptab, the token tiles from tiles_m.
-   Opt-in until it has run on a GPU: only in a context created with $NVFP4MOE_TUNE_DEFINE=-DNVF_KSPLIT=1, whose
-   kernels carry it (nvfp4moe__ksplit_on); otherwise the workspace and the kernels are 0.5.15's. */
-#define NVFP4MOE__KSPLIT_PIECE ((size_t)192 * 128 * 4) /* a piece's sums: NVF_ROWS x NVF_TOK floats */
-NVFP4MOE__PRIVATE int nvfp4moe__ksplit_on(const nvfp4moe_context* ctx) {
-  return ctx->ksplit != 0 && strstr(ctx->tune_define, "NVF_KSPLIT=1") != 0;
-}
-NVFP4MOE__PRIVATE size_t nvfp4moe__ksplit_bytes(const nvfp4moe_context* ctx) {
-  const size_t w = (size_t)(ctx->sm_count > 0 ? ctx->sm_count : 0);
-  return (w * 4 + 255) / 256 * 256 + w * NVFP4MOE__KSPLIT_PIECE;
-}
-NVFP4MOE__PRIVATE int nvfp4moe__ws_ksplit(const nvfp4moe_context* ctx, long long units, int k, int* tail) {
-  const long long w = ctx->sm_count, rounds = ((k + 127) / 128 + 1) / 2;
-  long long rem = w > 0 ? units % w : 0, sp;
-  *tail = 0;
-  if (!nvfp4moe__ksplit_on(ctx) || w <= 0 || rounds < 2) return 0;
-  if (ctx->ksplit > 0) { /* forced: S pieces of the last units, as many as the pieces' room holds */
-    sp = ctx->ksplit < rounds ? ctx->ksplit : rounds;
-    if (rem == 0) rem = units < w ? units : w;
-    if (rem > w / sp) rem = w / sp;
-  } else {
-    if (rem == 0 || rem > w / 2) return 0;
-    sp = w / rem;
-    if (sp > 4) sp = 4;
-    if (sp > rounds) sp = rounds;
-  }
-  if (sp < 2 || rem < 1) return 0;
-  *tail = (int)rem;
-  return (int)sp;
-}
-
 NVFP4MOE__IMPL size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* args) {
   int spec;
-  size_t need;
   if (!ctx || !args || args->groups < 1 || args->m_max < 1 || args->k < 32) return 0;
-  need = nvfp4moe__gemm_ws_need(ctx, args, &spec);
-  /* the 128-token tile's tail split: its room after the widened tokens (optional: less turns the split off) */
-  if (need && spec == NVFP4MOE__SPEC_GEMM_WS128 && nvfp4moe__ksplit_on(ctx))
-    need = (need + 255) / 256 * 256 + nvfp4moe__ksplit_bytes(ctx);
-  return need;
+  return nvfp4moe__gemm_ws_need(ctx, args, &spec);
 }
 
 /* Kernel 1 of a swap-AB or wgmma module (nvf_gemm_*_l2) has each weight load fetch the whole
@@ -7351,11 +7169,10 @@ NVFP4MOE__PRIVATE unsigned nvfp4moe__wgmma_grid(const nvfp4moe__gemm_params* p, 
 }
 
 /* em: rows per expert the token tiles cover (nvfp4moe__cover_m), 1..m_max; spec: the tile
-   configuration (GEMM_P16 .. GEMM_LAST); tiled: the weights are TILED (the module: nvfp4moe__gemm_module);
-   ks_room: the workspace holds the tail split's memory too (nvfp4moe__ws_ksplit) */
+   configuration (GEMM_P16 .. GEMM_LAST); tiled: the weights are TILED (the module: nvfp4moe__gemm_module) */
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx, const char* fn,
                                                           const nvfp4moe__gemm_params* p, int spec, int em, int tiled,
-                                                          int widened, int ks_room, nvfp4moe_stream stream) {
+                                                          int widened, nvfp4moe_stream stream) {
   const int ws = spec >= NVFP4MOE__SPEC_GEMM_WS128 && spec <= NVFP4MOE__SPEC_GEMM_WS32_VARN;
   const int mod = nvfp4moe__gemm_module(ctx, spec, tiled, p->k);
   const int res128 = mod == NVFP4MOE__SPEC_GEMM_K256_T128R || mod == NVFP4MOE__SPEC_GEMM_K256_T128R_VARN;
@@ -7376,8 +7193,6 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
     unsigned threads = 128u * (unsigned)(cwg + 1);
     int regs, want = (int)(65536u / threads / 8u * 8u);
     void* args[1];
-    nvfp4moe__gemm_params q;
-    unsigned grid;
     nvfp4moe_result r = nvfp4moe__prepare(ctx, mod);
     if (r != NVFP4MOE_SUCCESS) return r;
     /* setmaxnreg moves registers within the pool the launch allocates, so the kernel must carry
@@ -7389,20 +7204,6 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
                                 "%s: %s was built with %d registers per thread, not the %d its warp specialisation "
                                 "needs; force another tile (NVFP4MOE_GEMM_CONFIG) or report the NVRTC version",
                                 fn, nvfp4moe__specs[mod].name, regs, want);
-    q = *p;
-    grid = nvfp4moe__wgmma_grid(p, 64 * cwg, tok, em);
-    /* the tail split (nvfp4moe__ws_ksplit): the plain 128-token tile on the one-CTA-a-unit grid, its token tiles
-       covering m_max (a CTA then takes one tile), the counters zeroed by this call's pre-pass */
-    if (spec == NVFP4MOE__SPEC_GEMM_WS128 && !res128 && !nvfp4moe__ws_persist(ctx, tok, tiled) && ks_room && !widened) {
-      const unsigned blocks = (unsigned)p->groups * (unsigned)((p->n + 64 * cwg - 1) / (64 * cwg));
-      int tail, sp;
-      if ((long long)(grid / blocks) * tok >= p->m_max && (sp = nvfp4moe__ws_ksplit(ctx, grid, p->k, &tail)) > 0) {
-        q.ptab = sp | tail << 8;
-        q.tiles_m = (int)(grid / blocks);
-        if ((long long)grid + (long long)tail * (sp - 1) <= 0x7FFFFFFFLL) grid += (unsigned)tail * (unsigned)(sp - 1);
-        else q.ptab = q.tiles_m = 0; /* (a grid past 2^31 - 1 CTAs: no split) */
-      }
-    }
     if (p->tok_ws && !widened) { /* the token pre-pass: 128 threads a (group, slot image, token tile), nvf_ws_widen_tokens */
       void* wargs[2];
       long long nslots = ((p->k + 127) / 128 + (long long)sps - 1) / sps, per = (long long)p->groups * nslots;
@@ -7410,7 +7211,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
       int wk = tiled ? 1 : 2, y;
       if (ytiles > 0x7FFFFFFFLL / per) ytiles = 0x7FFFFFFFLL / per; /* >= 1: nvfp4moe__gemm_ws_need bounds per */
       y = (int)ytiles;
-      wargs[0] = (void*)&q; /* (q: the tail split's counters) */
+      wargs[0] = (void*)p;
       wargs[1] = &y;
       r = nvfp4moe__launch(ctx, fn, mod, wk, (unsigned)(per * ytiles), 128, 0, stream, wargs);
       if (r != NVFP4MOE_SUCCESS) return r;
@@ -7419,6 +7220,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
       /* the resident grid (gemm_wgmma_ws.cu, NVF_PERSIST; nvfp4moe__ws_persist, or the 128-token tile's resident
          twin, nvfp4moe__ws_res128): at most one CTA per
          SM, each taking every grid-th (group, row block, token tile) unit; the kernel reads tiles_m */
+      nvfp4moe__gemm_params q = *p;
+      unsigned grid = nvfp4moe__wgmma_grid(p, 64 * cwg, tok, em);
       if (res128 || nvfp4moe__ws_persist(ctx, tok, tiled)) {
         const unsigned blocks = (unsigned)p->groups * (unsigned)((p->n + 64 * cwg - 1) / (64 * cwg));
         /* the kernel steps u + gridDim.x in int: keep the units that far below 2^31 (fewer token tiles
@@ -7574,15 +7377,12 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_op(nvfp4moe_context* ctx, const
       if (a->workspace_size < need || a->workspace % 16 != 0)
         return nvfp4moe__leave(&sc, nvfp4moe__fail_log(&ctx->desc.logger, NVFP4MOE_ERROR_INVALID_ARGUMENT,
                                                        "%s: args->workspace (0x%llx, %zu bytes) must be 16-byte aligned and "
-                                                       "hold the widened tokens' %zu bytes of nvfp4moe_gemm_workspace_size(), or be 0",
+                                                       "hold nvfp4moe_gemm_workspace_size() = %zu bytes, or be 0",
                                                        fn, a->workspace, a->workspace_size, need));
       p.tok_ws = a->workspace;
     }
     r = nvfp4moe__gemm_portable(ctx, fn, &p, spec, nvfp4moe__cover_m(a), a->b_layout == NVFP4MOE_WEIGHTS_TILED,
-                                widened && p.tok_ws,
-                                p.tok_ws && nvfp4moe__ksplit_on(ctx) &&
-                                    a->workspace_size >= (need + 255) / 256 * 256 + nvfp4moe__ksplit_bytes(ctx),
-                                stream);
+                                widened && p.tok_ws, stream);
   }
   return nvfp4moe__leave(&sc, r);
 }
@@ -7660,11 +7460,11 @@ NVFP4MOE__PRIVATE int nvfp4moe__self_test_gemm(nvfp4moe_context* ctx, int mode, 
   if (res == NVFP4MOE_SUCCESS) {
     p.d = dev + off_d1;
     res = mode == 0 ? nvfp4moe__gemm_sm100(ctx, "self-test", &p, 0)
-                    : nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P64, p.m_max, 0, 0, 0, 0);
+                    : nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P64, p.m_max, 0, 0, 0);
   }
   if (res == NVFP4MOE_SUCCESS) {
     p.d = dev + off_d2;
-    res = nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P16, p.m_max, 0, 0, 0, 0);
+    res = nvfp4moe__gemm_portable(ctx, "self-test", &p, NVFP4MOE__SPEC_GEMM_P16, p.m_max, 0, 0, 0);
   }
   if (res == NVFP4MOE_SUCCESS && (nvfp4moe__cu.cuStreamSynchronize(0) != 0 ||
                                   nvfp4moe__cu.cuMemcpyDtoH(h + off_d1, dev + off_d1, total - off_d1) != 0))

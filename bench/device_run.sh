@@ -2011,6 +2011,8 @@ X86S)
   wskip_tests 120 moe_layer layer_quantizer_widened
   ;;
 X99Q)
+  # (NVF_KSPLIT is only in commits 9652600 to 928f50d, not kept: here both arms build the default; rebuild from
+  # 928f50d to repeat X99 or X99Q.)
   # fiftieth session, X99 cut to the device time left (about 150 s): no precompile (the tests compile what they use),
   # under -DNVF_KSPLIT=1 the 128-token tiles' quick every-tile test under the rule and forced to 3 pieces, side by
   # side, then the A/B o t t o of DeepSeek-V3 GEMM1 and GEMM2 at 128 tokens only
@@ -2073,7 +2075,8 @@ X98)
 X97)
   # fiftieth session: on an H200 only (stops at once on another card): X96 again (t32_trial -DNVF_WRING=1 on a tree
   # with b049219's NVF_WRING code, which is not in the tree: run \`patch -p1 < bench/patches/x96_wring.patch\` first,
-  # in the same command, before this script builds; the patch is that code on the fiftieth session's final tree), whose end runs X94's Nsight passes on the default (before $PROF_BY s), then G14 at 32
+  # in the same command, before this script builds; the patch is git diff 71f0bfc b049219 of the three files, and the
+  # final tree's kernels, header and tests are 71f0bfc's), whose end runs X94's Nsight passes on the default (before $PROF_BY s), then G14 at 32
   # tokens under the define into $OUT/wring/ (before $WPROF_BY s)
   g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
   echo "$g" | grep -q H200 || { echo "$g: not an H200: stopped"; exit 3; }

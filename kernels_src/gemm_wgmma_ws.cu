@@ -189,24 +189,6 @@ NVF_DEV u32 nvf_clock() {
 #endif
 #endif
 
-// NVF_KSPLIT (the 128-token tile where it is not resident): the tail split. A one-CTA-a-unit grid of U units runs
-// in ceil(U / SMs) waves of equal CTAs, so a last wave of few units idles most SMs for a whole unit: at 128 tokens
-// DeepSeek-V3 GEMM1 (704 units, 5.33 waves) took 13-16 % less time with 30 groups instead of 32 (660 units, 5.00
-// waves), where the work shrinks 6 % (bench/NOTES.md, fiftieth session, X98, H100). Where the host sets p.ptab = S | T << 8 (S 2-4 pieces, T units;
-// nvfp4moe__ws_ksplit; this grid never reads ptab otherwise) and p.tiles_m (the token tiles), the last T units
-// are each split into S CTAs over K (whole rounds of two steps each): every piece stores its F32 sums in the
-// workspace after the widened tokens (nvf_ws_ksplit_mem) and counts itself; the last of a unit's pieces to count
-// adds the S partial sums in piece order (the result does not depend on which piece came last) and stores D as
-// the unit would have. Only with a workspace: its token pre-pass zeroes the counters. Not in the _varn twins (the
-// host splits only full tiles; the split's code cost their step loop a spill). Opt-in until it has run on a GPU:
-// -DNVF_KSPLIT=1 (tuning runs, $NVFP4MOE_TUNE_DEFINE; the host reads the same define) builds it; without it the
-// kernels are 0.5.15's and the host splits nothing.
-#if defined(NVF_KSPLIT) && NVF_KSPLIT && NVF_TOK == 128 && !NVF_PERSIST && !NVF_VARN
-#define NVF_KS_ON 1
-#else
-#define NVF_KS_ON 0
-#endif
-
 // The 32-token tiles' weights by strong loads (nvf_ldg_weights: ptxas keeps them in their step);
 // the other tiles already issue them there.
 #define NVF_WSTRONG (NVF_TOK == 32)
@@ -453,47 +435,6 @@ NVF_DEV void nvf_ws_epilogue_reg(const NvfGemmParams& p, int g, int valid, float
   }
 }
 
-#if NVF_KS_ON
-// The tail split's memory in the workspace, after the widened tokens (the host's nvfp4moe__tok_ws_bytes, rounded
-// up to 256 bytes): the pieces' sums, [T][S][NVF_TOK / 8][128 NVF_CWG] float4, then T counters.
-NVF_DEV float4* nvf_ws_ksplit_mem(const NvfGemmParams& p, int** cnt) {
-  const i64 nslots = ((p.k + NVF_STEP - 1) / NVF_STEP + NVF_SPS - 1) / NVF_SPS;
-  const i64 tok = (i64)p.groups * ((p.m_max + NVF_TOK - 1) / NVF_TOK) * nslots * NVF_SLOT_BYTES;
-  u8* const part = p.tok_ws + (tok + 255) / 256 * 256;
-  *cnt = (int*)(part + (i64)(p.ptab >> 8) * (p.ptab & 15) * (NVF_TOK / 8) * (128 * NVF_CWG) * 16);
-  return (float4*)part;
-}
-// The tail split's meeting point (NVF_KSPLIT above), for the consumer threads of piece q of tail unit t: store
-// the piece's sums, count it; in the unit's last piece to count, acc becomes the sum of all S pieces in piece
-// order (true: this CTA stores D), else false. Every consumer thread calls it (named barrier 1).
-NVF_DEV bool nvf_ws_ksplit_fixup(const NvfGemmParams& p, int t, int q, float* acc) {
-  __shared__ int last;
-  const int ct = threadIdx.x, S = p.ptab & 15; // ct < 128 NVF_CWG
-  int* cnt;
-  float4* const part = nvf_ws_ksplit_mem(p, &cnt) + (i64)t * S * (NVF_TOK / 8) * (128 * NVF_CWG) + ct;
-  #pragma unroll
-  for (int e = 0; e < NVF_TOK / 8; ++e)
-    __stcg(part + ((i64)q * (NVF_TOK / 8) + e) * (128 * NVF_CWG),
-           make_float4(acc[4 * e], acc[4 * e + 1], acc[4 * e + 2], acc[4 * e + 3]));
-  __threadfence(); // the sums visible before the count
-  asm volatile("bar.sync 1, %0;" ::"n"(128 * NVF_CWG) : "memory");
-  if (ct == 0) last = atomicAdd(cnt + t, 1) == S - 1;
-  asm volatile("bar.sync 1, %0;" ::"n"(128 * NVF_CWG) : "memory");
-  if (!last) return false;
-  __threadfence(); // (the other pieces' sums, counted before ours)
-  #pragma unroll
-  for (int e = 0; e < NVF_TOK / 8; ++e) { // (this piece's sums too, as stored: no register picked by index)
-    float4 sum = __ldcg(part + (i64)e * (128 * NVF_CWG));
-    for (int j = 1; j < S; ++j) {
-      const float4 v = __ldcg(part + ((i64)j * (NVF_TOK / 8) + e) * (128 * NVF_CWG));
-      sum = make_float4(__fadd_rn(sum.x, v.x), __fadd_rn(sum.y, v.y), __fadd_rn(sum.z, v.z), __fadd_rn(sum.w, v.w));
-    }
-    acc[4 * e] = sum.x; acc[4 * e + 1] = sum.y; acc[4 * e + 2] = sum.z; acc[4 * e + 3] = sum.w;
-  }
-  return true;
-}
-#endif
-
 template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {
   // NVF_SLOTS slots, NVF_TSTAGES raw token stages (none with a workspace), the warps' staged results (NVF_EPI_SMEM)
   extern __shared__ __align__(128) u8 smem[];
@@ -508,36 +449,13 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   const int u0 = nvf_ws_unit(p, tab, blockIdx.x, tiles, nblocks);
   if (u0 < 0) return; // no unit with tokens for this CTA
 #endif
-#elif NVF_KS_ON
-  int bid = blockIdx.x, ks_t = -1, ks_q = 0; // the unit; with the tail split its tail index and piece
-  const int ks_s = p.ptab & 15, ks_base = p.groups * nblocks * p.tiles_m - (p.ptab >> 8); // (ks_s 0: no split)
-  if (ks_s > 1 && p.tok_ws && bid >= ks_base) {
-    ks_t = (bid - ks_base) / ks_s;
-    ks_q = bid - ks_base - ks_t * ks_s;
-    bid = ks_base + ks_t;
-  }
-  const int tiles = ks_s > 1 ? p.tiles_m : gridDim.x / (p.groups * nblocks);
-  const int tt = bid % tiles, gb = bid / tiles, g = gb / nblocks, bx = gb % nblocks;
-  const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);
-  if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read
 #else
   const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)
   const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;
   const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);
   if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read
 #endif
-  const int kc4 = (p.k / 16 + 3) / 4, nsteps_all = (p.k + NVF_STEP - 1) / NVF_STEP;
-#if !NVF_KS_ON
-  const int nsteps = nsteps_all, sb = 0;
-  (void)sb;
-#else
-  int nsteps = nsteps_all, sb = 0; // the CTA's steps sb .. sb + nsteps - 1
-  if (ks_t >= 0) { // piece ks_q of S: whole rounds of two steps (the _k256 twins' loads need them)
-    const int rounds = (nsteps_all + 1) / 2;
-    sb = 2 * (ks_q * rounds / ks_s);
-    nsteps = min(nsteps_all, 2 * ((ks_q + 1) * rounds / ks_s)) - sb;
-  }
-#endif
+  const int kc4 = (p.k / 16 + 3) / 4, nsteps = (p.k + NVF_STEP - 1) / NVF_STEP;
   const u32 sbase = nvf_smem_u32(smem), full0 = nvf_smem_u32(bars), empty0 = full0 + 8u * NVF_SLOTS;
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -558,11 +476,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(NVF_PREGS));
     if (threadIdx.x != 128 * NVF_CWG) return;
     const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS;
-#if NVF_KS_ON
-    const int nslots_all = (nsteps_all + NVF_SPS - 1) / NVF_SPS;
-#else
-#define nslots_all nslots
-#endif
     int slot = 0;
     u32 phase = 1; // as below
 #if NVF_PERSIST
@@ -570,14 +483,9 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
       const NvfWsUnit w = nvf_ws_decode<false>(p, tab, u, tiles, nblocks);
       const int tt = w.tt, g = w.g, valid = nvf_valid_rows(p.masked_m, g, p.m_max);
 #endif
-    const u8* img = p.tok_ws + (i64)g * ((p.m_max + NVF_TOK - 1) / NVF_TOK) * nslots_all * NVF_SLOT_BYTES;
+    const u8* img = p.tok_ws + (i64)g * ((p.m_max + NVF_TOK - 1) / NVF_TOK) * nslots * NVF_SLOT_BYTES;
     for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {
-#if NVF_KS_ON
-      const u8* src = img + ((i64)(tok0 / NVF_TOK) * nslots_all + sb / NVF_SPS) * NVF_SLOT_BYTES; // (sb: a whole slot)
-#else
       const u8* src = img + (i64)(tok0 / NVF_TOK) * nslots * NVF_SLOT_BYTES;
-#undef nslots_all
-#endif
       for (int f = 0; f < nslots; ++f) {
         nvf_mbar_wait(empty0 + 8u * slot, phase);
         nvf_mbar_expect_tx(full0 + 8u * slot, NVF_SLOT_BYTES);
@@ -672,18 +580,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
 #endif
 #else
   const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8
-#if NVF_KS_ON
-  NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4);
-  const int kl = p.k - sb * NVF_STEP; // K left from the CTA's first step (the loads' bound)
-  if (sb) {
-    wr.w0 += (i64)sb * NVF_WSTEP_BYTES;
-    wr.w1 += (i64)sb * NVF_WSTEP_BYTES;
-    wr.sf += (i64)sb * 1024;
-  }
-#else
   const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4);
-#define kl p.k
-#endif
   const float alpha = p.alpha ? p.alpha[g] : 1.0f;
 #endif
   for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {
@@ -699,7 +596,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     u32 ws[NVF_DEPTH][2];
     #pragma unroll
     for (int d = 0; d < NVF_DEPTH; ++d)
-      if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, kl, wq[d], ws[d]);
+      if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);
 #endif
     // One set of widened weights (see gemm_wgmma.cu: a second set had its registers reused
     // under a pending wgmma), so every step first waits for all earlier MMAs.
@@ -784,7 +681,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
           if (!NVF_WSP_W) {
             nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);
             nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);
-            nvf_wg_load<WIDE>(wr, nvf_wg_step_in<true>(s + NVF_DEPTH, nsteps), nsteps, kl, wq[d], ws[d]);
+            nvf_wg_load<WIDE>(wr, nvf_wg_step_in<true>(s + NVF_DEPTH, nsteps), nsteps, p.k, wq[d], ws[d]);
           }
           const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;
           if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in
@@ -797,17 +694,10 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
       }
     }
 #endif
-#undef kl
     nvf_wgmma_wait<0>();
     if (lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);
     #pragma unroll
     for (int e = 0; e < NVF_TOK / 2; ++e) nvf_reg_fence(acc[e]);
-#if NVF_KS_ON
-    if (ks_t >= 0) { // (the piece found again: kept over the loop, ks_t and ks_q cost the step loop a spill)
-      const int kb = (int)blockIdx.x - (p.groups * nblocks * p.tiles_m - (p.ptab >> 8)), kt = kb / (p.ptab & 15);
-      if (!nvf_ws_ksplit_fixup(p, kt, kb - kt * (p.ptab & 15), acc)) continue; // another piece stores D
-    }
-#endif
 
     if (NVF_WSPROBE != 4 || acc[0] == -1.2345e-38f) { // (probe 4: no epilogue stores)
       if (NVF_EPI_SMEM) // D[g, m, n] for m < valid, n < N
@@ -839,13 +729,6 @@ NVF_GEMM_ENTRY_POINTS(nvf_gemm_wgmma_ws, nvf_gemm_wgmma_ws_body, NVF_THREADS, 1)
 // producer's; CTA x = (g nslots + f) ytiles + y takes tiles T = y, y + ytiles, .. below masked_m.
 extern "C" __global__ void __launch_bounds__(128) nvf_ws_widen_tokens(const NvfGemmParams p, int ytiles) {
   nvf_pdl_enter();
-#if NVF_KS_ON
-  if ((p.ptab & 15) > 1 && blockIdx.x == 0) { // the GEMM's tail-split counters (the launch after this one)
-    int* cnt;
-    nvf_ws_ksplit_mem(p, &cnt);
-    for (int i = threadIdx.x; i < (p.ptab >> 8); i += blockDim.x) cnt[i] = 0;
-  }
-#endif
   const int pt = threadIdx.x, n = NVF_SPS == 1 ? pt : pt % NVF_TOK, ss = NVF_SPS == 1 ? 0 : pt / NVF_TOK;
   if (NVF_UNITS < 128 && pt >= NVF_UNITS) return;
   const int nsteps = (p.k + NVF_STEP - 1) / NVF_STEP, nslots = (nsteps + NVF_SPS - 1) / NVF_SPS, kc4 = (p.k / 16 + 3) / 4;

@@ -862,27 +862,6 @@ static void test_gemm_workspace_size(void) {
   c->backend = NVFP4MOE_BACKEND_SM90; c->forced_gemm_spec = -1; c->token_prepass = 1;
   CHECK(nvfp4moe_gemm_workspace_size(c, &a) == nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS128, 4, 256, 7168),
         "sm90, 128 tokens expected: the 128-token tile's bytes");
-  c->ksplit = -1; c->sm_count = 132; /* without the opt-in tail split's define: the tokens only */
-  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS128, 4, 256, 7168),
-        "sm90, 128 tokens expected, no -DNVF_KSPLIT=1: the tokens only");
-  strcpy(c->tune_define, "-DNVF_KSPLIT=1"); /* with it: its counters and 132 pieces' sums after the tokens */
-  CHECK(nvfp4moe_gemm_workspace_size(c, &a) == (nvfp4moe__tok_ws_bytes(NVFP4MOE__SPEC_GEMM_WS128, 4, 256, 7168) + 255) / 256 * 256 +
-                                                  768 + (size_t)132 * 192 * 128 * 4,
-        "sm90, 128 tokens expected, the tail split's room");
-  { /* the split's rule (nvfp4moe__ws_ksplit): units, K -> pieces, units split */
-    static const int cases[][5] = {{704, 7168, 3, 44, -1}, {1216, 2048, 4, 28, -1}, {1024, 2048, 0, 0, -1}, {660, 7168, 0, 0, -1},
-                                   {3, 7168, 4, 3, -1},    {3, 256, 0, 0, -1},     {3, 512, 2, 3, -1},   {1024, 2048, 2, 66, 2},
-                                   {132, 2048, 3, 44, 3},  {704, 7168, 0, 0, 0},   {3840, 2880, 4, 12, -1},
-                                   {726, 7168, 2, 66, -1}, {727, 7168, 0, 0, -1}}; /* (rem 66 = SMs / 2, and 67) */
-    for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-      int tail = -1, sp;
-      c->ksplit = cases[i][4];
-      sp = nvfp4moe__ws_ksplit(c, cases[i][0], cases[i][1], &tail);
-      CHECK(sp == cases[i][2] && tail == cases[i][3], "tail split of %d units, K %d (rule %d): %d pieces of %d units",
-             cases[i][0], cases[i][1], cases[i][4], sp, tail);
-    }
-    c->ksplit = 0; c->sm_count = 0; c->tune_define[0] = 0;
-  }
   a.expected_m = 4;
   CHECK(nvfp4moe_gemm_workspace_size(c, &a) == 0, "8-token swap-AB tile, row-major: 0");
   a.b_layout = NVFP4MOE_WEIGHTS_TILED;

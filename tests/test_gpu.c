@@ -779,25 +779,18 @@ static int run_gcase(nvfp4moe_context* ctx, const gcase* c, const char* label) {
      tokens), filled with NaN bytes first: the same result */
   g.workspace_size = nvfp4moe_gemm_workspace_size(ctx, &g);
   if (g.workspace_size > 0) {
-    int spec, pass;
-    /* full: the size asked for; tok: its widened tokens' part, less where the 128-token tile's opt-in tail
-       split (-DNVF_KSPLIT=1, nvfp4moe__ws_ksplit) adds room: run again with only that part (no split) */
-    const size_t full = g.workspace_size, tok = nvfp4moe__gemm_ws_need(ctx, &g, &spec);
     ++g_ws_cases;
-    g.workspace = gu_alloc(full);
-    for (pass = 0; pass < (tok < full ? 2 : 1); ++pass) {
-      g.workspace_size = pass ? tok : full;
-      gu_fill(g.workspace, 0xFF, full);
-      gu_fill(t.dd, 0xAB, 2 * t.nd);
-      CHECK(nvfp4moe_grouped_gemm_nt_masked(ctx, &g, 0) == NVFP4MOE_SUCCESS, "%s with a %zu-byte workspace: %s", label,
-            g.workspace_size, nvfp4moe_last_error());
-      gu_sync();
-      gu_get(d, t.dd, 2 * t.nd);
-      bad = gemm_verify(&t, d, &worst);
-      CHECK(bad == 0, "%s with a %zu-byte workspace G%d M%d N%d K%d mm%d rs%d tiled%d: %lld elements out of tolerance or "
-            "touched", label, g.workspace_size, c->groups, c->m_max, c->n, c->k, c->mm_pattern, c->row_scale, c->tiled, bad);
-    }
-    g.workspace_size = tok - 16; /* 16 bytes short of the tokens' part: refused, naming the workspace */
+    g.workspace = gu_alloc(g.workspace_size);
+    gu_fill(g.workspace, 0xFF, g.workspace_size);
+    gu_fill(t.dd, 0xAB, 2 * t.nd);
+    CHECK(nvfp4moe_grouped_gemm_nt_masked(ctx, &g, 0) == NVFP4MOE_SUCCESS, "%s with workspace: %s", label,
+          nvfp4moe_last_error());
+    gu_sync();
+    gu_get(d, t.dd, 2 * t.nd);
+    bad = gemm_verify(&t, d, &worst);
+    CHECK(bad == 0, "%s with a %zu-byte workspace G%d M%d N%d K%d mm%d rs%d tiled%d: %lld elements out of tolerance or "
+          "touched", label, g.workspace_size, c->groups, c->m_max, c->n, c->k, c->mm_pattern, c->row_scale, c->tiled, bad);
+    g.workspace_size -= 16; /* 16 bytes short: refused, naming the workspace */
     CHECK(nvfp4moe_grouped_gemm_nt_masked(ctx, &g, 0) == NVFP4MOE_ERROR_INVALID_ARGUMENT &&
           strstr(nvfp4moe_last_error(), "workspace") != 0, "%s: a short workspace gave '%s'", label, nvfp4moe_last_error());
     gu_sync();
