@@ -320,6 +320,30 @@ gemm_ab() {
   PYTHONUNBUFFERED=1 timeout ${ABT:-300} python3 tools/bench.py --defines "$GDEFS" --ms "${MS:-32,128}" \
     --only gemm,layer --out "$OUT/ab_gemm.json" 2>&1 | grep -E "tune=" | cut -c1-170
 }
+# per-cell summary of A/B files (tools/bench.py --envs): each cell's times under the arms whose tune names DEF (x)
+# and the others (d), and x's mean against d's; files that are missing or unreadable are skipped or named:
+# ab_cells DEF FILE...
+ab_cells() {
+  python3 - "$@" <<'PYEOF'
+import json, os, sys
+from collections import defaultdict
+for path in sys.argv[2:]:
+    if not os.path.exists(path):
+        continue
+    try:
+        r = json.load(open(path))
+    except Exception as e:  # noqa: BLE001
+        print(path, "unreadable:", e); continue
+    t = defaultdict(list)
+    for x in r:
+        t[(x.get("shape"), x.get("m"), "x" if sys.argv[1] in x.get("tune", "") else "d")].append(x["time_us"])
+    for k in sorted({(a, b) for a, b, _ in t}):
+        d, w = t[k + ("d",)], t[k + ("x",)]
+        if d and w:
+            print(f"{path[-22:]} {k[0]:22} {k[1]:>4} d {[round(v, 1) for v in d]} x {[round(v, 1) for v in w]} "
+                  f"{100 * (sum(w) / len(w) / (sum(d) / len(d)) - 1):+.1f} %")
+PYEOF
+}
 # forty-ninth session: a trial define DEF on the 32-token tiles (x) against the default (d), logs in $OUT/TAG_logs.tgz:
 # both builds precompiled side by side; then, side by side and all under x: the 32-token tiles' quick every-tile and
 # resident-unit tests (with and without a workspace), the quick GEMM shape and layer tests, memcheck on the quick
@@ -353,25 +377,7 @@ t32_trial() {
       --out "$OUT/${tag}_ab_poisson.json" > $L/ab_p.log 2>&1
     echo "A/B Poisson(32) rc $? at $(( $(date +%s) - t0 )) s"
   fi
-  python3 - "$def" "$OUT/${tag}_ab.json" "$OUT/${tag}_ab_poisson.json" <<'PYEOF'
-import json, os, sys
-from collections import defaultdict
-for path in sys.argv[2:]:
-    if not os.path.exists(path):
-        continue
-    try:
-        r = json.load(open(path))
-    except Exception as e:  # noqa: BLE001
-        print(path, "unreadable:", e); continue
-    t = defaultdict(list)
-    for x in r:
-        t[(x.get("shape"), x.get("m"), "x" if sys.argv[1] in x.get("tune", "") else "d")].append(x["time_us"])
-    for k in sorted({(a, b) for a, b, _ in t}):
-        d, w = t[k + ("d",)], t[k + ("x",)]
-        if d and w:
-            print(f"{path[-22:]} {k[0]:22} {k[1]:>4} d {[round(v, 1) for v in d]} x {[round(v, 1) for v in w]} "
-                  f"{100 * (sum(w) / len(w) / (sum(d) / len(d)) - 1):+.1f} %")
-PYEOF
+  ab_cells "$def" "$OUT/${tag}_ab.json" "$OUT/${tag}_ab_poisson.json"
   h200_profile_m32 ${PROF_BY:-330}
   tar czf "$OUT/${tag}_logs.tgz" -C $L .
   echo "all done at $(( $(date +%s) - t0 )) s"
@@ -2011,56 +2017,43 @@ X86S)
   wskip_tests 120 moe_layer layer_quantizer_widened
   ;;
 X99Q)
-  # (NVF_KSPLIT is only in commits 9652600 to 928f50d, not kept: here both arms build the default; rebuild from
-  # 928f50d to repeat X99 or X99Q.)
-  # fiftieth session, X99 cut to the device time left (about 150 s): no precompile (the tests compile what they use),
-  # under -DNVF_KSPLIT=1 the 128-token tiles' quick every-tile test under the rule and forced to 3 pieces, side by
-  # side, then the A/B o t t o of DeepSeek-V3 GEMM1 and GEMM2 at 128 tokens only
-  t0=$(date +%s); L=/tmp/x99q; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
-  X="NVFP4MOE_TUNE_DEFINE=-DNVF_KSPLIT=1"
-  T="TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 $X"
-  lane_test every_rule ${TL:-90} $T > $L/lane_a.txt &
-  lane_test every_k3 ${TL:-90} $T NVFP4MOE_KSPLIT=3 > $L/lane_b.txt &
-  wait; cat $L/lane_a.txt $L/lane_b.txt; grep -h "cases ran again" $L/every_*.log | head -2
-  PYTHONUNBUFFERED=1 timeout ${ABT:-60} python3 tools/bench.py --envs "NVFP4MOE_Y=1,$X,$X,NVFP4MOE_Y=1" \
-    --ms 128 --only gemm --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2 --out "$OUT/x99q_ab.json" > $L/ab.log 2>&1
-  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; grep -E "dsv3" $L/ab.log | cut -c1-150
-  tar czf "$OUT/x99q_logs.tgz" -C $L .
+  # fiftieth session, X99 cut to the device time left (about 150 s; QUICK=1 below), as it ran
+  QUICK=1 bash "$0" X99
   ;;
 X99)
-  # fiftieth session: the 128-token tile's tail split (opt-in: -DNVF_KSPLIT=1; nvfp4moe__ws_ksplit; $NVFP4MOE_KSPLIT).
-  # Precompile both; side by side under the define: the 128-token tiles' every-tile test under the rule and forced
-  # to 3 pieces (quick), the quick GEMM shape test, memcheck on the quick every-tile test forced to 2; then the A/B,
-  # arms o t t o (o: the default, 0.5.15's kernels; t: the define) at 128 and 512 tokens on the five GEMMs and X98's
-  # two whole-wave shapes; logs x99_logs.tgz
-  t0=$(date +%s); L=/tmp/x99; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+  # fiftieth session: the 128-token tile's tail split (-DNVF_KSPLIT=1; nvfp4moe__ws_ksplit; $NVFP4MOE_KSPLIT).
+  # (NVF_KSPLIT is only in commits 9652600 to 928f50d, not kept: here both arms build the default; rebuild from
+  # 928f50d to repeat X99 or X99Q.) Precompile both; side by side under the define: the 128-token tiles' every-tile
+  # test under the rule and forced to 3 pieces (quick), the quick GEMM shape test, memcheck on the quick every-tile
+  # test forced to 2; then the A/B, arms o t t o (o: the default; t: the define) at 128 and 512 tokens on the five
+  # GEMMs and X98's two whole-wave shapes; logs TAG_logs.tgz. QUICK=1 (X99Q): no precompile (the tests compile what
+  # they use), only the two every-tile lanes, the A/B on DeepSeek-V3 GEMM1 and GEMM2 at 128 tokens.
+  q=${QUICK:-0}; tag=$([ $q = 1 ] && echo x99q || echo x99)
+  t0=$(date +%s); L=/tmp/$tag; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
   X="NVFP4MOE_TUNE_DEFINE=-DNVF_KSPLIT=1"
-  timeout 150 ./build/nvfp4moe_precompile sm_90a > $L/pc.log 2>&1 &
-  env $X timeout 150 ./build/nvfp4moe_precompile sm_90a --only gemm_sm90_ws_t128 > $L/pc_x.log 2>&1 &
-  wait; echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 $L/pc.log) / $(tail -1 $L/pc_x.log)"
-  T="TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 $X"
-  lane_test every_rule ${TL:-200} $T > $L/lane_a.txt &
-  lane_test every_k3 ${TL:-200} $T NVFP4MOE_KSPLIT=3 > $L/lane_b.txt &
-  lane_test shapes ${TL:-200} TEST_QUICK=1 TEST_ONLY=gemm_shapes $X > $L/lane_c.txt &
-  lane_sanitizer memcheck every_tile ${TL:-200} TEST_CONFIGS=gemm_sm90_ws_t128 NVFP4MOE_KSPLIT=2 $X > $L/lane_d.txt 2>&1 &
+  if [ $q = 0 ]; then
+    timeout 150 ./build/nvfp4moe_precompile sm_90a > $L/pc.log 2>&1 &
+    env $X timeout 150 ./build/nvfp4moe_precompile sm_90a --only gemm_sm90_ws_t128 > $L/pc_x.log 2>&1 &
+    wait; echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 $L/pc.log) / $(tail -1 $L/pc_x.log)"
+  fi
+  T="TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 $X" TL=${TL:-$([ $q = 1 ] && echo 90 || echo 200)}
+  : > $L/lane_c.txt; : > $L/lane_d.txt
+  lane_test every_rule $TL $T > $L/lane_a.txt &
+  lane_test every_k3 $TL $T NVFP4MOE_KSPLIT=3 > $L/lane_b.txt &
+  if [ $q = 0 ]; then
+    lane_test shapes $TL TEST_QUICK=1 TEST_ONLY=gemm_shapes $X > $L/lane_c.txt &
+    lane_sanitizer memcheck every_tile $TL TEST_CONFIGS=gemm_sm90_ws_t128 NVFP4MOE_KSPLIT=2 $X > $L/lane_d.txt 2>&1 &
+  fi
   wait; lanes_report
   grep -h "cases ran again" $L/every_*.log | head -4
-  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "NVFP4MOE_Y=1,$X,$X,NVFP4MOE_Y=1" \
-    --ms 128,512 --only gemm --shapes qwen3_30b_gemm1,qwen3_30b_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2,gpt_oss_gemm1,dsv3_g30_gemm1,dsv3_g31_gemm2 \
-    --out "$OUT/x99_ab.json" > $L/ab.log 2>&1
+  if [ $q = 1 ]; then set -- --ms 128 --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2
+  else set -- --ms 128,512 --shapes qwen3_30b_gemm1,qwen3_30b_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2,gpt_oss_gemm1,dsv3_g30_gemm1,dsv3_g31_gemm2
+  fi
+  PYTHONUNBUFFERED=1 timeout ${ABT:-$([ $q = 1 ] && echo 60 || echo 240)} python3 tools/bench.py \
+    --envs "NVFP4MOE_Y=1,$X,$X,NVFP4MOE_Y=1" --only gemm "$@" --out "$OUT/${tag}_ab.json" > $L/ab.log 2>&1
   echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
-  python3 - "$OUT/x99_ab.json" <<'PYEOF'
-import json, sys
-from collections import defaultdict
-t = defaultdict(list)
-for x in json.load(open(sys.argv[1])):
-    t[(x["shape"], x["m"], "t" if "KSPLIT=1" in x.get("tune", "") else "o")].append(x["time_us"])
-for k in sorted({(a, b) for a, b, _ in t}):
-    o, n = t[k + ("o",)], t[k + ("t",)]
-    if o and n:
-        print(f"{k[0]:18} {k[1]:>4} o {[round(v, 1) for v in o]} t {[round(v, 1) for v in n]} {100 * (sum(n) / len(n) / (sum(o) / len(o)) - 1):+.1f} %")
-PYEOF
-  tar czf "$OUT/x99_logs.tgz" -C $L .
+  ab_cells KSPLIT=1 "$OUT/${tag}_ab.json"
+  tar czf "$OUT/${tag}_logs.tgz" -C $L .
   ;;
 X98)
   # fiftieth session: do the 128-token tile's CTA waves show in the time? DeepSeek-V3 GEMM1 with 32, 30 and 33 groups
