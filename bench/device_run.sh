@@ -382,6 +382,42 @@ t32_trial() {
   tar czf "$OUT/${tag}_logs.tgz" -C $L .
   echo "all done at $(( $(date +%s) - t0 )) s"
 }
+# fiftieth session: the 128-token tile's tail split, X99 and (QUICK=1) X99Q below: ksplit_trial
+ksplit_trial() {
+  # the 128-token tile's tail split (-DNVF_KSPLIT=1; nvfp4moe__ws_ksplit; $NVFP4MOE_KSPLIT).
+  # (NVF_KSPLIT is only in commits 9652600 to 928f50d, not kept: here both arms build the default; rebuild from
+  # 928f50d to repeat X99 or X99Q.) Precompile both; side by side under the define: the 128-token tiles' every-tile
+  # test under the rule and forced to 3 pieces (quick), the quick GEMM shape test, memcheck on the quick every-tile
+  # test forced to 2; then the A/B, arms o t t o (o: the default; t: the define) at 128 and 512 tokens on the five
+  # GEMMs and X98's two whole-wave shapes; logs TAG_logs.tgz. QUICK=1 (X99Q): no precompile (the tests compile what
+  # they use), only the two every-tile lanes, the A/B on DeepSeek-V3 GEMM1 and GEMM2 at 128 tokens.
+  local q=${QUICK:-0} tag X T tl; tag=$([ $q = 1 ] && echo x99q || echo x99)
+  t0=$(date +%s); L=/tmp/$tag; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+  X="NVFP4MOE_TUNE_DEFINE=-DNVF_KSPLIT=1"
+  if [ $q = 0 ]; then
+    timeout 150 ./build/nvfp4moe_precompile sm_90a > $L/pc.log 2>&1 &
+    env $X timeout 150 ./build/nvfp4moe_precompile sm_90a --only gemm_sm90_ws_t128 > $L/pc_x.log 2>&1 &
+    wait; echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 $L/pc.log) / $(tail -1 $L/pc_x.log)"
+  fi
+  T="TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 $X" tl=${TL:-$([ $q = 1 ] && echo 90 || echo 200)}
+  : > $L/lane_c.txt; : > $L/lane_d.txt
+  lane_test every_rule $tl $T > $L/lane_a.txt &
+  lane_test every_k3 $tl $T NVFP4MOE_KSPLIT=3 > $L/lane_b.txt &
+  if [ $q = 0 ]; then
+    lane_test shapes $tl TEST_QUICK=1 TEST_ONLY=gemm_shapes $X > $L/lane_c.txt &
+    lane_sanitizer memcheck every_tile $tl TEST_CONFIGS=gemm_sm90_ws_t128 NVFP4MOE_KSPLIT=2 $X > $L/lane_d.txt 2>&1 &
+  fi
+  wait; lanes_report
+  grep -h "cases ran again" $L/every_*.log | head -4
+  if [ $q = 1 ]; then set -- --ms 128 --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2
+  else set -- --ms 128,512 --shapes qwen3_30b_gemm1,qwen3_30b_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2,gpt_oss_gemm1,dsv3_g30_gemm1,dsv3_g31_gemm2
+  fi
+  PYTHONUNBUFFERED=1 timeout ${ABT:-$([ $q = 1 ] && echo 60 || echo 240)} python3 tools/bench.py \
+    --envs "NVFP4MOE_Y=1,$X,$X,NVFP4MOE_Y=1" --only gemm "$@" --out "$OUT/${tag}_ab.json" > $L/ab.log 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
+  ab_cells KSPLIT=1 "$OUT/${tag}_ab.json"
+  tar czf "$OUT/${tag}_logs.tgz" -C $L .
+}
 case "${1:-A}" in
 A)
   bash tests/run.sh 2>&1 | tee "$OUT/test.log" | grep -vE "^PASS|^# compiled" | tail -40
@@ -2017,43 +2053,11 @@ X86S)
   wskip_tests 120 moe_layer layer_quantizer_widened
   ;;
 X99Q)
-  # fiftieth session, X99 cut to the device time left (about 150 s; QUICK=1 below), as it ran
-  QUICK=1 bash "$0" X99
+  # fiftieth session, X99 cut to the device time left (about 150 s), as it ran
+  QUICK=1 ksplit_trial
   ;;
 X99)
-  # fiftieth session: the 128-token tile's tail split (-DNVF_KSPLIT=1; nvfp4moe__ws_ksplit; $NVFP4MOE_KSPLIT).
-  # (NVF_KSPLIT is only in commits 9652600 to 928f50d, not kept: here both arms build the default; rebuild from
-  # 928f50d to repeat X99 or X99Q.) Precompile both; side by side under the define: the 128-token tiles' every-tile
-  # test under the rule and forced to 3 pieces (quick), the quick GEMM shape test, memcheck on the quick every-tile
-  # test forced to 2; then the A/B, arms o t t o (o: the default; t: the define) at 128 and 512 tokens on the five
-  # GEMMs and X98's two whole-wave shapes; logs TAG_logs.tgz. QUICK=1 (X99Q): no precompile (the tests compile what
-  # they use), only the two every-tile lanes, the A/B on DeepSeek-V3 GEMM1 and GEMM2 at 128 tokens.
-  q=${QUICK:-0}; tag=$([ $q = 1 ] && echo x99q || echo x99)
-  t0=$(date +%s); L=/tmp/$tag; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
-  X="NVFP4MOE_TUNE_DEFINE=-DNVF_KSPLIT=1"
-  if [ $q = 0 ]; then
-    timeout 150 ./build/nvfp4moe_precompile sm_90a > $L/pc.log 2>&1 &
-    env $X timeout 150 ./build/nvfp4moe_precompile sm_90a --only gemm_sm90_ws_t128 > $L/pc_x.log 2>&1 &
-    wait; echo "precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 $L/pc.log) / $(tail -1 $L/pc_x.log)"
-  fi
-  T="TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 $X" TL=${TL:-$([ $q = 1 ] && echo 90 || echo 200)}
-  : > $L/lane_c.txt; : > $L/lane_d.txt
-  lane_test every_rule $TL $T > $L/lane_a.txt &
-  lane_test every_k3 $TL $T NVFP4MOE_KSPLIT=3 > $L/lane_b.txt &
-  if [ $q = 0 ]; then
-    lane_test shapes $TL TEST_QUICK=1 TEST_ONLY=gemm_shapes $X > $L/lane_c.txt &
-    lane_sanitizer memcheck every_tile $TL TEST_CONFIGS=gemm_sm90_ws_t128 NVFP4MOE_KSPLIT=2 $X > $L/lane_d.txt 2>&1 &
-  fi
-  wait; lanes_report
-  grep -h "cases ran again" $L/every_*.log | head -4
-  if [ $q = 1 ]; then set -- --ms 128 --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2
-  else set -- --ms 128,512 --shapes qwen3_30b_gemm1,qwen3_30b_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2,gpt_oss_gemm1,dsv3_g30_gemm1,dsv3_g31_gemm2
-  fi
-  PYTHONUNBUFFERED=1 timeout ${ABT:-$([ $q = 1 ] && echo 60 || echo 240)} python3 tools/bench.py \
-    --envs "NVFP4MOE_Y=1,$X,$X,NVFP4MOE_Y=1" --only gemm "$@" --out "$OUT/${tag}_ab.json" > $L/ab.log 2>&1
-  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
-  ab_cells KSPLIT=1 "$OUT/${tag}_ab.json"
-  tar czf "$OUT/${tag}_logs.tgz" -C $L .
+  ksplit_trial
   ;;
 X98)
   # fiftieth session: do the 128-token tile's CTA waves show in the time? DeepSeek-V3 GEMM1 with 32, 30 and 33 groups
