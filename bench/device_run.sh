@@ -321,8 +321,8 @@ gemm_ab() {
     --only gemm,layer --out "$OUT/ab_gemm.json" 2>&1 | grep -E "tune=" | cut -c1-170
 }
 # per-cell summary of A/B files (tools/bench.py --envs): each cell's times under the arms whose tune names DEF (x)
-# and the others (d), and x's mean against d's; files that are missing or unreadable are skipped or named:
-# ab_cells DEF FILE...
+# and the others (d), and x's mean against d's; files that are missing or unreadable are skipped or named; with
+# AB_BASE set, d is only the arms whose tune names it (the others are left out): [AB_BASE=D] ab_cells DEF FILE...
 ab_cells() {
   python3 - "$@" <<'PYEOF'
 import json, os, sys
@@ -336,11 +336,14 @@ for path in sys.argv[2:]:
         print(path, "unreadable:", e); continue
     t = defaultdict(list)
     for x in r:
-        t[(x.get("shape"), x.get("m"), "x" if sys.argv[1] in x.get("tune", "") else "d")].append(x["time_us"])
+        tune, base = x.get("tune", ""), os.environ.get("AB_BASE")
+        arm = "x" if sys.argv[1] in tune else "d" if not base or base in tune else None
+        if arm:
+            t[(x.get("shape"), x.get("m"), arm)].append(x["time_us"])
     for k in sorted({(a, b) for a, b, _ in t}):
         d, w = t[k + ("d",)], t[k + ("x",)]
         if d and w:
-            print(f"{path[-22:]} {k[0]:22} {k[1]:>4} d {[round(v, 1) for v in d]} x {[round(v, 1) for v in w]} "
+            print(f"{sys.argv[1]} {path[-22:]} {k[0]:22} {k[1]:>4} d {[round(v, 1) for v in d]} x {[round(v, 1) for v in w]} "
                   f"{100 * (sum(w) / len(w) / (sum(d) / len(d)) - 1):+.1f} %")
 PYEOF
 }
@@ -418,7 +421,31 @@ ksplit_trial() {
   ab_cells KSPLIT=1 "$OUT/${tag}_ab.json"
   tar czf "$OUT/${tag}_logs.tgz" -C $L .
 }
+# fifty-first session: the one-CTA-a-unit grid's short last blocks (-DNVF_TAIL=1 and =2, gemm_wgmma_ws.cu), X100:
+# side by side, the token-producer tiles' every-tile test under each define, the quick GEMM shape and layer tests
+# under =2 and the new every-tile cases on the default (128-token tiles), memcheck on the 128-token tiles' every-tile
+# test under =2; then the A/B, arms o 1 2 o 2 1 (o: the default), on DeepSeek-V3's GEMMs and Qwen3 GEMM1 (no short
+# block: the control) at 128 and 512 tokens; logs x100_logs.tgz
+tail_trial() {
+  t0=$(date +%s); L=/tmp/x100; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+  local o="NVFP4MOE_Y=1" x1="NVFP4MOE_TUNE_DEFINE=-DNVF_TAIL=1" x2="NVFP4MOE_TUNE_DEFINE=-DNVF_TAIL=2" tl=${TL:-210}
+  lane_test every_t1 $tl TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws $x1 > $L/lane_a.txt &
+  lane_test every_t2 $tl TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws $x2 > $L/lane_b.txt &
+  (lane_test shapes_t2 $tl TEST_QUICK=1 TEST_ONLY=gemm_shapes $x2
+   lane_test layer_t2 $tl TEST_QUICK=1 TEST_ONLY=test_moe_layer $x2
+   lane_test every_o $tl TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128) > $L/lane_c.txt &
+  lane_sanitizer memcheck every_tile $tl TEST_CONFIGS=gemm_sm90_ws_t128 $x2 > $L/lane_d.txt 2>&1 &
+  wait; lanes_report
+  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "$o,$x1,$x2,$o,$x2,$x1" --only gemm --ms 128,512 \
+    --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm1 --out "$OUT/x100_ab.json" > $L/ab.log 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
+  AB_BASE=$o ab_cells NVF_TAIL=1 "$OUT/x100_ab.json"; AB_BASE=$o ab_cells NVF_TAIL=2 "$OUT/x100_ab.json"
+  tar czf "$OUT/x100_logs.tgz" -C $L .
+}
 case "${1:-A}" in
+X100)
+  tail_trial
+  ;;
 A)
   bash tests/run.sh 2>&1 | tee "$OUT/test.log" | grep -vE "^PASS|^# compiled" | tail -40
   echo "== compute-sanitizer memcheck (TEST_QUICK=1)"
