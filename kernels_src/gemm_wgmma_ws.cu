@@ -441,16 +441,18 @@ NVF_DEV void nvf_ws_epilogue_reg(const NvfGemmParams& p, int g, int valid, float
 // one such block a group (N 4096 and 7168: 64 rows), and its time goes by whole CTA waves (X98). Here the
 // warpgroups past N return at once (the empty barriers count the others), and the CTAs of the short blocks come
 // after every whole block's (the grid's order), so the short units fill the last wave: =1. =2 also, where the
-// last block holds 64 rows (three warpgroups), makes the last two blocks 128 rows each (the same count).
+// last block holds 64 rows (three warpgroups), makes the last two blocks 128 rows each (the same count). Only on
+// the 128-token tile: the row-major 48- and 64-token tiles (also one CTA a unit) spill under it (8-40 bytes).
 #ifndef NVF_TAIL
 #define NVF_TAIL 0
 #endif
+#define NVF_TAIL_ON (NVF_TAIL && NVF_TOK == 128)
 struct NvfWsBlk {
   int g, tt, row0, act; // group, token tile, first weight row, warpgroups with rows in N
 };
 NVF_DEV NvfWsBlk nvf_ws_tail_block(int n, int groups, int tiles) {
   int nb = n / NVF_ROWS, ns = n % NVF_ROWS ? 1 : 0, srows = n % NVF_ROWS; // whole blocks, short ones, their rows
-  if (NVF_TAIL == 2 && NVF_CWG == 3 && srows == 64 && nb >= 1) {
+  if (NVF_TAIL == 2 && NVF_CWG == 3 && srows == 64 && nb >= 1) { // 192 + 64 = 2 x 128
     nb -= 1;
     ns = 2;
     srows = 128;
@@ -489,7 +491,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
 #endif
 #else
   const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)
-#if NVF_TAIL
+#if NVF_TAIL_ON
   const NvfWsBlk blk = nvf_ws_tail_block(p.n, p.groups, tiles);
   const int tt = blk.tt, g = blk.g, row0 = blk.row0, act = blk.act;
 #else
@@ -594,7 +596,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
 
   // ---- consumers: gemm_wgmma.cu's step, B from the ring ----
 #if !NVF_PERSIST
-  if (NVF_TAIL && (int)(threadIdx.x >> 7) >= act) return; // no rows in N (NVF_TAIL)
+  if (NVF_TAIL_ON && (int)(threadIdx.x >> 7) >= act) return; // no rows in N (NVF_TAIL)
 #endif
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(NVF_CREGS));
   const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7, t = lane & 3;

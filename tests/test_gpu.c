@@ -856,11 +856,13 @@ static void test_gemm_every_tile_config(void) {
                                    tile's _k256 twin too */
                                 {3, 300, 272, 1024, 4, 1, 1, 8, 0, 1}, {2, 300, 144, 256, 0, 1, 1, 0, 20, 1},
                                 {6, 16, 272, 4096, 7, 1, 1, 0, 0, 1},
-                                /* N 448: two 192-row blocks and one of 64 rows (the three-warpgroup tiles), one
-                                   256-row block and one of 192 (four); 140 tokens: two 128-token tiles a block (all
-                                   valid, then random);
-                                   TILED with K % 256 == 0 (the _k256 twin), then row-major */
-                                {3, 140, 448, 1024, 0, 1, 1, 0, 0, 1}, {3, 140, 448, 736, 4, 1, 1, 8, 0, 0}};
+                                /* N 448: two 192-row blocks and one of 64 rows (the 128-token tile's three
+                                   warpgroups), one 256-row block and one of 192 (four); 140 tokens in every
+                                   group: two 128-token tiles a block; TILED with K 2048 and 1152 (the 128-token
+                                   tile's _k256 and _tiled twins on the one-CTA-a-unit grid, K > 1024), then
+                                   row-major */
+                                {3, 140, 448, 2048, 0, 1, 1, 0, 0, 1}, {2, 140, 448, 1152, 0, 0, 1, 0, 0, 1},
+                                {3, 140, 448, 736, 0, 1, 1, 8, 0, 0}};
   nvfp4moe_info info;
   const char* config;
   int i, want, wrong;
