@@ -422,18 +422,18 @@ ksplit_trial() {
   tar czf "$OUT/${tag}_logs.tgz" -C $L .
 }
 # fifty-first session: the one-CTA-a-unit grid's short last blocks (-DNVF_TAIL=1 and =2, gemm_wgmma_ws.cu), X100:
-# side by side, the token-producer tiles' every-tile test under each define, the quick GEMM shape and layer tests
-# under =2 and the new every-tile cases on the default (128-token tiles), memcheck on the 128-token tiles' every-tile
-# test under =2; then the A/B, arms o 1 2 o 2 1 (o: the default), on DeepSeek-V3's GEMMs and Qwen3 GEMM1 (no short
+# side by side, the 128-token tiles' every-tile test under each define, the quick GEMM shape and layer tests under
+# =2 and the every-tile test (with its new cases) on the default's token-producer tiles, memcheck on the 128-token
+# tiles' every-tile test under =2; then the A/B, arms o 1 2 o 2 1 (o: the default), on DeepSeek-V3's GEMMs and Qwen3 GEMM1 (no short
 # block: the control) at 128 and 512 tokens; logs x100_logs.tgz
 tail_trial() {
   t0=$(date +%s); L=/tmp/x100; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
   local o="NVFP4MOE_Y=1" x1="NVFP4MOE_TUNE_DEFINE=-DNVF_TAIL=1" x2="NVFP4MOE_TUNE_DEFINE=-DNVF_TAIL=2" tl=${TL:-210}
-  lane_test every_t1 $tl TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws $x1 > $L/lane_a.txt &
-  lane_test every_t2 $tl TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws $x2 > $L/lane_b.txt &
+  lane_test every_t1 $tl TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 $x1 > $L/lane_a.txt &
+  lane_test every_t2 $tl TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 $x2 > $L/lane_b.txt &
   (lane_test shapes_t2 $tl TEST_QUICK=1 TEST_ONLY=gemm_shapes $x2
    lane_test layer_t2 $tl TEST_QUICK=1 TEST_ONLY=test_moe_layer $x2
-   lane_test every_o $tl TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128) > $L/lane_c.txt &
+   lane_test every_o $tl TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws) > $L/lane_c.txt &
   lane_sanitizer memcheck every_tile $tl TEST_CONFIGS=gemm_sm90_ws_t128 $x2 > $L/lane_d.txt 2>&1 &
   wait; lanes_report
   PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "$o,$x1,$x2,$o,$x2,$x1" --only gemm --ms 128,512 \
