@@ -2108,9 +2108,11 @@ X98)
 X97)
   # fiftieth session: on an H200 only (stops at once on another card): X96 again (t32_trial -DNVF_WRING=1 on a tree
   # with b049219's NVF_WRING code, which is not in the tree: run \`patch -p1 < bench/patches/x96_wring.patch\` first,
-  # in the same command, before this script builds; the patch is git diff 71f0bfc b049219 of the three files, and the
-  # final tree's kernels, header and tests are 71f0bfc's), whose end runs X94's Nsight passes on the default (before $PROF_BY s), then G14 at 32
-  # tokens under the define into $OUT/wring/ (before $WPROF_BY s)
+  # in the same command, before this script builds; the patch was git diff 71f0bfc b049219 of the three files, and
+  # since the fifty-first session it is that change merged onto the tree with NVF_TAIL (1fe9a28; the -DNVF_WRING=1
+  # modules' SASS the same as b049219's, the default's 71 modules the same as 71f0bfc's), whose end runs X94's Nsight
+  # passes on the default (before $PROF_BY s), then G14 at 32 tokens under the define into $OUT/wring/ (before
+  # $WPROF_BY s)
   g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
   echo "$g" | grep -q H200 || { echo "$g: not an H200: stopped"; exit 3; }
   PROF_BY=${PROF_BY:-400} ABT=${ABT:-150} t32_trial -DNVF_WRING=1 h200_x97
