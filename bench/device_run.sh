@@ -438,8 +438,14 @@ tail_trial() {
   lane_sanitizer memcheck every_tile $tl TEST_CONFIGS=gemm_sm90_ws_t128 $x2 > $L/lane_d.txt 2>&1 &
   wait; lanes_report
   PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "$arms" --only gemm --ms 128,512 \
-    --shapes $shapes --out "$OUT/${TAG:-x100}_ab.json" > $L/ab.log 2>&1
-  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"
+    --shapes $shapes ${INTERLEAVE:+--interleave} --out "$OUT/${TAG:-x100}_ab.json" > $L/ab.log 2>&1
+  local rc=$?; echo "A/B rc $rc at $(( $(date +%s) - t0 )) s${INTERLEAVE:+ (interleaved)}"
+  if [ $rc != 0 ] && [ -n "${INTERLEAVE:-}" ]; then # (--interleave's first run on a GPU: arm-major if it fails)
+    tail -3 $L/ab.log; cp $L/ab.log $L/ab_interleave.log
+    PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "$arms" --only gemm --ms 128,512 \
+      --shapes $shapes --out "$OUT/${TAG:-x100}_ab.json" > $L/ab.log 2>&1
+    echo "A/B (arm-major) rc $? at $(( $(date +%s) - t0 )) s"
+  fi
   AB_BASE=$o ab_cells NVF_TAIL=1 "$OUT/${TAG:-x100}_ab.json"; AB_BASE=$o ab_cells NVF_TAIL=2 "$OUT/${TAG:-x100}_ab.json"
   tar czf "$OUT/${TAG:-x100}_logs.tgz" -C $L .
 }
@@ -450,9 +456,10 @@ X100)
 X101)
   # X100 again after the vote fix (the first form's mapping branch and early return put the MMAs' B descriptors in
   # vector registers): no every-tile run of the default (unchanged, passed in X100), arms o 1 2 three times and o,
-  # X98's whole-wave shapes and gpt-oss GEMM1 (no short block) added
+  # interleaved (tools/bench.py --interleave: each cell under every arm in turn), X98's whole-wave shapes and gpt-oss
+  # GEMM1 (no short block) added
   o="NVFP4MOE_Y=1" x1="NVFP4MOE_TUNE_DEFINE=-DNVF_TAIL=1" x2="NVFP4MOE_TUNE_DEFINE=-DNVF_TAIL=2"
-  TAG=x101 EVERY_O=0 ARMS="$o,$x1,$x2,$o,$x2,$x1,$o,$x1,$x2,$o" \
+  TAG=x101 EVERY_O=0 INTERLEAVE=1 ARMS="$o,$x1,$x2,$o,$x2,$x1,$o,$x1,$x2,$o" \
     SHAPES=dsv3_ep8_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm1,gpt_oss_gemm1,dsv3_g30_gemm1,dsv3_g31_gemm2 tail_trial
   ;;
 A)

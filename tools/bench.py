@@ -195,6 +195,12 @@ def main():
     poisson = "--poisson" in sys.argv
     # --mmax N: with --poisson, m_max N instead (a layer's buffers: the DeepSeek-V3 layer row has 256)
     mmax_opt = int(sys.argv[sys.argv.index("--mmax") + 1]) if "--mmax" in sys.argv else None
+    # --interleave (with --only gemm and arms): each (shape, m) cell timed under every arm in turn, the arms'
+    # contexts created first, instead of every cell under one arm, then the next arm: drift over the run (clocks,
+    # heat) then falls on every arm alike (X100 on an H200: the same build's two runs of one cell 11 % apart)
+    interleave = "--interleave" in sys.argv
+    if interleave and only != ["gemm"]:
+        sys.exit("--interleave times GEMM cells only: give --only gemm")
     if mmax_opt is not None and (not poisson or mmax_opt < 1):
         sys.exit("--mmax N (N >= 1) needs --poisson")
 
@@ -356,41 +362,59 @@ def main():
                 else [dict(zip(("NVFP4MOE_GEMM_CONFIG", "NVFP4MOE_TUNE_DEFINE"), pr)) for pr in pairs]
                 if pairs is not None else envsets)
     if variants is not None:
-        for envs in variants:
+        def arm_context(envs):  # (context, its tune label), created under the arm's environment
             define = "@".join(envs.values()) if envsets is None else ";".join(f"{k}={v}" for k, v in envs.items())
             os.environ.update(envs)
             tctx = ctypes.c_void_p()
             check(lib.nvfp4moe_create(ctypes.byref(Desc()), ctypes.byref(tctx)), "nvfp4moe_create")
             for env in envs:
                 del os.environ[env]
+            return tctx, define
+
+        def gemm_cell(tctx, define, name, G, N, K, m, w, wsf):  # one A/B cell: fresh tokens, timed, recorded
+            mmax = (mmax_opt or m + int(4 * m ** 0.5) + 4) if poisson else m
+            A = random_fp4((G, mmax, K // 2))
+            asf = random_sf(G * lib.nvfp4moe_sf_bytes(mmax, K, 0))
+            if poisson:
+                gen = torch.Generator().manual_seed(m)  # the same draw in every arm
+                mm_t = torch.poisson(torch.full((G,), float(m)), generator=gen).clamp(0, mmax).to(torch.int32).cuda()
+            else:
+                mm_t = torch.full((G,), m, dtype=torch.int32, device="cuda")
+            alpha = torch.ones(G, dtype=torch.float32, device="cuda")
+            d = torch.empty(G, mmax, N, dtype=torch.bfloat16, device="cuda")
+            ga = GemmArgs(groups=G, m_max=mmax, n=N, k=K, a=A.data_ptr(), a_sf=asf.data_ptr(), b=w.data_ptr(),
+                          b_sf=wsf.data_ptr(), masked_m=mm_t.data_ptr(), alpha=alpha.data_ptr(),
+                          d=d.data_ptr(), ldd=N, expected_m=m, b_layout=layout_for(tctx, N, K))
+            wkeep = []
+            give_workspace(tctx, ga, wkeep)
+            t_us = time_graph([lambda: check(lib.nvfp4moe_grouped_gemm_nt_masked(tctx, ctypes.byref(ga),
+                                                                                 stream()), name)])
+            bytes_ = gemm_bytes(G, N, K, m)
+            record("grouped_gemm_nt_masked_tune", t_us, bytes_, flops=2 * G * m * N * K, shape=name, m=m,
+                   n=N, k=K, groups=G, tune=define, weight_layout=["row_major", "tiled"][ga.b_layout],
+                   workspace_bytes=ga.workspace_size, m_max=mmax,
+                   masked_m_mean=round(float(mm_t.float().mean()), 2) if poisson else None)
+
+        if interleave:  # cell-major: every arm's context first, then each (shape, m) under every arm in turn
+            arms = [arm_context(envs) for envs in variants]
+            for name, G, N, K in tune_shapes:
+                w = random_fp4((G, N, wrow(K)))
+                wsf = random_sf(G * lib.nvfp4moe_sf_bytes(N, K, 0))
+                for m in tune_ms:
+                    for tctx, define in arms:
+                        gemm_cell(tctx, define, name, G, N, K, m, w, wsf)
+                del w, wsf
+            for tctx, _ in arms:
+                lib.nvfp4moe_destroy(tctx)
+        for envs in (variants if not interleave else []):
+            tctx, define = arm_context(envs)
             if "quant" in only:
                 quant_cases(c=tctx, tune=define)
             for name, G, N, K in (tune_shapes if "gemm" in only else []):
                 w = random_fp4((G, N, wrow(K)))
                 wsf = random_sf(G * lib.nvfp4moe_sf_bytes(N, K, 0))
                 for m in tune_ms:
-                    mmax = (mmax_opt or m + int(4 * m ** 0.5) + 4) if poisson else m
-                    A = random_fp4((G, mmax, K // 2))
-                    asf = random_sf(G * lib.nvfp4moe_sf_bytes(mmax, K, 0))
-                    if poisson:
-                        gen = torch.Generator().manual_seed(m)  # the same draw in every arm
-                        mm_t = torch.poisson(torch.full((G,), float(m)), generator=gen).clamp(0, mmax).to(torch.int32).cuda()
-                    else:
-                        mm_t = torch.full((G,), m, dtype=torch.int32, device="cuda")
-                    alpha = torch.ones(G, dtype=torch.float32, device="cuda")
-                    d = torch.empty(G, mmax, N, dtype=torch.bfloat16, device="cuda")
-                    ga = GemmArgs(groups=G, m_max=mmax, n=N, k=K, a=A.data_ptr(), a_sf=asf.data_ptr(), b=w.data_ptr(),
-                                  b_sf=wsf.data_ptr(), masked_m=mm_t.data_ptr(), alpha=alpha.data_ptr(),
-                                  d=d.data_ptr(), ldd=N, expected_m=m, b_layout=layout_for(tctx, N, K))
-                    wkeep = []
-                    give_workspace(tctx, ga, wkeep)
-                    t_us = time_graph([lambda: check(lib.nvfp4moe_grouped_gemm_nt_masked(tctx, ctypes.byref(ga),
-                                                                                         stream()), name)])
-                    bytes_ = gemm_bytes(G, N, K, m)
-                    record("grouped_gemm_nt_masked_tune", t_us, bytes_, flops=2 * G * m * N * K, shape=name, m=m,
-                           n=N, k=K, groups=G, tune=define, weight_layout=["row_major", "tiled"][ga.b_layout],
-                           workspace_bytes=ga.workspace_size, m_max=mmax,
-                           masked_m_mean=round(float(mm_t.float().mean()), 2) if poisson else None)
+                    gemm_cell(tctx, define, name, G, N, K, m, w, wsf)
                 del w, wsf
             if "layer" in only:
                 layer_cases(tctx, tune=define)
