@@ -3621,7 +3621,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  }\n"
   "  // (selects, not branches: a branch here put the MMAs' B descriptors in vector registers, moved to uniform ones\n"
   "  // before each MMA, R2UR, and cost 5-10 % on an H200: X100)\n"
-  "  const int whole = groups * nb * tiles, x = blockIdx.x; // (< gridDim.x = groups (nb + ns) tiles)\n"
+  "  const int whole = groups * nb * tiles, x = blockIdx.x; // (whole <= gridDim.x = groups (nb + ns) tiles)\n"
   "  const bool shrt = x >= whole;\n"
   "  const int r = shrt \? x - whole : x, per = shrt \? ns : nb, gb = r / tiles;\n"
   "  NvfWsBlk b;\n"

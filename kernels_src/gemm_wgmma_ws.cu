@@ -459,7 +459,7 @@ NVF_DEV NvfWsBlk nvf_ws_tail_block(int n, int groups, int tiles) {
   }
   // (selects, not branches: a branch here put the MMAs' B descriptors in vector registers, moved to uniform ones
   // before each MMA, R2UR, and cost 5-10 % on an H200: X100)
-  const int whole = groups * nb * tiles, x = blockIdx.x; // (< gridDim.x = groups (nb + ns) tiles)
+  const int whole = groups * nb * tiles, x = blockIdx.x; // (whole <= gridDim.x = groups (nb + ns) tiles)
   const bool shrt = x >= whole;
   const int r = shrt ? x - whole : x, per = shrt ? ns : nb, gb = r / tiles;
   NvfWsBlk b;
