@@ -199,8 +199,9 @@ def main():
     # contexts created first, instead of every cell under one arm, then the next arm: drift over the run (clocks,
     # heat) then falls on every arm alike (X100 on an H200: the same build's two runs of one cell 11 % apart)
     interleave = "--interleave" in sys.argv
-    if interleave and only != ["gemm"]:
-        sys.exit("--interleave times GEMM cells only: give --only gemm")
+    if interleave and (only != ["gemm"] or not any(f in sys.argv for f in ("--envs", "--tune", "--configs", "--defines",
+                                                                               "--variants"))):
+        sys.exit("--interleave times the GEMM cells of an A/B: give --only gemm and the arms (--envs, --defines, ..)")
     if mmax_opt is not None and (not poisson or mmax_opt < 1):
         sys.exit("--mmax N (N >= 1) needs --poisson")
 
@@ -394,7 +395,9 @@ def main():
                    n=N, k=K, groups=G, tune=define, weight_layout=["row_major", "tiled"][ga.b_layout],
                    workspace_bytes=ga.workspace_size, m_max=mmax,
                    masked_m_mean=round(float(mm_t.float().mean()), 2) if poisson else None)
+            return A, asf, mm_t, alpha, d, wkeep  # (kept by the caller until the next cell's are made, as before)
 
+        last = None  # the last cell's buffers, alive until the next cell's exist (the placement the records had)
         if interleave:  # cell-major: every arm's context first, then each (shape, m) under every arm in turn
             arms = [arm_context(envs) for envs in variants]
             for name, G, N, K in tune_shapes:
@@ -402,7 +405,7 @@ def main():
                 wsf = random_sf(G * lib.nvfp4moe_sf_bytes(N, K, 0))
                 for m in tune_ms:
                     for tctx, define in arms:
-                        gemm_cell(tctx, define, name, G, N, K, m, w, wsf)
+                        last = gemm_cell(tctx, define, name, G, N, K, m, w, wsf)
                 del w, wsf
             for tctx, _ in arms:
                 lib.nvfp4moe_destroy(tctx)
@@ -414,11 +417,12 @@ def main():
                 w = random_fp4((G, N, wrow(K)))
                 wsf = random_sf(G * lib.nvfp4moe_sf_bytes(N, K, 0))
                 for m in tune_ms:
-                    gemm_cell(tctx, define, name, G, N, K, m, w, wsf)
+                    last = gemm_cell(tctx, define, name, G, N, K, m, w, wsf)
                 del w, wsf
             if "layer" in only:
                 layer_cases(tctx, tune=define)
             lib.nvfp4moe_destroy(tctx)
+        del last
         only = []
 
     # ---- GEMMs ----
