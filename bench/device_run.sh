@@ -424,8 +424,9 @@ ksplit_trial() {
 # fifty-first session: the one-CTA-a-unit grid's short last blocks (-DNVF_TAIL=1 and =2, gemm_wgmma_ws.cu), X100:
 # side by side, the 128-token tiles' every-tile test under each define, the quick GEMM shape and layer tests under
 # =2 and the every-tile test (with its new cases) on the default's token-producer tiles, memcheck on the 128-token
-# tiles' every-tile test under =2; then the A/B, arms o 1 2 o 2 1 (o: the default), on DeepSeek-V3's GEMMs and Qwen3 GEMM1 (no short
-# block: the control) at 128 and 512 tokens; logs x100_logs.tgz
+# tiles' every-tile test under =2; then the A/B, arms o 1 2 o 2 1 (o: the default), on DeepSeek-V3's GEMMs and
+# Qwen3 GEMM1 (no short block: the control) at 128 and 512 tokens; logs x100_logs.tgz (TAG, ARMS, SHAPES, EVERY_O=0,
+# INTERLEAVE=1: X101's settings)
 tail_trial() {
   t0=$(date +%s); L=/tmp/${TAG:-x100}; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
   local o="NVFP4MOE_Y=1" x1="NVFP4MOE_TUNE_DEFINE=-DNVF_TAIL=1" x2="NVFP4MOE_TUNE_DEFINE=-DNVF_TAIL=2" tl=${TL:-210}
@@ -455,11 +456,12 @@ X100)
   ;;
 X101)
   # X100 again after the vote fix (the first form's mapping branch and early return put the MMAs' B descriptors in
-  # vector registers): no every-tile run of the default (unchanged, passed in X100), arms o 1 2 three times and o,
+  # vector registers): the default's every-tile run again (its kernels unchanged, but a case added after X100, N 208),
+  # arms o 1 2 three times and o,
   # interleaved (tools/bench.py --interleave: each cell under every arm in turn), X98's whole-wave shapes and gpt-oss
   # GEMM1 (no short block) added
   o="NVFP4MOE_Y=1" x1="NVFP4MOE_TUNE_DEFINE=-DNVF_TAIL=1" x2="NVFP4MOE_TUNE_DEFINE=-DNVF_TAIL=2"
-  TAG=x101 EVERY_O=0 INTERLEAVE=1 ARMS="$o,$x1,$x2,$o,$x2,$x1,$o,$x1,$x2,$o" \
+  TAG=x101 INTERLEAVE=1 ARMS="$o,$x1,$x2,$o,$x2,$x1,$o,$x1,$x2,$o" \
     SHAPES=dsv3_ep8_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm1,gpt_oss_gemm1,dsv3_g30_gemm1,dsv3_g31_gemm2 tail_trial
   ;;
 A)
