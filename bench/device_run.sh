@@ -426,7 +426,7 @@ ksplit_trial() {
 # =2 and the every-tile test (with its new cases) on the default's token-producer tiles, memcheck on the 128-token
 # tiles' every-tile test under =2; then the A/B, arms o 1 2 o 2 1 (o: the default), on DeepSeek-V3's GEMMs and
 # Qwen3 GEMM1 (no short block: the control) at 128 and 512 tokens; logs x100_logs.tgz (TAG, ARMS, SHAPES, EVERY_O=0,
-# INTERLEAVE=1: X101's settings)
+# INTERLEAVE=1, R_ARM (one more arm, NAME=-DDEF, with its every-tile lane and summary): X101's settings)
 tail_trial() {
   t0=$(date +%s); L=/tmp/${TAG:-x100}; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
   local o="NVFP4MOE_Y=1" x1="NVFP4MOE_TUNE_DEFINE=-DNVF_TAIL=1" x2="NVFP4MOE_TUNE_DEFINE=-DNVF_TAIL=2" tl=${TL:-210}
@@ -436,7 +436,8 @@ tail_trial() {
   (lane_test shapes_t2 $tl TEST_QUICK=1 TEST_ONLY=gemm_shapes $x2
    lane_test layer_t2 $tl TEST_QUICK=1 TEST_ONLY=test_moe_layer $x2
    [ "${EVERY_O:-1}" = 1 ] && lane_test every_o $tl TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws) > $L/lane_c.txt &
-  lane_sanitizer memcheck every_tile $tl TEST_CONFIGS=gemm_sm90_ws_t128 $x2 > $L/lane_d.txt 2>&1 &
+  (lane_sanitizer memcheck every_tile $tl TEST_CONFIGS=gemm_sm90_ws_t128 $x2
+   [ -n "${R_ARM:-}" ] && lane_test every_r $tl TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 $R_ARM) > $L/lane_d.txt 2>&1 &
   wait; lanes_report
   PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "$arms" --only gemm --ms 128,512 \
     --shapes $shapes ${INTERLEAVE:+--interleave} --out "$OUT/${TAG:-x100}_ab.json" > $L/ab.log 2>&1
@@ -448,6 +449,7 @@ tail_trial() {
     echo "A/B (arm-major) rc $? at $(( $(date +%s) - t0 )) s"
   fi
   AB_BASE=$o ab_cells NVF_TAIL=1 "$OUT/${TAG:-x100}_ab.json"; AB_BASE=$o ab_cells NVF_TAIL=2 "$OUT/${TAG:-x100}_ab.json"
+  [ -n "${R_ARM:-}" ] && AB_BASE=$o ab_cells "${R_ARM#*-D}" "$OUT/${TAG:-x100}_ab.json"
   tar czf "$OUT/${TAG:-x100}_logs.tgz" -C $L .
 }
 case "${1:-A}" in
@@ -459,9 +461,11 @@ X101)
   # vector registers): the default's every-tile run again (its kernels unchanged, but a case added after X100, N 208),
   # arms o 1 2 three times and o,
   # interleaved (tools/bench.py --interleave: each cell under every arm in turn), X98's whole-wave shapes and gpt-oss
-  # GEMM1 (no short block) added
+  # GEMM1 (no short block) added; and an arm r, the 128-token tile's resident twin up to K 2048 (-DNVF_RES128K=2048:
+  # host only; measured on an H100 only, X73: -3.6 to +2.6 % at K 1536 and 2048), on the same cells
   o="NVFP4MOE_Y=1" x1="NVFP4MOE_TUNE_DEFINE=-DNVF_TAIL=1" x2="NVFP4MOE_TUNE_DEFINE=-DNVF_TAIL=2"
-  TAG=x101 INTERLEAVE=1 ARMS="$o,$x1,$x2,$o,$x2,$x1,$o,$x1,$x2,$o" \
+  r="NVFP4MOE_TUNE_DEFINE=-DNVF_RES128K=2048"
+  TAG=x101 INTERLEAVE=1 R_ARM=$r ARMS="$o,$x1,$x2,$r,$o,$x2,$x1,$r,$o,$x1,$x2,$r,$o" \
     SHAPES=dsv3_ep8_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm1,gpt_oss_gemm1,dsv3_g30_gemm1,dsv3_g31_gemm2 tail_trial
   ;;
 A)
