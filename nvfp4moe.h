@@ -3639,6 +3639,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
   "#if NVF_PERSIST\n"
   "  const int tiles = p.tiles_m; // token tiles per (group, block)\n"
+  "  const int act = NVF_CWG;     // consumer warpgroups that take part: all of them on the resident grid\n"
   "  int* const tab = (int*)(smem + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws \? 0 : NVF_TSTAGES * NVF_STAGE_BYTES) +\n"
   "                          (NVF_EPI_SMEM \? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0)); // p.ptab: units before each group\n"
   "  if (NVF_PCOMPACT && p.ptab) nvf_ws_build_tab(p, tab, tiles, nblocks);\n"
@@ -3663,12 +3664,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  if (threadIdx.x == 0) {\n"
   "    #pragma unroll\n"
   "    for (int b = 0; b < NVF_SLOTS; ++b) {\n"
-  "      nvf_mbar_init(full0 + 8u * b, p.tok_ws \? 1 : 128); // one bulk copy, or every producer thread\n"
-  "#if NVF_PERSIST\n"
-  "      nvf_mbar_init(empty0 + 8u * b, 4 * NVF_CWG);\n"
-  "#else\n",
-  "      nvf_mbar_init(empty0 + 8u * b, 4 * act); // the warps of the warpgroups with rows in N\n"
-  "#endif\n"
+  "      nvf_mbar_init(full0 + 8u * b, p.tok_ws \? 1 : 128); // one bulk copy, or every producer thread\n",
+  "      nvf_mbar_init(empty0 + 8u * b, 4 * act); // the warps of the consumer warpgroups that take part\n"
   "    }\n"
   "    if (p.tok_ws) nvf_fence_mbar_init(); // the inits visible to the bulk copies' complete_tx (async proxy)\n"
   "  }\n"

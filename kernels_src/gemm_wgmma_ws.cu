@@ -477,6 +477,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;
 #if NVF_PERSIST
   const int tiles = p.tiles_m; // token tiles per (group, block)
+  const int act = NVF_CWG;     // consumer warpgroups that take part: all of them on the resident grid
   int* const tab = (int*)(smem + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws ? 0 : NVF_TSTAGES * NVF_STAGE_BYTES) +
                           (NVF_EPI_SMEM ? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0)); // p.ptab: units before each group
   if (NVF_PCOMPACT && p.ptab) nvf_ws_build_tab(p, tab, tiles, nblocks);
@@ -502,11 +503,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     #pragma unroll
     for (int b = 0; b < NVF_SLOTS; ++b) {
       nvf_mbar_init(full0 + 8u * b, p.tok_ws ? 1 : 128); // one bulk copy, or every producer thread
-#if NVF_PERSIST
-      nvf_mbar_init(empty0 + 8u * b, 4 * NVF_CWG);
-#else
-      nvf_mbar_init(empty0 + 8u * b, 4 * act); // the warps of the warpgroups with rows in N
-#endif
+      nvf_mbar_init(empty0 + 8u * b, 4 * act); // the warps of the consumer warpgroups that take part
     }
     if (p.tok_ws) nvf_fence_mbar_init(); // the inits visible to the bulk copies' complete_tx (async proxy)
   }
