@@ -409,19 +409,20 @@ def main():
                 del w, wsf
             for tctx, _ in arms:
                 lib.nvfp4moe_destroy(tctx)
-        for envs in (variants if not interleave else []):
-            tctx, define = arm_context(envs)
-            if "quant" in only:
-                quant_cases(c=tctx, tune=define)
-            for name, G, N, K in (tune_shapes if "gemm" in only else []):
-                w = random_fp4((G, N, wrow(K)))
-                wsf = random_sf(G * lib.nvfp4moe_sf_bytes(N, K, 0))
-                for m in tune_ms:
-                    last = gemm_cell(tctx, define, name, G, N, K, m, w, wsf)
-                del w, wsf
-            if "layer" in only:
-                layer_cases(tctx, tune=define)
-            lib.nvfp4moe_destroy(tctx)
+        else:  # arm-major: each arm's cells, then the next arm
+            for envs in variants:
+                tctx, define = arm_context(envs)
+                if "quant" in only:
+                    quant_cases(c=tctx, tune=define)
+                for name, G, N, K in (tune_shapes if "gemm" in only else []):
+                    w = random_fp4((G, N, wrow(K)))
+                    wsf = random_sf(G * lib.nvfp4moe_sf_bytes(N, K, 0))
+                    for m in tune_ms:
+                        last = gemm_cell(tctx, define, name, G, N, K, m, w, wsf)
+                    del w, wsf
+                if "layer" in only:
+                    layer_cases(tctx, tune=define)
+                lib.nvfp4moe_destroy(tctx)
         del last
         only = []
 
