@@ -428,9 +428,10 @@ ksplit_trial() {
 # Qwen3 GEMM1 (no short block: the control) at 128 and 512 tokens; logs x100_logs.tgz (TAG, ARMS, SHAPES, EVERY_O=0,
 # INTERLEAVE=1, R_ARM (one more arm, NAME=-DDEF, with its every-tile lane and summary): X101's settings)
 tail_trial() {
-  t0=$(date +%s); L=/tmp/${TAG:-x100}; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+  local tag=${TAG:-x100}
+  t0=$(date +%s); L=/tmp/$tag; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
   local o="NVFP4MOE_Y=1" x1="NVFP4MOE_TUNE_DEFINE=-DNVF_TAIL=1" x2="NVFP4MOE_TUNE_DEFINE=-DNVF_TAIL=2" tl=${TL:-210}
-  local shapes=${SHAPES:-dsv3_ep8_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm1} arms=${ARMS:-"$o,$x1,$x2,$o,$x2,$x1"}
+  local shapes=${SHAPES:-dsv3_ep8_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm1} arms=${ARMS:-"$o,$x1,$x2,$o,$x2,$x1"} rc
   lane_test every_t1 $tl TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 $x1 > $L/lane_a.txt &
   lane_test every_t2 $tl TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 $x2 > $L/lane_b.txt &
   (lane_test shapes_t2 $tl TEST_QUICK=1 TEST_ONLY=gemm_shapes $x2
@@ -439,18 +440,19 @@ tail_trial() {
   (lane_sanitizer memcheck every_tile $tl TEST_CONFIGS=gemm_sm90_ws_t128 $x2
    [ -n "${R_ARM:-}" ] && lane_test every_r $tl TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 $R_ARM) > $L/lane_d.txt 2>&1 &
   wait; lanes_report
-  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "$arms" --only gemm --ms 128,512 \
-    --shapes $shapes ${INTERLEAVE:+--interleave} --out "$OUT/${TAG:-x100}_ab.json" > $L/ab.log 2>&1
-  local rc=$?; echo "A/B rc $rc at $(( $(date +%s) - t0 )) s${INTERLEAVE:+ (interleaved)}"
+  ab() { # the A/B into $OUT/TAG_ab.json, log $L/ab.log: ab [--interleave]
+    PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "$arms" --only gemm --ms 128,512 \
+      --shapes $shapes "$@" --out "$OUT/${tag}_ab.json" > $L/ab.log 2>&1
+  }
+  ab ${INTERLEAVE:+--interleave}; rc=$?
+  echo "A/B rc $rc at $(( $(date +%s) - t0 )) s${INTERLEAVE:+ (interleaved)}"
   if [ $rc != 0 ] && [ -n "${INTERLEAVE:-}" ]; then # (--interleave's first run on a GPU: arm-major if it fails)
     tail -3 $L/ab.log; cp $L/ab.log $L/ab_interleave.log
-    PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "$arms" --only gemm --ms 128,512 \
-      --shapes $shapes --out "$OUT/${TAG:-x100}_ab.json" > $L/ab.log 2>&1
-    echo "A/B (arm-major) rc $? at $(( $(date +%s) - t0 )) s"
+    ab; echo "A/B (arm-major) rc $? at $(( $(date +%s) - t0 )) s"
   fi
-  AB_BASE=$o ab_cells NVF_TAIL=1 "$OUT/${TAG:-x100}_ab.json"; AB_BASE=$o ab_cells NVF_TAIL=2 "$OUT/${TAG:-x100}_ab.json"
-  [ -n "${R_ARM:-}" ] && AB_BASE=$o ab_cells "${R_ARM#*-D}" "$OUT/${TAG:-x100}_ab.json"
-  tar czf "$OUT/${TAG:-x100}_logs.tgz" -C $L .
+  AB_BASE=$o ab_cells NVF_TAIL=1 "$OUT/${tag}_ab.json"; AB_BASE=$o ab_cells NVF_TAIL=2 "$OUT/${tag}_ab.json"
+  [ -n "${R_ARM:-}" ] && AB_BASE=$o ab_cells "${R_ARM#*-D}" "$OUT/${tag}_ab.json"
+  tar czf "$OUT/${tag}_logs.tgz" -C $L .
 }
 case "${1:-A}" in
 X100)
