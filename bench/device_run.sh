@@ -427,6 +427,8 @@ ksplit_trial() {
 # tiles' every-tile test under =2; then the A/B, arms o 1 2 o 2 1 (o: the default), on DeepSeek-V3's GEMMs and
 # Qwen3 GEMM1 (no short block: the control) at 128 and 512 tokens; logs x100_logs.tgz (TAG, ARMS, SHAPES, EVERY_O=0,
 # INTERLEAVE=1, R_ARM (one more arm, NAME=-DDEF, with its every-tile lane and summary): X101's settings)
+# (the define is only in commits 6dd2dc6 to 93aa1ac: removed in the fifty-second session after X101; on a later tree
+# the define arms build the default)
 tail_trial() {
   local tag=${TAG:-x100}
   t0=$(date +%s); L=/tmp/$tag; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
@@ -2123,9 +2125,8 @@ X98)
 X97)
   # fiftieth session: on an H200 only (stops at once on another card): X96 again (t32_trial -DNVF_WRING=1 on a tree
   # with b049219's NVF_WRING code, which is not in the tree: run \`patch -p1 < bench/patches/x96_wring.patch\` first,
-  # in the same command, before this script builds; the patch was git diff 71f0bfc b049219 of the three files, and
-  # since the fifty-first session it is that change merged onto the tree with NVF_TAIL (1fe9a28; the -DNVF_WRING=1
-  # modules' SASS the same as b049219's, the default's 71 modules the same as 71f0bfc's), whose end runs X94's Nsight
+  # in the same command, before this script builds; the patch is git diff 71f0bfc b049219 of the three files (in
+  # the fifty-first session merged onto the tree with NVF_TAIL; since NVF_TAIL's removal the original again), whose end runs X94's Nsight
   # passes on the default (before $PROF_BY s), then G14 at 32 tokens under the define into $OUT/wring/ (before
   # $WPROF_BY s)
   g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)

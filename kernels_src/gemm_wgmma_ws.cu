@@ -435,41 +435,6 @@ NVF_DEV void nvf_ws_epilogue_reg(const NvfGemmParams& p, int g, int valid, float
   }
 }
 
-// -DNVF_TAIL (the one-CTA-a-unit grid; tuning runs, fifty-first session): where N is not a whole number of
-// NVF_ROWS blocks, a group's last block holds 64 or 128 rows, and its idle warpgroups still issued every MMA
-// (on zeros, or with NVF_WKFULL on re-read rows): a unit as long as a whole one. DeepSeek-V3 at 128 tokens has
-// one such block a group (N 4096 and 7168: 64 rows), and its time goes by whole CTA waves (X98). Here the
-// warpgroups past N return at once (the empty barriers count the others), and the CTAs of the short blocks come
-// after every whole block's (the grid's order), so the short units fill the last wave: =1. =2 also, where the
-// last block holds 64 rows (three warpgroups), makes the last two blocks 128 rows each (the same count). Only on
-// the 128-token tile: the row-major 48- and 64-token tiles (also one CTA a unit) spill under it (8-40 bytes).
-#ifndef NVF_TAIL
-#define NVF_TAIL 0
-#endif
-#define NVF_TAIL_ON (NVF_TAIL && NVF_TOK == 128)
-struct NvfWsBlk {
-  int g, tt, row0, act; // group, token tile, first weight row, warpgroups with rows in N
-};
-NVF_DEV NvfWsBlk nvf_ws_tail_block(int n, int groups, int tiles) {
-  int nb = n / NVF_ROWS, ns = n % NVF_ROWS ? 1 : 0, srows = n % NVF_ROWS; // whole blocks, short ones, their rows
-  if (NVF_TAIL == 2 && NVF_CWG == 3 && srows == 64 && nb >= 1) { // 192 + 64 = 2 x 128
-    nb -= 1;
-    ns = 2;
-    srows = 128;
-  }
-  // (selects, not branches: a branch here put the MMAs' B descriptors in vector registers, moved to uniform ones
-  // before each MMA, R2UR, and cost 5-10 % on an H200: X100)
-  const int whole = groups * nb * tiles, x = blockIdx.x; // (whole <= gridDim.x = groups (nb + ns) tiles)
-  const bool shrt = x >= whole;
-  const int r = shrt ? x - whole : x, per = shrt ? ns : nb, gb = r / tiles;
-  NvfWsBlk b;
-  b.tt = r % tiles;
-  b.g = gb / per;
-  b.row0 = (shrt ? nb * NVF_ROWS : 0) + gb % per * (shrt ? srows : NVF_ROWS);
-  b.act = shrt ? (min(srows, n - b.row0) + 63) / 64 : NVF_CWG;
-  return b;
-}
-
 template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p) {
   // NVF_SLOTS slots, NVF_TSTAGES raw token stages (none with a workspace), the warps' staged results (NVF_EPI_SMEM)
   extern __shared__ __align__(128) u8 smem[];
@@ -477,7 +442,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;
 #if NVF_PERSIST
   const int tiles = p.tiles_m; // token tiles per (group, block)
-  const int act = NVF_CWG;     // consumer warpgroups that take part: all of them on the resident grid
   int* const tab = (int*)(smem + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws ? 0 : NVF_TSTAGES * NVF_STAGE_BYTES) +
                           (NVF_EPI_SMEM ? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0)); // p.ptab: units before each group
   if (NVF_PCOMPACT && p.ptab) nvf_ws_build_tab(p, tab, tiles, nblocks);
@@ -487,13 +451,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
 #endif
 #else
   const int tiles = gridDim.x / (p.groups * nblocks); // token tiles per (group, block)
-#if NVF_TAIL_ON
-  const NvfWsBlk blk = nvf_ws_tail_block(p.n, p.groups, tiles);
-  const int tt = blk.tt, g = blk.g, row0 = blk.row0, act = blk.act;
-#else
-  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, row0 = gb % nblocks * NVF_ROWS;
-  const int act = NVF_CWG;
-#endif
+  const int tt = blockIdx.x % tiles, gb = blockIdx.x / tiles, g = gb / nblocks, bx = gb % nblocks;
   const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);
   if (tt * NVF_TOK >= valid) return; // no tokens for this tile: the weights are not read
 #endif
@@ -503,7 +461,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     #pragma unroll
     for (int b = 0; b < NVF_SLOTS; ++b) {
       nvf_mbar_init(full0 + 8u * b, p.tok_ws ? 1 : 128); // one bulk copy, or every producer thread
-      nvf_mbar_init(empty0 + 8u * b, 4 * act); // the warps of the consumer warpgroups that take part
+      nvf_mbar_init(empty0 + 8u * b, 4 * NVF_CWG);
     }
     if (p.tok_ws) nvf_fence_mbar_init(); // the inits visible to the bulk copies' complete_tx (async proxy)
   }
@@ -587,9 +545,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   }
 
   // ---- consumers: gemm_wgmma.cu's step, B from the ring ----
-#if !NVF_PERSIST
-  if (NVF_TAIL_ON && __all_sync(0xffffffffu, (int)(threadIdx.x >> 7) >= act)) return; // no rows in N (NVF_TAIL)
-#endif
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(NVF_CREGS));
   const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7, t = lane & 3;
   int slot = 0;
@@ -624,7 +579,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     const NvfWsUnit wn = un >= 0 ? nvf_ws_decode<true>(p, tab, un, tiles, nblocks) : w;
 #endif
 #else
-  const int r0 = row0 + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8
+  const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8
   const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4);
   const float alpha = p.alpha ? p.alpha[g] : 1.0f;
 #endif
