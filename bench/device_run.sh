@@ -457,6 +457,26 @@ tail_trial() {
   tar czf "$OUT/${tag}_logs.tgz" -C $L .
 }
 case "${1:-A}" in
+X102)
+  # fifty-second session: -DNVF_EPI_BULK=1 (gemm_wgmma_ws.cu: the 128-token tile with a workspace stages its results
+  # in shared memory and writes them by bulk copies): side by side the 128-token tiles' every-tile test (its
+  # workspace cases run the new epilogue), the quick GEMM shape and layer tests, memcheck on the every-tile test,
+  # all under the define; then an interleaved A/B o b o b o b o b o on the five GEMMs at 128 and 512 tokens
+  t0=$(date +%s); L=/tmp/x102; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+  o="NVFP4MOE_Y=1" b="NVFP4MOE_TUNE_DEFINE=-DNVF_EPI_BULK=1"
+  lane_test every_b ${TL:-200} TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 $b > $L/lane_a.txt &
+  (lane_test shapes_b ${TL:-200} TEST_QUICK=1 TEST_ONLY=gemm_shapes $b
+   lane_test layer_b ${TL:-200} TEST_QUICK=1 TEST_ONLY=test_moe_layer $b) > $L/lane_b.txt &
+  lane_sanitizer memcheck every_tile ${TL:-200} TEST_CONFIGS=gemm_sm90_ws_t128 $b > $L/lane_c.txt 2>&1 &
+  lane_test every_o ${TL:-200} TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 > $L/lane_d.txt &
+  wait; lanes_report
+  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "$o,$b,$o,$b,$o,$b,$o,$b,$o" --only gemm \
+    --ms 128,512 --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm1,qwen3_30b_gemm2,gpt_oss_gemm1 --interleave \
+    --out "$OUT/x102_ab.json" > $L/ab.log 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; tail -2 $L/ab.log
+  AB_BASE=$o ab_cells NVF_EPI_BULK "$OUT/x102_ab.json"
+  tar czf "$OUT/x102_logs.tgz" -C $L .
+  ;;
 X100)
   tail_trial
   ;;
