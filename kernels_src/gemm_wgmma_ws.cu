@@ -81,23 +81,7 @@ static_assert(NVF_PREGS * 128 + NVF_CREGS * 128 * NVF_CWG <= NVF_LAUNCH_REGS * N
 #ifndef NVF_EPI_REG
 #define NVF_EPI_REG 1
 #endif
-// -DNVF_EPI_BULK=1 (opt-in, tuning runs; fifty-second session): the 128-token tile with a workspace stages the
-// CTA's results in shared memory, 64 tokens at a time (a token's NVF_ROWS results, one 2 NVF_ROWS-byte run of D,
-// at a stride padded by 16 bytes so the 8 rows of each stmatrix fall in distinct banks), and one consumer thread
-// a token writes that run with a bulk copy (cp.async.bulk shared -> global). The consumers then issue no global
-// stores and wait for none: the copies only have to have read the staging before it is written again (and
-// before the CTA exits). Probe 4 (no stores at all) was 2-16 % faster than the register epilogue at 128 tokens
-// (X60 against X61, an H100); this is what of that an asynchronous store keeps. Where the staging goes: after
-// the ring, in the raw token stages' place (a workspace has none); without one the register epilogue stays.
-#ifndef NVF_EPI_BULK
-#define NVF_EPI_BULK 0
-#endif
-#define NVF_EPI_BULK_ON (NVF_EPI_BULK && NVF_TOK == 128)
-#define NVF_BULK_TOKS 64                          // tokens a staging pass
-#define NVF_BULK_STRIDE (2 * NVF_ROWS + 16)       // bytes between tokens: 400 at three warpgroups (100 words: 8 rows, 8 bank quads)
-#define NVF_BULK_BYTES (NVF_EPI_BULK_ON ? NVF_BULK_TOKS * NVF_BULK_STRIDE : 0) // the host mirrors it
 static_assert(NVF_WS_SMEM + (NVF_EPI_SMEM ? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0) <= 227 * 1024, "shared memory");
-static_assert(NVF_SLOTS * NVF_SLOT_BYTES + NVF_BULK_BYTES <= 227 * 1024, "shared memory (NVF_EPI_BULK)");
 static_assert(NVF_UNITS <= 128 && NVF_DEPTH % NVF_SPS == 0, "units per producer pass, whole slots per round");
 
 // -DNVF_VARN=1, the _varn twins (the host runs them where 0 < expected_m < m_max: masked_m varies):
@@ -418,55 +402,6 @@ NVF_DEV u32 nvf_movmatrix_trans(u32 x) {
   return y;
 }
 
-// NVF_EPI_BULK: the same values as nvf_ws_epilogue_reg (bit for bit), through the staging area stg (NVF_BULK_BYTES)
-// into D by bulk copies. Every consumer thread of the CTA calls it (c: its index, 0 .. 128 NVF_CWG - 1; the named
-// barrier 1 counts them); row0 is the block's first weight row, rw the thread's first row in the block (its rows
-// rw, rw + 8 of the m64nNk16 layout). Threads c < 64 each own token c of a pass: they wait for their last copy's
-// reads before the staging is written again, and copy only tokens < valid and rows < N (N % 8 == 0: whole
-// 16-byte pieces).
-NVF_DEV void nvf_ws_consumer_sync() { asm volatile("bar.sync 1, %0;" ::"n"(128 * NVF_CWG) : "memory"); }
-NVF_DEV void nvf_ws_epilogue_bulk(const NvfGemmParams& p, int g, int valid, float alpha, int tok0, int row0, int rw,
-                                  u32 stg, int c, int lane, const float* acc) {
-  const int t = lane & 3, rw0 = rw - (lane >> 2); // the warp's first row in the block
-  #pragma unroll
-  for (int hf = 0; hf < NVF_TOK / NVF_BULK_TOKS; ++hf) {
-    if (hf > 0 && tok0 + hf * NVF_BULK_TOKS >= valid) break; // (uniform: no token in this pass)
-    if (c < NVF_BULK_TOKS) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); // the staging is read
-    nvf_ws_consumer_sync();
-    #pragma unroll
-    for (int qq = 0; qq < NVF_BULK_TOKS / 16; ++qq) { // four matrices a stmatrix, as nvf_ws_epilogue_smem
-      const int q = hf * (NVF_BULK_TOKS / 16) + qq;
-      u32 v[4];
-      #pragma unroll
-      for (int jj = 0; jj < 2; ++jj) {
-        const int j = 2 * q + jj, m = tok0 + 8 * j + 2 * t;
-        const float rs0 = p.row_scale && m < valid ? p.row_scale[(i64)g * p.m_max + m] : 1.0f;
-        const float rs1 = p.row_scale && m + 1 < valid ? p.row_scale[(i64)g * p.m_max + m + 1] : 1.0f;
-        const float s0 = __fmul_rn(alpha, rs0), s1 = __fmul_rn(alpha, rs1);
-        #pragma unroll
-        for (int h = 0; h < 2; ++h)
-          v[2 * jj + h] = nvf_pack_bf16x2(__fmul_rn(s0, __fmul_rn(acc[4 * j + 2 * h], NVF_DEQ_SCALE2)),
-                                          __fmul_rn(s1, __fmul_rn(acc[4 * j + 2 * h + 1], NVF_DEQ_SCALE2)));
-      }
-      const int mi = lane >> 3, tok = 16 * qq + 8 * (mi >> 1) + (lane & 7), h = mi & 1; // lane k: row k % 8 of matrix k / 8
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                   ::"r"(stg + tok * NVF_BULK_STRIDE + 2 * (rw0 + 8 * h)), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3])
-                   : "memory");
-    }
-    nvf_fence_proxy_async(); // the stores visible to the bulk copies (async proxy)
-    nvf_ws_consumer_sync();
-    if (c < NVF_BULK_TOKS) {
-      const int m = tok0 + hf * NVF_BULK_TOKS + c, rows = min(NVF_ROWS, p.n - row0);
-      if (m < valid) {
-        asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
-                     ::"l"(p.d + ((i64)g * p.m_max + m) * p.ldd + row0), "r"(stg + c * NVF_BULK_STRIDE), "r"(2 * rows)
-                     : "memory");
-        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-      }
-    }
-  }
-}
-
 // The same results as nvf_ws_epilogue_smem, with no staging area: the four matrices 4q .. 4q + 3 (tokens
 // 16q .., rows 8h ..: matrix 2j + h as there) are transposed by movmatrix, after which lane (l / 4, t) holds
 // word t (rows 8h + 2t, + 1) of token 8j + l / 4 of each; two butterfly exchanges within the lane quad (xor
@@ -507,7 +442,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;
 #if NVF_PERSIST
   const int tiles = p.tiles_m; // token tiles per (group, block)
-  int* const tab = (int*)(smem + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws ? NVF_BULK_BYTES : NVF_TSTAGES * NVF_STAGE_BYTES) +
+  int* const tab = (int*)(smem + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws ? 0 : NVF_TSTAGES * NVF_STAGE_BYTES) +
                           (NVF_EPI_SMEM ? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0)); // p.ptab: units before each group
   if (NVF_PCOMPACT && p.ptab) nvf_ws_build_tab(p, tab, tiles, nblocks);
 #if !NVF_PCOMPACT
@@ -612,7 +547,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   // ---- consumers: gemm_wgmma.cu's step, B from the ring ----
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(NVF_CREGS));
   const int lane = threadIdx.x & 31, warp = (threadIdx.x >> 5) & 3, wg = threadIdx.x >> 7, t = lane & 3;
-  const int rwb = wg * 64 + warp * 16 + (lane >> 2); // the thread's first weight row in a block (NVF_EPI_BULK)
   int slot = 0;
   u32 phase = 0;
   const u32 epi0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws ? 0 : NVF_TSTAGES * NVF_STAGE_BYTES); // NVF_EPI_SMEM
@@ -766,10 +700,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     for (int e = 0; e < NVF_TOK / 2; ++e) nvf_reg_fence(acc[e]);
 
     if (NVF_WSPROBE != 4 || acc[0] == -1.2345e-38f) { // (probe 4: no epilogue stores)
-      if (NVF_EPI_BULK_ON && p.tok_ws)
-        nvf_ws_epilogue_bulk(p, g, valid, alpha, tok0, r0 - rwb, rwb, sbase + NVF_SLOTS * NVF_SLOT_BYTES, threadIdx.x,
-                             lane, acc);
-      else if (NVF_EPI_SMEM) // D[g, m, n] for m < valid, n < N
+      if (NVF_EPI_SMEM) // D[g, m, n] for m < valid, n < N
         nvf_ws_epilogue_smem(p, g, valid, alpha, tok0, r0 - (lane >> 2), epi0 + (4 * wg + warp) * NVF_EPI_WARP_BYTES, lane, acc);
       else if (NVF_EPI_REG)
         nvf_ws_epilogue_reg(p, g, valid, alpha, tok0, r0 - (lane >> 2), lane, acc);
@@ -784,8 +715,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
 #endif
   }
 #endif
-  if (NVF_EPI_BULK_ON && p.tok_ws && threadIdx.x < NVF_BULK_TOKS) // the copies have read the staging before exit
-    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
 }
 
 // nvf_gemm_wgmma_ws and nvf_gemm_wgmma_ws_l2, or nvf_gemm_wgmma_ws_tiled (gemm_common.cuh)
