@@ -457,6 +457,19 @@ tail_trial() {
   tar czf "$OUT/${tag}_logs.tgz" -C $L .
 }
 case "${1:-A}" in
+X103)
+  # fifty-second session: the 64-token four-warpgroup tile forced at 128 tokens (256-row units, two token tiles a row
+  # block, on the resident grid for TILED weights) against the default's 128-token tile (192-row units): an
+  # interleaved A/B o c o c o c o on the five GEMMs at 128 tokens; no kernel change (every configuration passes the
+  # every-tile test)
+  t0=$(date +%s); nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+  o="NVFP4MOE_Y=1" c="NVFP4MOE_GEMM_CONFIG=gemm_sm90_ws_t64_wg4"
+  PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$o,$c,$o,$c,$o,$c,$o" --only gemm --ms 128 \
+    --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm1,qwen3_30b_gemm2,gpt_oss_gemm1 --interleave \
+    --out "$OUT/x103_ab.json" > /tmp/x103_ab.log 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; tail -2 /tmp/x103_ab.log; cp /tmp/x103_ab.log "$OUT/"
+  AB_BASE=$o ab_cells ws_t64_wg4 "$OUT/x103_ab.json"
+  ;;
 X102)
   # fifty-second session: -DNVF_EPI_BULK=1 (gemm_wgmma_ws.cu: the 128-token tile with a workspace stages its results
   # in shared memory and writes them by bulk copies): side by side the 128-token tiles' every-tile test (its
