@@ -2,8 +2,8 @@
 """Makespan of a one-CTA-a-unit grid, in units of one whole unit's time: the CTAs in index order, each
 started on the SM that frees first (greedy list scheduling, as the hardware deals a grid when one CTA
 fills an SM). For predictions of row-block orders (gemm_wgmma_ws.cu's NVF_TAIL, commits 6dd2dc6 to 93aa1ac;
-bench/NOTES.md, fiftieth to fifty-second sessions); a model, not a measurement: X101 measured less than it
-predicted (the short units cost more than c1 and c2 guess).
+bench/NOTES.md, fiftieth to fifty-second sessions); a model, not a measurement: X101 measured a smaller gain
+than it predicted (short units costing more than c1 and c2 guess, or the define's own cost: X101 cannot tell).
 
   python3 tools/waves.py --groups 32 --n 7168 --tiles 1 [--sms 132] [--c1 0.5 --c2 0.75]
 prints, for the default order and NVF_TAIL=1 and =2, the units and the makespan; c1 and c2 are the guessed
