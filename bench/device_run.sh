@@ -457,6 +457,27 @@ tail_trial() {
   tar czf "$OUT/${tag}_logs.tgz" -C $L .
 }
 case "${1:-A}" in
+X104)
+  # fifty-second session: -DNVF_MT2=1 (gemm_wgmma_ws.cu: the one-CTA-a-unit 128-token tile, not its _varn twin, with
+  # two consumer warpgroups of two m64 tiles each, 256-row units): side by side the 128-token tiles' every-tile test,
+  # the quick GEMM shape and layer tests, memcheck and racecheck on the every-tile test (quick), all under the
+  # define; then an interleaved A/B o m o m o m o m o on the five GEMMs at 128 and 512 tokens (Qwen3 GEMM2, K 768,
+  # runs the resident twin in both arms: the control)
+  t0=$(date +%s); L=/tmp/x104; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+  o="NVFP4MOE_Y=1" m="NVFP4MOE_TUNE_DEFINE=-DNVF_MT2=1"
+  lane_test every_m ${TL:-200} TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 $m > $L/lane_a.txt &
+  (lane_test shapes_m ${TL:-200} TEST_QUICK=1 TEST_ONLY=gemm_shapes $m
+   lane_test layer_m ${TL:-200} TEST_QUICK=1 TEST_ONLY=test_moe_layer $m) > $L/lane_b.txt &
+  lane_sanitizer memcheck every_tile ${TL:-200} TEST_CONFIGS=gemm_sm90_ws_t128 $m > $L/lane_c.txt 2>&1 &
+  lane_sanitizer racecheck every_tile ${TL:-200} TEST_CONFIGS=gemm_sm90_ws_t128 $m > $L/lane_d.txt 2>&1 &
+  wait; lanes_report
+  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "$o,$m,$o,$m,$o,$m,$o,$m,$o" --only gemm \
+    --ms 128,512 --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm1,qwen3_30b_gemm2,gpt_oss_gemm1 --interleave \
+    --out "$OUT/x104_ab.json" > $L/ab.log 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; tail -2 $L/ab.log
+  AB_BASE=$o ab_cells NVF_MT2 "$OUT/x104_ab.json"
+  tar czf "$OUT/x104_logs.tgz" -C $L .
+  ;;
 X103)
   # fifty-second session: the 64-token four-warpgroup tile forced at 128 tokens (256-row units, two token tiles a row
   # block, on the resident grid for TILED weights) against the default's 128-token tile (192-row units): an
