@@ -3757,7 +3757,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#elif NVF_MT == 2\n"
   "  // (NVF_MT2) the one-CTA-a-unit step for two m64 tiles: tile 0's weights widened, its MMAs; then, once they\n"
   "  // have read a[], tile 1's; the slot's empty arrive after both (the next step's first wait)\n"
-  "  static_assert(NVF_SPS == 1, \"NVF_MT2: one 128-K step a slot\");\n"
+  "  static_assert(NVF_SPS == 1 && NVF_WSPROBE == 0 && NVF_EPI_REG, \"NVF_MT2: one 128-K step a slot; no probes; the register epilogue\");\n"
   "  { // (a scope of its own: the one-m64-tile form below declares the same names)\n"
   "  const int r0 = bx * NVF_ROWS + wg * 128 + warp * 16 + (lane >> 2); // rows r0, r0 + 8 (tile 0), r0 + 64, + 72 (1)\n"
   "  const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4), wr1 = nvf_wg_rows(p, g, r0 + 64, t, kc4);\n"
@@ -3788,8 +3788,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "          nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);\n"
   "          nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);\n"
   "          nvf_wg_load<WIDE>(wr, nvf_wg_step_in<true>(s + NVF_DEPTH, nsteps), nsteps, p.k, wq[d], ws[d]);\n"
-  "          const u32 buf = sbase + slot * NVF_SLOT_BYTES;\n"
-  "          nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n",
+  "          const u32 buf = sbase + slot * NVF_SLOT_BYTES;\n",
+  "          nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n"
   "          nvf_ws_mmas(acc, a, buf, 0);\n"
   "          nvf_wgmma_wait<0>(); // tile 0's MMAs have read a[]\n"
   "          nvf_dequant_piece<NVF_WT_ENC>(wq1[d][0], ws1[d][0], a);\n"
@@ -3865,8 +3865,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        u32 c1 = 0, c2 = 0; // (probe 6)\n"
   "        if (s < nsteps) {\n"
   "          const u32 c0 = NVF_TRACE \? nvf_clock() : 0u;\n"
-  "          if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done\n"
-  "          if (NVF_TRACE) { // stored at once: no clock stays live over the step\n",
+  "          if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done\n",
+  "          if (NVF_TRACE) { // stored at once: no clock stays live over the step\n"
   "            const u32 c4 = nvf_clock();\n"
   "            if (lane == 0 && tstep < NVF_TRACE_STEPS) *(uint2*)(trace + 8 * tstep) = make_uint2(c0, c4);\n"
   "          }\n"
@@ -3925,14 +3925,14 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n"
   "          nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n"
   "          if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot\n"
-  "            prev = slot;\n"
+  "            prev = slot;\n",
   "            nvf_ring_next(slot, phase);\n"
   "          }\n"
   "        }\n"
   "      }\n"
   "    }\n"
   "#endif\n"
-  "    nvf_wgmma_wait<0>();\n",
+  "    nvf_wgmma_wait<0>();\n"
   "    if (lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
   "    #pragma unroll\n"
   "    for (int e = 0; e < NVF_TOK / 2; ++e) nvf_reg_fence(acc[e]);\n"
@@ -3991,8 +3991,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      #pragma unroll\n"
   "      for (int h = 0; h < 2; ++h)\n"
   "        if (s * NVF_STEP + 64 * h < p.k) sfw[h] = __ldg((const u32*)(sf + 512 * h));\n"
-  "    }\n"
-  "    u8* dst = p.tok_ws + (((i64)g * tiles_m + tile) * nslots + f) * NVF_SLOT_BYTES + nvf_slot_unit_offset(n, ss);\n",
+  "    }\n",
+  "    u8* dst = p.tok_ws + (((i64)g * tiles_m + tile) * nslots + f) * NVF_SLOT_BYTES + nvf_slot_unit_offset(n, ss);\n"
   "    nvf_wg_widen_token<true>(q, sfw, s * NVF_STEP, p.k, dst);\n"
   "  }\n"
   "}\n",

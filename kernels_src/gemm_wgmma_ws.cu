@@ -595,7 +595,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
 #elif NVF_MT == 2
   // (NVF_MT2) the one-CTA-a-unit step for two m64 tiles: tile 0's weights widened, its MMAs; then, once they
   // have read a[], tile 1's; the slot's empty arrive after both (the next step's first wait)
-  static_assert(NVF_SPS == 1, "NVF_MT2: one 128-K step a slot");
+  static_assert(NVF_SPS == 1 && NVF_WSPROBE == 0 && NVF_EPI_REG, "NVF_MT2: one 128-K step a slot; no probes; the register epilogue");
   { // (a scope of its own: the one-m64-tile form below declares the same names)
   const int r0 = bx * NVF_ROWS + wg * 128 + warp * 16 + (lane >> 2); // rows r0, r0 + 8 (tile 0), r0 + 64, + 72 (1)
   const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4), wr1 = nvf_wg_rows(p, g, r0 + 64, t, kc4);
