@@ -456,27 +456,34 @@ tail_trial() {
   [ -n "${R_ARM:-}" ] && AB_BASE=$o ab_cells "${R_ARM#*-D}" "$OUT/${tag}_ab.json"
   tar czf "$OUT/${tag}_logs.tgz" -C $L .
 }
+# fifty-second session: the 128-token tiles under one define ARM (NAME=VALUE) side by side: their every-tile test,
+# the quick GEMM shape and layer tests, memcheck on the every-tile test, and a fourth lane, the command LANE_D...
+# (its output the lane's summary); then an interleaved A/B o ARM o ARM o ARM o ARM o on the five GEMMs at 128 and
+# 512 tokens into $OUT/TAG_ab.json, its cells against o (KEY: the text that names ARM's records), logs TAG_logs.tgz:
+# t128_trial TAG ARM KEY LANE_D...
+t128_trial() {
+  local tag=$1 arm=$2 key=$3 o="NVFP4MOE_Y=1"; shift 3
+  t0=$(date +%s); L=/tmp/$tag; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+  lane_test every_x ${TL:-200} TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 "$arm" > $L/lane_a.txt &
+  (lane_test shapes_x ${TL:-200} TEST_QUICK=1 TEST_ONLY=gemm_shapes "$arm"
+   lane_test layer_x ${TL:-200} TEST_QUICK=1 TEST_ONLY=test_moe_layer "$arm") > $L/lane_b.txt &
+  lane_sanitizer memcheck every_tile ${TL:-200} TEST_CONFIGS=gemm_sm90_ws_t128 "$arm" > $L/lane_c.txt 2>&1 &
+  "$@" > $L/lane_d.txt 2>&1 &
+  wait; lanes_report
+  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "$o,$arm,$o,$arm,$o,$arm,$o,$arm,$o" --only gemm \
+    --ms 128,512 --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm1,qwen3_30b_gemm2,gpt_oss_gemm1 --interleave \
+    --out "$OUT/${tag}_ab.json" > $L/ab.log 2>&1
+  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; tail -2 $L/ab.log
+  AB_BASE=$o ab_cells "$key" "$OUT/${tag}_ab.json"
+  tar czf "$OUT/${tag}_logs.tgz" -C $L .
+}
 case "${1:-A}" in
 X104)
   # fifty-second session: -DNVF_MT2=1 (gemm_wgmma_ws.cu: the one-CTA-a-unit 128-token tile, not its _varn twin, with
-  # two consumer warpgroups of two m64 tiles each, 256-row units): side by side the 128-token tiles' every-tile test,
-  # the quick GEMM shape and layer tests, memcheck and racecheck on the every-tile test (quick), all under the
-  # define; then an interleaved A/B o m o m o m o m o on the five GEMMs at 128 and 512 tokens (Qwen3 GEMM2, K 768,
-  # runs the resident twin in both arms: the control)
-  t0=$(date +%s); L=/tmp/x104; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
-  o="NVFP4MOE_Y=1" m="NVFP4MOE_TUNE_DEFINE=-DNVF_MT2=1"
-  lane_test every_m ${TL:-200} TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 $m > $L/lane_a.txt &
-  (lane_test shapes_m ${TL:-200} TEST_QUICK=1 TEST_ONLY=gemm_shapes $m
-   lane_test layer_m ${TL:-200} TEST_QUICK=1 TEST_ONLY=test_moe_layer $m) > $L/lane_b.txt &
-  lane_sanitizer memcheck every_tile ${TL:-200} TEST_CONFIGS=gemm_sm90_ws_t128 $m > $L/lane_c.txt 2>&1 &
-  lane_sanitizer racecheck every_tile ${TL:-200} TEST_CONFIGS=gemm_sm90_ws_t128 $m > $L/lane_d.txt 2>&1 &
-  wait; lanes_report
-  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "$o,$m,$o,$m,$o,$m,$o,$m,$o" --only gemm \
-    --ms 128,512 --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm1,qwen3_30b_gemm2,gpt_oss_gemm1 --interleave \
-    --out "$OUT/x104_ab.json" > $L/ab.log 2>&1
-  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; tail -2 $L/ab.log
-  AB_BASE=$o ab_cells NVF_MT2 "$OUT/x104_ab.json"
-  tar czf "$OUT/x104_logs.tgz" -C $L .
+  # two consumer warpgroups of two m64 tiles each, 256-row units); racecheck on the every-tile test as the fourth
+  # lane; Qwen3 GEMM2 (K 768) runs the resident twin in both arms: the control
+  m="NVFP4MOE_TUNE_DEFINE=-DNVF_MT2=1"
+  t128_trial x104 "$m" NVF_MT2 lane_sanitizer racecheck every_tile ${TL:-200} TEST_CONFIGS=gemm_sm90_ws_t128 "$m"
   ;;
 X103)
   # fifty-second session: the 64-token four-warpgroup tile forced at 128 tokens (256-row units, two token tiles a row
@@ -493,24 +500,11 @@ X103)
   ;;
 X102)
   # fifty-second session: -DNVF_EPI_BULK=1 (gemm_wgmma_ws.cu: the 128-token tile with a workspace stages its results
-  # in shared memory and writes them by bulk copies): side by side the 128-token tiles' every-tile test (its
-  # workspace cases run the new epilogue), the quick GEMM shape and layer tests, memcheck on the every-tile test,
-  # all under the define; then an interleaved A/B o b o b o b o b o on the five GEMMs at 128 and 512 tokens
-  # (the define is only in commit ea209e5: removed after X102; on a later tree the b arms build the default)
-  t0=$(date +%s); L=/tmp/x102; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
-  o="NVFP4MOE_Y=1" b="NVFP4MOE_TUNE_DEFINE=-DNVF_EPI_BULK=1"
-  lane_test every_b ${TL:-200} TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 $b > $L/lane_a.txt &
-  (lane_test shapes_b ${TL:-200} TEST_QUICK=1 TEST_ONLY=gemm_shapes $b
-   lane_test layer_b ${TL:-200} TEST_QUICK=1 TEST_ONLY=test_moe_layer $b) > $L/lane_b.txt &
-  lane_sanitizer memcheck every_tile ${TL:-200} TEST_CONFIGS=gemm_sm90_ws_t128 $b > $L/lane_c.txt 2>&1 &
-  lane_test every_o ${TL:-200} TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 > $L/lane_d.txt &
-  wait; lanes_report
-  PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "$o,$b,$o,$b,$o,$b,$o,$b,$o" --only gemm \
-    --ms 128,512 --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm1,qwen3_30b_gemm2,gpt_oss_gemm1 --interleave \
-    --out "$OUT/x102_ab.json" > $L/ab.log 2>&1
-  echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; tail -2 $L/ab.log
-  AB_BASE=$o ab_cells NVF_EPI_BULK "$OUT/x102_ab.json"
-  tar czf "$OUT/x102_logs.tgz" -C $L .
+  # in shared memory and writes them by bulk copies; its every-tile workspace cases run the new epilogue); the
+  # default's every-tile test as the fourth lane (the define is only in commit ea209e5: removed after X102; on a
+  # later tree the b arms build the default; X102 ran with the lanes' logs named every_b, shapes_b, layer_b)
+  t128_trial x102 "NVFP4MOE_TUNE_DEFINE=-DNVF_EPI_BULK=1" NVF_EPI_BULK \
+    lane_test every_o ${TL:-200} TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128
   ;;
 X100)
   tail_trial
