@@ -564,39 +564,11 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   int slot = 0;
   u32 phase = 0;
   const u32 epi0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws ? 0 : NVF_TSTAGES * NVF_STAGE_BYTES); // NVF_EPI_SMEM
-#if NVF_PERSIST
-  const int rw = wg * 64 + warp * 16 + (lane >> 2); // the thread's weight rows in a block: rw, rw + 8
-  const int nsteps_e = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH; // the step loop's length (whole rounds)
-  int u = u0;
-  u32* trace = NVF_TRACE ? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + (((i64)blockIdx.x * 4 + wg) * 4 + warp) * NVF_TRACE_STEPS * 8 : 0;
-  int tstep = blockIdx.x < 256 ? 0 : NVF_TRACE_STEPS; // (probe 6) steps traced; none past the caller's 256 CTAs
-#if NVF_WSNEXT_ON
-  NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks); // the unit's; then the next one's, decoded below
-  NvfWgRows wr = nvf_ws_rows(p, w, rw, t, kc4);
-#else
-  NvfWgRows wr = nvf_ws_unit_rows(p, tab, u, tiles, nblocks, rw, t, kc4);
-#endif
-  uint4 wq[NVF_DEPTH][2];
-  u32 ws[NVF_DEPTH][2];
-  #pragma unroll
-  for (int d = 0; d < NVF_DEPTH; ++d)
-    if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);
-  while (u >= 0) {
-#if !NVF_WSNEXT_ON
-    const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);
-#endif
-    const int tt = w.tt, g = w.g, r0 = w.blk * NVF_ROWS + rw;
-    const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);
-    const float alpha = p.alpha ? p.alpha[g] : 1.0f;
-    const int un = nvf_ws_unit(p, tab, u + gridDim.x, tiles, nblocks); // the next unit, whose first steps load here
-#if NVF_WSNEXT_ON
-    const NvfWsUnit wn = un >= 0 ? nvf_ws_decode<true>(p, tab, un, tiles, nblocks) : w;
-#endif
-#elif NVF_MT == 2
+#if NVF_MT == 2
   // (NVF_MT2) the one-CTA-a-unit step for two m64 tiles: tile 0's weights widened, its MMAs; then, once they
   // have read a[], tile 1's; the slot's empty arrive after both (the next step's first wait)
   static_assert(NVF_SPS == 1 && NVF_WSPROBE == 0 && NVF_EPI_REG, "NVF_MT2: one 128-K step a slot; no probes; the register epilogue");
-  { // (a scope of its own: the one-m64-tile form below declares the same names)
+  { // (its own scope: the one-m64-tile form below, compiled but unreached here, declares the same names)
   const int r0 = bx * NVF_ROWS + wg * 128 + warp * 16 + (lane >> 2); // rows r0, r0 + 8 (tile 0), r0 + 64, + 72 (1)
   const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4), wr1 = nvf_wg_rows(p, g, r0 + 64, t, kc4);
   const float alpha = p.alpha ? p.alpha[g] : 1.0f;
@@ -650,10 +622,36 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     nvf_ws_epilogue_reg(p, g, valid, alpha, tok0, r0 + 64 - (lane >> 2), lane, acc1);
   }
   }
-  return; // (the one-m64-tile form below still compiles here, unreached)
-  const int r0 = 0;
-  const NvfWgRows wr{};
-  const float alpha = 1.0f;
+  return;
+#endif
+#if NVF_PERSIST
+  const int rw = wg * 64 + warp * 16 + (lane >> 2); // the thread's weight rows in a block: rw, rw + 8
+  const int nsteps_e = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH; // the step loop's length (whole rounds)
+  int u = u0;
+  u32* trace = NVF_TRACE ? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + (((i64)blockIdx.x * 4 + wg) * 4 + warp) * NVF_TRACE_STEPS * 8 : 0;
+  int tstep = blockIdx.x < 256 ? 0 : NVF_TRACE_STEPS; // (probe 6) steps traced; none past the caller's 256 CTAs
+#if NVF_WSNEXT_ON
+  NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks); // the unit's; then the next one's, decoded below
+  NvfWgRows wr = nvf_ws_rows(p, w, rw, t, kc4);
+#else
+  NvfWgRows wr = nvf_ws_unit_rows(p, tab, u, tiles, nblocks, rw, t, kc4);
+#endif
+  uint4 wq[NVF_DEPTH][2];
+  u32 ws[NVF_DEPTH][2];
+  #pragma unroll
+  for (int d = 0; d < NVF_DEPTH; ++d)
+    if (!NVF_WSP_W) nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);
+  while (u >= 0) {
+#if !NVF_WSNEXT_ON
+    const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);
+#endif
+    const int tt = w.tt, g = w.g, r0 = w.blk * NVF_ROWS + rw;
+    const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);
+    const float alpha = p.alpha ? p.alpha[g] : 1.0f;
+    const int un = nvf_ws_unit(p, tab, u + gridDim.x, tiles, nblocks); // the next unit, whose first steps load here
+#if NVF_WSNEXT_ON
+    const NvfWsUnit wn = un >= 0 ? nvf_ws_decode<true>(p, tab, un, tiles, nblocks) : w;
+#endif
 #else
   const int r0 = bx * NVF_ROWS + wg * 64 + warp * 16 + (lane >> 2); // weight rows r0, r0 + 8
   const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4);
