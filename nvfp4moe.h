@@ -3194,26 +3194,12 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#ifndef NVF_CWG\n"
   "#define NVF_CWG 3 // consumer warpgroups, 64 weight rows each (3 or 4)\n"
   "#endif\n"
-  "// -DNVF_MT2=1 (opt-in, tuning runs; fifty-second session): the 128-token tile on the one-CTA-a-unit grid, not\n"
-  "// the _varn twins, with two consumer warpgroups of two m64 tiles each (NVF_MT 2): 256-row units instead of 192,\n"
-  "// so DeepSeek-V3's 128-token GEMMs fill whole waves better (512 units = 3.88 waves of 132 SMs for GEMM1 against\n"
-  "// 704 = 5.33; 896 = 6.79 for GEMM2 against 1216 = 9.21) and each token slot serves a third more rows. Four\n"
-  "// consumer warpgroups of one m64 tile do not fit (64 accumulators and a step's 32 widened registers in 104-112:\n"
-  "// spills between the MMAs). Here each consumer holds 128 accumulators and one m64 tile's widened step at a time\n"
-  "// (the second tile's widening waits for the first tile's MMAs), 168 registers at launch, 224 for the consumers.\n"
-  "#if defined(NVF_MT2) && NVF_MT2 && NVF_TOK == 128 && !(defined(NVF_VARN) && NVF_VARN) && !(defined(NVF_PERSIST) && NVF_PERSIST)\n"
-  "#undef NVF_CWG\n"
-  "#define NVF_CWG 2\n"
-  "#define NVF_MT 2 // m64 tiles a consumer warpgroup: its rows 128 wg + 64 h + .. (the host mirrors the 256 rows)\n"
-  "#else\n"
-  "#define NVF_MT 1\n"
-  "#endif\n"
   "#define NVF_THREADS (128 * (NVF_CWG + 1))\n"
-  "#define NVF_ROWS (64 * NVF_CWG * NVF_MT)\n"
+  "#define NVF_ROWS (64 * NVF_CWG)\n"
   "#define NVF_STEP 128\n"
   "// K steps per slot: 128 tokens fill the producer's 128 threads with one step, fewer tokens\n"
   "// with two (units of one token and one step: 64, 96 or 128 of them)\n"
-  "#if defined(NVF_WSPROBE) && NVF_WSPROBE == 54\n",
+  "#if defined(NVF_WSPROBE) && NVF_WSPROBE == 54\n"
   "#define NVF_DEPTH 4 // (probe 5 with four steps in flight, below)\n"
   "#else\n"
   "#define NVF_DEPTH 2 // weight steps in flight per consumer thread (20 registers each)\n"
@@ -3232,7 +3218,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#ifndef NVF_PREGS\n"
   "#define NVF_PREGS 56\n"
   "#endif\n"
-  "// setmaxnreg moves registers within the CTA's pool, what the launch allocated: the register\n"
+  "// setmaxnreg moves registers within the CTA's pool, what the launch allocated: the register\n",
   "// count __launch_bounds__ gives (65536 / threads, a multiple of 8) for every thread. An\n"
   "// increase past the pool never completes (the first 640-thread build hung that way).\n"
   "#define NVF_LAUNCH_REGS (65536 / NVF_THREADS / 8 * 8)\n"
@@ -3262,7 +3248,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "\n"
   "// -DNVF_VARN=1, the _varn twins (the host runs them where 0 < expected_m < m_max: masked_m varies):\n"
   "// a token tile that holds fewer than NVF_TOK tokens issues its MMAs with the smallest N of NVF_TOK,\n"
-  "// NVF_TOK - NSTEP, - 2 NSTEP, - 3 NSTEP (NSTEP = NVF_TOK / 4 in whole 8s: 32 -> 32, 24, 16, 8; 48 -> 48,\n",
+  "// NVF_TOK - NSTEP, - 2 NSTEP, - 3 NSTEP (NSTEP = NVF_TOK / 4 in whole 8s: 32 -> 32, 24, 16, 8; 48 -> 48,\n"
   "// 40, 32, 24; 64 -> 64, 48, 32, 16; 128 -> 128, 96, 64, 32) that holds them: the first N tokens of the\n"
   "// slot, into the accumulator's first N / 2 registers (a prefix of the NVF_TOK fragment). Each step\n"
   "// then waits for its own MMAs inside the branch, right after their commit: with MMAs of two branches\n"
@@ -3277,7 +3263,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// Timing-only probes (wrong results; bench/NOTES.md, seventeenth session): -DNVF_WSPROBE=1 the\n"
   "// consumers load and widen no weights (A is a constant), =2 also the producer copies and widens\n"
   "// no tokens (it only passes the barriers): what the RS wgmma loop with its waits and hand-offs\n"
-  "// costs alone; =3 only the producer idles (the weights as always); =4 the consumers store no results\n"
+  "// costs alone; =3 only the producer idles (the weights as always); =4 the consumers store no results\n",
   "// (what each unit's epilogue costs; timed with the scattered stores: with NVF_EPI_SMEM the probe build\n"
   "// spills and puts stmatrix under a per-thread branch, so time it with -DNVF_EPI_SMEM=0); =5 (resident tiles\n"
   "// only) the consumers load the weights as always but neither widen them nor issue MMAs (the loads are\n"
@@ -3308,7 +3294,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// NVF_PERSIST (1 for the 32-token tiles and, on TILED weights, the 48- and 64-token ones; the host's\n"
   "// nvfp4moe__ws_persist mirrors it; and the 128-token tile's resident twin, below): a resident grid (the host\n"
   "// launches at most one CTA per SM and sets p.tiles_m). Each CTA takes the work units u = blockIdx.x, + gridDim.x, .. (unit: group, row block,\n"
-  "// token tile; the token tile fastest, as the one-CTA-a-unit grid's order) that hold tokens, and its\n",
+  "// token tile; the token tile fastest, as the one-CTA-a-unit grid's order) that hold tokens, and its\n"
   "// consumers load the next unit's first weight steps under the current unit's last ones, so the weight\n"
   "// stream does not drain and refill at each unit. On an H200 (bench/NOTES.md, twenty-fifth session, X27,\n"
   "// B25): 32 tokens -1.4 to -7.2 %, the Qwen3 layer -5.7 %; the 48-token tile also gains on full tiles\n"
@@ -3319,7 +3305,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// instead, thirty-fourth and thirty-fifth sessions: since 0.5.5 the TILED 48-token tile is resident with\n"
   "// the table, NVF_PCOMPACT below). On an H100 with the register epilogue (thirty-third\n"
   "// session, X62, X63): 64 tokens at m = 64 -1.6 to -17.9 % on four GEMMs (gpt-oss +1.6 %, -5.2 % in\n"
-  "// X62), at Poisson(40) -0.2 to -15.5 %: resident. 128 tokens gains only where K is short (Qwen3 GEMM2,\n"
+  "// X62), at Poisson(40) -0.2 to -15.5 %: resident. 128 tokens gains only where K is short (Qwen3 GEMM2,\n",
   "// K 768: -10.4 % at m = 128), and the resident-built code loses even on a one-CTA-a-unit grid where K\n"
   "// >= 2048 (DeepSeek-V3 GEMM2 +9.0 % at 128, +4.4 % at 512): not resident, but since 0.5.6 the host builds a\n"
   "// resident twin of its TILED _k256 modules (-DNVF_PERSIST=1) for K <= 1024 (thirty-sixth session, X72, H100:\n"
@@ -3349,7 +3335,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// The consumers decode the next unit once, when a unit starts, and keep it (group, block, token tile) for the unit\n"
   "// after, instead of decoding it in the step loop's last round and again when it starts: on every resident tile\n"
   "// but the 64-token one, unless -DNVF_PCOMPACT=0 or -DNVF_PCOMPACT_PROBE=2; on all under -DNVF_WSNEXT=1, on none\n"
-  "// under -DNVF_WSNEXT=-1 (tuning runs). Thirty-fifth session (X70, H100): the 32-token tile's step loop 476 -> 365\n",
+  "// under -DNVF_WSNEXT=-1 (tuning runs). Thirty-fifth session (X70, H100): the 32-token tile's step loop 476 -> 365\n"
   "// SASS instructions (stack 0 -> 8 bytes), 1.5-4.4 % faster at 32 tokens; the TILED 48-token tile's stack 0 -> 32\n"
   "// bytes (timed with it: X69's =2 arm); the 64-token tile's stack 8 -> 48 bytes and 3-4 % slower at 64: not there.\n"
   "#ifndef NVF_WSNEXT\n"
@@ -3371,7 +3357,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "\n"
   "static_assert(NVF_TOK == 32 || NVF_TOK == 48 || NVF_TOK == 64 || NVF_TOK == 128, \"NVF_TOK must be 32, 48, 64 or 128\");\n"
   "#include \"gemm_wgmma_step.cuh\"\n"
-  "\n"
+  "\n",
   "// Unit u's token step s into its raw stage with cp.async, one commit group per slot (zero-filled\n"
   "// past K, past the steps and for a token past masked_m, whose copies name the 16-byte aligned\n"
   "// `dummy` and read nothing): piece q at stage + 16 (q UNITS + u), SF group h at stage + 64\n"
@@ -3410,7 +3396,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "NVF_DEV int nvf_slot_unit_offset(int n, int ss) { return ss * 8 * NVF_B_MMA + (n >> 3) * 256 + (n & 7) * 16; }\n"
   "\n"
   "// The next ring slot; the barrier phase flips each time the ring wraps.\n"
-  "NVF_DEV void nvf_ring_next(int& slot, u32& phase) {\n",
+  "NVF_DEV void nvf_ring_next(int& slot, u32& phase) {\n"
   "  if (++slot == NVF_SLOTS) {\n"
   "    slot = 0;\n"
   "    phase ^= 1u;\n"
@@ -3433,7 +3419,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "}\n"
   "\n"
   "// The resident grid's work units. By default every (group, row block, token tile < tiles) is a unit and\n"
-  "// CTAs skip those without tokens: an expert with more than tiles_m token tiles (tiles_m from expected_m)\n"
+  "// CTAs skip those without tokens: an expert with more than tiles_m token tiles (tiles_m from expected_m)\n",
   "// then makes its units take two passes each, on a fixed set of CTAs that finish late (the 48-token tile's loss on the\n"
   "// DeepSeek-V3 layer). With p.ptab (the TILED 48-token tile by default, every resident tile but the 128-token\n"
   "// one under -DNVF_PCOMPACT=1 or 2; the table must fit) they are\n"
@@ -3470,7 +3456,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  }\n"
   "}\n"
   "// Unit u's group, block and token tile. WARP: the whole warp calls it with the same u (the consumers and\n"
-  "// the token producer), and the group is found by ballots: lane l tests the table at every 32nd group, then\n",
+  "// the token producer), and the group is found by ballots: lane l tests the table at every 32nd group, then\n"
   "// at each group of the 32 that hold u (two shared-memory loads a thread); else (the workspace producer's\n"
   "// lone thread) by binary search. (A binary search a thread, twice a unit in the consumers, cost +1.2 to\n"
   "// +15.8 % at uniform 32 and 64 tokens, X66: Qwen3 GEMM2, K 768, has only six steps a unit.)\n"
@@ -3493,7 +3479,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "        break;\n"
   "      }\n"
   "    }\n"
-  "    const int h = lo + lane + 1; // (lane 31 tests the next boundary: not <= u)\n"
+  "    const int h = lo + lane + 1; // (lane 31 tests the next boundary: not <= u)\n",
   "    lo += __popc(__ballot_sync(0xffffffffu, h < p.groups && tab[h] <= u));\n"
   "  } else {\n"
   "    int hi = p.groups; // tab[lo] <= u < tab[hi]\n"
@@ -3538,7 +3524,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "\n"
   "NVF_DEV void nvf_ws_epilogue_smem(const NvfGemmParams& p, int g, int valid, float alpha, int tok0, int rw0, u32 stg,\n"
   "                                  int lane, const float* acc) {\n"
-  "  const int t = lane & 3;\n",
+  "  const int t = lane & 3;\n"
   "  u32 v[NVF_TOK / 4]; // matrix 2j + h: tokens 8j .., rows 8h ..\n"
   "  #pragma unroll\n"
   "  for (int j = 0; j < NVF_TOK / 8; ++j) {\n"
@@ -3555,7 +3541,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  #pragma unroll\n"
   "  for (int q = 0; q < NVF_TOK / 16; ++q) { // four matrices a stmatrix: lane k names row k % 8 of matrix k / 8\n"
   "    const int mi = 4 * q + (lane >> 3), tok = 8 * (mi >> 1) + (lane & 7), h = mi & 1;\n"
-  "    asm volatile(\"stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\" ::\"r\"(nvf_ws_epi_row(stg, tok, h)),\n"
+  "    asm volatile(\"stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\" ::\"r\"(nvf_ws_epi_row(stg, tok, h)),\n",
   "                 \"r\"(v[4 * q]), \"r\"(v[4 * q + 1]), \"r\"(v[4 * q + 2]), \"r\"(v[4 * q + 3]) : \"memory\");\n"
   "  }\n"
   "  __syncwarp();\n"
@@ -3600,7 +3586,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      for (int h = 0; h < 2; ++h)\n"
   "        a[2 * jj + h] = nvf_movmatrix_trans(nvf_pack_bf16x2(__fmul_rn(s0, __fmul_rn(acc[4 * j + 2 * h], NVF_DEQ_SCALE2)),\n"
   "                                                            __fmul_rn(s1, __fmul_rn(acc[4 * j + 2 * h + 1], NVF_DEQ_SCALE2))));\n"
-  "    }\n",
+  "    }\n"
   "    u32 r0 = __shfl_xor_sync(0xffffffffu, hi \? a[0] : a[2], 2), r1 = __shfl_xor_sync(0xffffffffu, hi \? a[1] : a[3], 2);\n"
   "    if (hi) { a[0] = r0; a[1] = r1; } else { a[2] = r0; a[3] = r1; }\n"
   "    r0 = __shfl_xor_sync(0xffffffffu, lo \? a[0] : a[1], 1);\n"
@@ -3617,7 +3603,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  __shared__ __align__(8) u64 bars[2 * NVF_SLOTS]; // full[s], then empty[s]\n"
   "  const int nblocks = (p.n + NVF_ROWS - 1) / NVF_ROWS;\n"
   "#if NVF_PERSIST\n"
-  "  const int tiles = p.tiles_m; // token tiles per (group, block)\n"
+  "  const int tiles = p.tiles_m; // token tiles per (group, block)\n",
   "  int* const tab = (int*)(smem + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws \? 0 : NVF_TSTAGES * NVF_STAGE_BYTES) +\n"
   "                          (NVF_EPI_SMEM \? 4 * NVF_CWG * NVF_EPI_WARP_BYTES : 0)); // p.ptab: units before each group\n"
   "  if (NVF_PCOMPACT && p.ptab) nvf_ws_build_tab(p, tab, tiles, nblocks);\n"
@@ -3661,7 +3647,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#endif\n"
   "    const u8* img = p.tok_ws + (i64)g * ((p.m_max + NVF_TOK - 1) / NVF_TOK) * nslots * NVF_SLOT_BYTES;\n"
   "    for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
-  "      const u8* src = img + (i64)(tok0 / NVF_TOK) * nslots * NVF_SLOT_BYTES;\n",
+  "      const u8* src = img + (i64)(tok0 / NVF_TOK) * nslots * NVF_SLOT_BYTES;\n"
   "      for (int f = 0; f < nslots; ++f) {\n"
   "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
   "        nvf_mbar_expect_tx(full0 + 8u * slot, NVF_SLOT_BYTES);\n"
@@ -3682,7 +3668,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    const bool live = NVF_UNITS == 128 || pt < NVF_UNITS;\n"
   "    const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS; // slot fills per token tile\n"
   "    const u32 stage0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES;\n"
-  "    const u32 dst0 = nvf_slot_unit_offset(n, ss);\n"
+  "    const u32 dst0 = nvf_slot_unit_offset(n, ss);\n",
   "    int slot = 0, st = 0; // ring slot, raw stage of the fill\n"
   "    u32 phase = 1;        // empty: the phase before a fresh barrier's first counts as completed\n"
   "#if NVF_PERSIST\n"
@@ -3726,73 +3712,13 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  int slot = 0;\n"
   "  u32 phase = 0;\n"
   "  const u32 epi0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws \? 0 : NVF_TSTAGES * NVF_STAGE_BYTES); // NVF_EPI_SMEM\n"
-  "#if NVF_MT == 2\n",
-  "  // (NVF_MT2) the one-CTA-a-unit step for two m64 tiles: tile 0's weights widened, its MMAs; then, once they\n"
-  "  // have read a[], tile 1's; the slot's empty arrive after both (the next step's first wait)\n"
-  "  static_assert(NVF_SPS == 1 && NVF_WSPROBE == 0 && NVF_EPI_REG, \"NVF_MT2: one 128-K step a slot; no probes; the register epilogue\");\n"
-  "  { // (its own scope: the one-m64-tile form below, compiled but unreached here, declares the same names)\n"
-  "  const int r0 = bx * NVF_ROWS + wg * 128 + warp * 16 + (lane >> 2); // rows r0, r0 + 8 (tile 0), r0 + 64, + 72 (1)\n"
-  "  const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4), wr1 = nvf_wg_rows(p, g, r0 + 64, t, kc4);\n"
-  "  const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
-  "  for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {\n"
-  "    float acc[NVF_TOK / 2], acc1[NVF_TOK / 2];\n"
-  "    #pragma unroll\n"
-  "    for (int e = 0; e < NVF_TOK / 2; ++e) {\n"
-  "      acc[e] = 0.0f;\n"
-  "      acc1[e] = 0.0f;\n"
-  "    }\n"
-  "    uint4 wq[NVF_DEPTH][2], wq1[NVF_DEPTH][2];\n"
-  "    u32 ws[NVF_DEPTH][2], ws1[NVF_DEPTH][2];\n"
-  "    #pragma unroll\n"
-  "    for (int d = 0; d < NVF_DEPTH; ++d) {\n"
-  "      nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);\n"
-  "      nvf_wg_load<WIDE>(wr1, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq1[d], ws1[d]);\n"
-  "    }\n"
-  "    u32 a[32];\n"
-  "    int prev = -1;\n"
-  "    for (int s0 = 0; s0 < nsteps; s0 += NVF_DEPTH) {\n"
-  "      #pragma unroll\n"
-  "      for (int d = 0; d < NVF_DEPTH; ++d) {\n"
-  "        const int s = s0 + d;\n"
-  "        if (s < nsteps) {\n"
-  "          nvf_wgmma_wait<0>(); // step s - 1's MMAs (both tiles; the last readers of a[] and of its slot) are done\n"
-  "          if (prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev); // (one step a slot at 128 tokens)\n"
-  "          nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);\n"
-  "          nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);\n"
-  "          nvf_wg_load<WIDE>(wr, nvf_wg_step_in<true>(s + NVF_DEPTH, nsteps), nsteps, p.k, wq[d], ws[d]);\n"
-  "          const u32 buf = sbase + slot * NVF_SLOT_BYTES;\n"
-  "          nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n"
-  "          nvf_ws_mmas(acc, a, buf, 0);\n"
-  "          nvf_wgmma_wait<0>(); // tile 0's MMAs have read a[]\n"
-  "          nvf_dequant_piece<NVF_WT_ENC>(wq1[d][0], ws1[d][0], a);\n"
-  "          nvf_dequant_piece<NVF_WT_ENC>(wq1[d][1], ws1[d][1], a + 16);\n"
-  "          nvf_wg_load<WIDE>(wr1, nvf_wg_step_in<true>(s + NVF_DEPTH, nsteps), nsteps, p.k, wq1[d], ws1[d]);\n"
-  "          nvf_ws_mmas(acc1, a, buf, 0);\n"
-  "          prev = slot;\n"
-  "          nvf_ring_next(slot, phase);\n"
-  "        }\n"
-  "      }\n"
-  "    }\n"
-  "    nvf_wgmma_wait<0>();\n"
-  "    if (lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
-  "    #pragma unroll\n"
-  "    for (int e = 0; e < NVF_TOK / 2; ++e) {\n"
-  "      nvf_reg_fence(acc[e]);\n"
-  "      nvf_reg_fence(acc1[e]);\n"
-  "    }\n"
-  "    nvf_ws_epilogue_reg(p, g, valid, alpha, tok0, r0 - (lane >> 2), lane, acc);\n"
-  "    nvf_ws_epilogue_reg(p, g, valid, alpha, tok0, r0 + 64 - (lane >> 2), lane, acc1);\n"
-  "  }\n"
-  "  }\n"
-  "  return;\n"
-  "#endif\n"
   "#if NVF_PERSIST\n"
   "  const int rw = wg * 64 + warp * 16 + (lane >> 2); // the thread's weight rows in a block: rw, rw + 8\n"
   "  const int nsteps_e = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH; // the step loop's length (whole rounds)\n"
   "  int u = u0;\n"
   "  u32* trace = NVF_TRACE \? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + (((i64)blockIdx.x * 4 + wg) * 4 + warp) * NVF_TRACE_STEPS * 8 : 0;\n"
   "  int tstep = blockIdx.x < 256 \? 0 : NVF_TRACE_STEPS; // (probe 6) steps traced; none past the caller's 256 CTAs\n"
-  "#if NVF_WSNEXT_ON\n",
+  "#if NVF_WSNEXT_ON\n"
   "  NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks); // the unit's; then the next one's, decoded below\n"
   "  NvfWgRows wr = nvf_ws_rows(p, w, rw, t, kc4);\n"
   "#else\n"
@@ -3806,7 +3732,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  while (u >= 0) {\n"
   "#if !NVF_WSNEXT_ON\n"
   "    const NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks);\n"
-  "#endif\n"
+  "#endif\n",
   "    const int tt = w.tt, g = w.g, r0 = w.blk * NVF_ROWS + rw;\n"
   "    const int valid = nvf_valid_rows(p.masked_m, g, p.m_max);\n"
   "    const float alpha = p.alpha \? p.alpha[g] : 1.0f;\n"
@@ -3865,7 +3791,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "          const u32 c0 = NVF_TRACE \? nvf_clock() : 0u;\n"
   "          if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done\n"
   "          if (NVF_TRACE) { // stored at once: no clock stays live over the step\n"
-  "            const u32 c4 = nvf_clock();\n",
+  "            const u32 c4 = nvf_clock();\n"
   "            if (lane == 0 && tstep < NVF_TRACE_STEPS) *(uint2*)(trace + 8 * tstep) = make_uint2(c0, c4);\n"
   "          }\n"
   "          if (s % NVF_SPS == 0 && prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
@@ -3874,7 +3800,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "                    ws[d][0] ^ ws[d][1];\n"
   "          else if (!NVF_WSP_W) {\n"
   "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);\n"
-  "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);\n"
+  "            nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);\n",
   "          }\n"
   "          if (NVF_TRACE) {\n"
   "            #pragma unroll\n"
@@ -3930,7 +3856,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      }\n"
   "    }\n"
   "#endif\n"
-  "    nvf_wgmma_wait<0>();\n",
+  "    nvf_wgmma_wait<0>();\n"
   "    if (lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);\n"
   "    #pragma unroll\n"
   "    for (int e = 0; e < NVF_TOK / 2; ++e) nvf_reg_fence(acc[e]);\n"
@@ -3943,7 +3869,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      else\n"
   "        nvf_wg_epilogue(p, g, valid, alpha, tok0, r0, t, acc);\n"
   "    }\n"
-  "  }\n"
+  "  }\n",
   "#if NVF_PERSIST\n"
   "    u = un; // (wr is the next unit's rows already: its last round set it)\n"
   "#if NVF_WSNEXT_ON\n"
@@ -3990,7 +3916,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      for (int h = 0; h < 2; ++h)\n"
   "        if (s * NVF_STEP + 64 * h < p.k) sfw[h] = __ldg((const u32*)(sf + 512 * h));\n"
   "    }\n"
-  "    u8* dst = p.tok_ws + (((i64)g * tiles_m + tile) * nslots + f) * NVF_SLOT_BYTES + nvf_slot_unit_offset(n, ss);\n",
+  "    u8* dst = p.tok_ws + (((i64)g * tiles_m + tile) * nslots + f) * NVF_SLOT_BYTES + nvf_slot_unit_offset(n, ss);\n"
   "    nvf_wg_widen_token<true>(q, sfw, s * NVF_STEP, p.k, dst);\n"
   "  }\n"
   "}\n",
@@ -7260,14 +7186,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
        token stages of NVF_UNITS = NVF_TOK NVF_SPS units of 72 bytes (none with a workspace), and for
        32 and 48 tokens each consumer warp's staged results (NVF_EPI_SMEM) */
     unsigned tok = (unsigned)nvfp4moe__ws_tok[spec - NVFP4MOE__SPEC_GEMM_WS128];
-    int cwg = nvfp4moe__ws_cwg[spec - NVFP4MOE__SPEC_GEMM_WS128], mt = 1, rows;
+    int cwg = nvfp4moe__ws_cwg[spec - NVFP4MOE__SPEC_GEMM_WS128];
     unsigned sps = tok >= 128 ? 1u : 2u;
-    const char* mt2 = strstr(ctx->tune_define, "NVF_MT2"); /* a tuning run's -DNVF_MT2[=v] (gemm_wgmma_ws.cu) */
-    if (mt2 && (mt2[7] != '=' || atoi(mt2 + 8) != 0) && spec == NVFP4MOE__SPEC_GEMM_WS128 && !res128) {
-      cwg = 2; /* the one-CTA-a-unit 128-token tile, not its _varn twin: two consumer warpgroups of two m64 tiles */
-      mt = 2;
-    }
-    rows = 64 * cwg * mt;
     unsigned smem = 6u * sps * tok * 256u + (p->tok_ws ? 0u : 3u * tok * sps * 72u) /* no raw stages with a workspace */
                     + (tok <= 48u ? 4u * (unsigned)cwg * tok * 32u : 0u); /* NVF_EPI_SMEM: a warp's staged results */
     unsigned threads = 128u * (unsigned)(cwg + 1);
@@ -7301,9 +7221,9 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__gemm_portable(nvfp4moe_context* ctx,
          twin, nvfp4moe__ws_res128): at most one CTA per
          SM, each taking every grid-th (group, row block, token tile) unit; the kernel reads tiles_m */
       nvfp4moe__gemm_params q = *p;
-      unsigned grid = nvfp4moe__wgmma_grid(p, rows, tok, em);
+      unsigned grid = nvfp4moe__wgmma_grid(p, 64 * cwg, tok, em);
       if (res128 || nvfp4moe__ws_persist(ctx, tok, tiled)) {
-        const unsigned blocks = (unsigned)p->groups * (unsigned)((p->n + rows - 1) / rows);
+        const unsigned blocks = (unsigned)p->groups * (unsigned)((p->n + 64 * cwg - 1) / (64 * cwg));
         /* the kernel steps u + gridDim.x in int: keep the units that far below 2^31 (fewer token tiles
            only make each unit loop over more) */
         const long long most = (0x7FFFFFFFLL - ctx->sm_count) / blocks;

@@ -481,7 +481,9 @@ case "${1:-A}" in
 X104)
   # fifty-second session: -DNVF_MT2=1 (gemm_wgmma_ws.cu: the one-CTA-a-unit 128-token tile, not its _varn twin, with
   # two consumer warpgroups of two m64 tiles each, 256-row units); racecheck on the every-tile test as the fourth
-  # lane; Qwen3 GEMM2 (K 768) runs the resident twin in both arms: the control
+  # lane; Qwen3 GEMM2 (K 768) runs the resident twin in both arms: the control. (Measured in the fifty-third
+  # session, slower, removed: the define is only in commits be94e04 to ccd9edc; on a later tree the x arms build the
+  # default)
   m="NVFP4MOE_TUNE_DEFINE=-DNVF_MT2=1"
   t128_trial x104 "$m" NVF_MT2 lane_sanitizer racecheck every_tile ${TL:-200} TEST_CONFIGS=gemm_sm90_ws_t128 "$m"
   ;;

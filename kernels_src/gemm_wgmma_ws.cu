@@ -32,22 +32,8 @@
 #ifndef NVF_CWG
 #define NVF_CWG 3 // consumer warpgroups, 64 weight rows each (3 or 4)
 #endif
-// -DNVF_MT2=1 (opt-in, tuning runs; fifty-second session): the 128-token tile on the one-CTA-a-unit grid, not
-// the _varn twins, with two consumer warpgroups of two m64 tiles each (NVF_MT 2): 256-row units instead of 192,
-// so DeepSeek-V3's 128-token GEMMs fill whole waves better (512 units = 3.88 waves of 132 SMs for GEMM1 against
-// 704 = 5.33; 896 = 6.79 for GEMM2 against 1216 = 9.21) and each token slot serves a third more rows. Four
-// consumer warpgroups of one m64 tile do not fit (64 accumulators and a step's 32 widened registers in 104-112:
-// spills between the MMAs). Here each consumer holds 128 accumulators and one m64 tile's widened step at a time
-// (the second tile's widening waits for the first tile's MMAs), 168 registers at launch, 224 for the consumers.
-#if defined(NVF_MT2) && NVF_MT2 && NVF_TOK == 128 && !(defined(NVF_VARN) && NVF_VARN) && !(defined(NVF_PERSIST) && NVF_PERSIST)
-#undef NVF_CWG
-#define NVF_CWG 2
-#define NVF_MT 2 // m64 tiles a consumer warpgroup: its rows 128 wg + 64 h + .. (the host mirrors the 256 rows)
-#else
-#define NVF_MT 1
-#endif
 #define NVF_THREADS (128 * (NVF_CWG + 1))
-#define NVF_ROWS (64 * NVF_CWG * NVF_MT)
+#define NVF_ROWS (64 * NVF_CWG)
 #define NVF_STEP 128
 // K steps per slot: 128 tokens fill the producer's 128 threads with one step, fewer tokens
 // with two (units of one token and one step: 64, 96 or 128 of them)
@@ -564,66 +550,6 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
   int slot = 0;
   u32 phase = 0;
   const u32 epi0 = sbase + NVF_SLOTS * NVF_SLOT_BYTES + (p.tok_ws ? 0 : NVF_TSTAGES * NVF_STAGE_BYTES); // NVF_EPI_SMEM
-#if NVF_MT == 2
-  // (NVF_MT2) the one-CTA-a-unit step for two m64 tiles: tile 0's weights widened, its MMAs; then, once they
-  // have read a[], tile 1's; the slot's empty arrive after both (the next step's first wait)
-  static_assert(NVF_SPS == 1 && NVF_WSPROBE == 0 && NVF_EPI_REG, "NVF_MT2: one 128-K step a slot; no probes; the register epilogue");
-  { // (its own scope: the one-m64-tile form below, compiled but unreached here, declares the same names)
-  const int r0 = bx * NVF_ROWS + wg * 128 + warp * 16 + (lane >> 2); // rows r0, r0 + 8 (tile 0), r0 + 64, + 72 (1)
-  const NvfWgRows wr = nvf_wg_rows(p, g, r0, t, kc4), wr1 = nvf_wg_rows(p, g, r0 + 64, t, kc4);
-  const float alpha = p.alpha ? p.alpha[g] : 1.0f;
-  for (int tok0 = tt * NVF_TOK; tok0 < valid; tok0 += tiles * NVF_TOK) {
-    float acc[NVF_TOK / 2], acc1[NVF_TOK / 2];
-    #pragma unroll
-    for (int e = 0; e < NVF_TOK / 2; ++e) {
-      acc[e] = 0.0f;
-      acc1[e] = 0.0f;
-    }
-    uint4 wq[NVF_DEPTH][2], wq1[NVF_DEPTH][2];
-    u32 ws[NVF_DEPTH][2], ws1[NVF_DEPTH][2];
-    #pragma unroll
-    for (int d = 0; d < NVF_DEPTH; ++d) {
-      nvf_wg_load<WIDE>(wr, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq[d], ws[d]);
-      nvf_wg_load<WIDE>(wr1, nvf_wg_step_in<false>(d, nsteps), nsteps, p.k, wq1[d], ws1[d]);
-    }
-    u32 a[32];
-    int prev = -1;
-    for (int s0 = 0; s0 < nsteps; s0 += NVF_DEPTH) {
-      #pragma unroll
-      for (int d = 0; d < NVF_DEPTH; ++d) {
-        const int s = s0 + d;
-        if (s < nsteps) {
-          nvf_wgmma_wait<0>(); // step s - 1's MMAs (both tiles; the last readers of a[] and of its slot) are done
-          if (prev >= 0 && lane == 0) nvf_mbar_arrive(empty0 + 8u * prev); // (one step a slot at 128 tokens)
-          nvf_dequant_piece<NVF_WT_ENC>(wq[d][0], ws[d][0], a);
-          nvf_dequant_piece<NVF_WT_ENC>(wq[d][1], ws[d][1], a + 16);
-          nvf_wg_load<WIDE>(wr, nvf_wg_step_in<true>(s + NVF_DEPTH, nsteps), nsteps, p.k, wq[d], ws[d]);
-          const u32 buf = sbase + slot * NVF_SLOT_BYTES;
-          nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in
-          nvf_ws_mmas(acc, a, buf, 0);
-          nvf_wgmma_wait<0>(); // tile 0's MMAs have read a[]
-          nvf_dequant_piece<NVF_WT_ENC>(wq1[d][0], ws1[d][0], a);
-          nvf_dequant_piece<NVF_WT_ENC>(wq1[d][1], ws1[d][1], a + 16);
-          nvf_wg_load<WIDE>(wr1, nvf_wg_step_in<true>(s + NVF_DEPTH, nsteps), nsteps, p.k, wq1[d], ws1[d]);
-          nvf_ws_mmas(acc1, a, buf, 0);
-          prev = slot;
-          nvf_ring_next(slot, phase);
-        }
-      }
-    }
-    nvf_wgmma_wait<0>();
-    if (lane == 0) nvf_mbar_arrive(empty0 + 8u * prev);
-    #pragma unroll
-    for (int e = 0; e < NVF_TOK / 2; ++e) {
-      nvf_reg_fence(acc[e]);
-      nvf_reg_fence(acc1[e]);
-    }
-    nvf_ws_epilogue_reg(p, g, valid, alpha, tok0, r0 - (lane >> 2), lane, acc);
-    nvf_ws_epilogue_reg(p, g, valid, alpha, tok0, r0 + 64 - (lane >> 2), lane, acc1);
-  }
-  }
-  return;
-#endif
 #if NVF_PERSIST
   const int rw = wg * 64 + warp * 16 + (lane >> 2); // the thread's weight rows in a block: rw, rw + 8
   const int nsteps_e = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH; // the step loop's length (whole rounds)
