@@ -464,20 +464,41 @@ tail_trial() {
 t128_trial() {
   local tag=$1 arm=$2 key=$3 o="NVFP4MOE_Y=1"; shift 3
   t0=$(date +%s); L=/tmp/$tag; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
-  lane_test every_x ${TL:-200} TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t128 "$arm" > $L/lane_a.txt &
+  lane_test every_x ${TL:-200} TEST_ONLY=every_tile TEST_CONFIGS=${TCFG:-gemm_sm90_ws_t128} "$arm" > $L/lane_a.txt &
   (lane_test shapes_x ${TL:-200} TEST_QUICK=1 TEST_ONLY=gemm_shapes "$arm"
    lane_test layer_x ${TL:-200} TEST_QUICK=1 TEST_ONLY=test_moe_layer "$arm") > $L/lane_b.txt &
-  lane_sanitizer memcheck every_tile ${TL:-200} TEST_CONFIGS=gemm_sm90_ws_t128 "$arm" > $L/lane_c.txt 2>&1 &
+  lane_sanitizer memcheck every_tile ${TL:-200} TEST_CONFIGS=${TCFG:-gemm_sm90_ws_t128} "$arm" > $L/lane_c.txt 2>&1 &
   "$@" > $L/lane_d.txt 2>&1 &
   wait; lanes_report
   PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "$o,$arm,$o,$arm,$o,$arm,$o,$arm,$o" --only gemm \
-    --ms 128,512 --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm1,qwen3_30b_gemm2,gpt_oss_gemm1 --interleave \
+    --ms ${ABMS:-128,512} --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm1,qwen3_30b_gemm2,gpt_oss_gemm1 --interleave \
     --out "$OUT/${tag}_ab.json" > $L/ab.log 2>&1
   echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; tail -2 $L/ab.log
   AB_BASE=$o ab_cells "$key" "$OUT/${tag}_ab.json"
   tar czf "$OUT/${tag}_logs.tgz" -C $L .
 }
 case "${1:-A}" in
+X105)
+  # fifty-third session, on any card but an H200 (there the command line runs X97 instead): Nsight Compute on the
+  # default's 128-token tile (G14's sections and metrics for DeepSeek-V3 GEMM1 and Qwen3 GEMM2 at 128 tokens, into
+  # $OUT/p_dsv3g1 and $OUT/p_qwen3g2, then S14's per-SASS-line stalls for DeepSeek-V3 GEMM1), then -DNVF_EPI_FOLD=1
+  # (gemm_wgmma_ws.cu: the 2^16 applied to each token's scale, not to every accumulator) by t128_trial on every
+  # token-producer tile (every-tile test, quick shapes and layers, memcheck; the default's every-tile test as the
+  # fourth lane) and an interleaved A/B at 32, 128 and 512 tokens
+  t0=$(date +%s); nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+  mkdir -p "$OUT/p_dsv3g1" "$OUT/p_qwen3g2"
+  OUT="$OUT/p_dsv3g1" GMS=128 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA" | tail -24
+  OUT="$OUT/p_qwen3g2" GMS=128 PROFILE_GEMM_G=128 PROFILE_GEMM_N=2048 PROFILE_GEMM_K=768 bash "$0" G14 2>&1 \
+    | grep -vE "^name|^NVIDIA" | tail -24
+  echo "G14 done at $(( $(date +%s) - t0 )) s"
+  if [ $(( $(date +%s) - t0 )) -lt ${S14_BY:-150} ]; then
+    OUT="$OUT/p_dsv3g1" GMS=128 bash "$0" S14 2>&1 | grep -vE "^name|^NVIDIA" | tail -3
+    echo "S14 done at $(( $(date +%s) - t0 )) s"
+  fi
+  TCFG=gemm_sm90_ws ABMS=32,128,512 t128_trial x105 "NVFP4MOE_TUNE_DEFINE=-DNVF_EPI_FOLD=1" NVF_EPI_FOLD \
+    lane_test every_o ${TL:-200} TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws
+  echo "X105 done at $(( $(date +%s) - t0 )) s"
+  ;;
 X104)
   # fifty-second session: -DNVF_MT2=1 (gemm_wgmma_ws.cu: the one-CTA-a-unit 128-token tile, not its _varn twin, with
   # two consumer warpgroups of two m64 tiles each, 256-row units); racecheck on the every-tile test as the fourth
