@@ -2198,7 +2198,8 @@ X97)
   # fiftieth session: on an H200 only (stops at once on another card): X96 again (t32_trial -DNVF_WRING=1 on a tree
   # with b049219's NVF_WRING code, which is not in the tree: run \`patch -p1 < bench/patches/x96_wring.patch\` first,
   # in the same command, before this script builds; the patch is git diff 71f0bfc b049219 of the three files (in
-  # the fifty-first session merged onto the tree with NVF_TAIL; since NVF_TAIL's removal the original again), whose end runs X94's Nsight
+  # the fifty-first session merged onto the tree with NVF_TAIL; since NVF_TAIL's removal the original again; in the
+  # fifty-third session regenerated for the tree with NVF_EPI_FOLD, 8977610: the same change), whose end runs X94's Nsight
   # passes on the default (before $PROF_BY s), then G14 at 32 tokens under the define into $OUT/wring/ (before
   # $WPROF_BY s)
   g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
