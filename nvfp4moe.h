@@ -3521,9 +3521,10 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// all in or all out).\n"
   "// -DNVF_EPI_FOLD=1 (opt-in, tuning runs; fifty-third session): the widened operands' 2^-16 (F16: 2^-28) undone\n"
   "// on each token's scale (alpha * row_scale * 2^16, once a token) instead of on every accumulator: one multiply a\n"
-  "// value fewer in the two epilogues below. The same results: both round the exact product alpha * row_scale *\n"
-  "// acc * 2^16 once (scaling by a power of 2 is exact), except where alpha * row_scale * 2^16 overflows (above\n"
-  "// 2^112; F16 2^100).\n"
+  "// value fewer in the two epilogues below (net 32 a thread at 128 tokens: 64 go, 32 token scales gain one). The\n"
+  "// same results: both round alpha * row_scale (s) once, then the exact product s * acc * 2^16 once (scaling by a\n"
+  "// power of 2 is exact), except where one side's scaling overflows: s >= 2^112 (F16 2^100) here, |acc| >= 2^112\n"
+  "// in the default (unreachable: |acc| is at most about 110 K).\n"
   "#ifndef NVF_EPI_FOLD\n"
   "#define NVF_EPI_FOLD 0\n"
   "#endif\n"
@@ -3542,8 +3543,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  u32 v[NVF_TOK / 4]; // matrix 2j + h: tokens 8j .., rows 8h ..\n"
   "  #pragma unroll\n"
   "  for (int j = 0; j < NVF_TOK / 8; ++j) {\n"
-  "    const int m = tok0 + 8 * j + 2 * t;\n"
-  "    const float rs0 = p.row_scale && m < valid \? p.row_scale[(i64)g * p.m_max + m] : 1.0f;\n",
+  "    const int m = tok0 + 8 * j + 2 * t;\n",
+  "    const float rs0 = p.row_scale && m < valid \? p.row_scale[(i64)g * p.m_max + m] : 1.0f;\n"
   "    const float rs1 = p.row_scale && m + 1 < valid \? p.row_scale[(i64)g * p.m_max + m + 1] : 1.0f;\n"
   "    const float s0 = nvf_ws_tok_scale(alpha, rs0), s1 = nvf_ws_tok_scale(alpha, rs1);\n"
   "    #pragma unroll\n"
@@ -3602,9 +3603,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    }\n"
   "    u32 r0 = __shfl_xor_sync(0xffffffffu, hi \? a[0] : a[2], 2), r1 = __shfl_xor_sync(0xffffffffu, hi \? a[1] : a[3], 2);\n"
   "    if (hi) { a[0] = r0; a[1] = r1; } else { a[2] = r0; a[3] = r1; }\n"
-  "    r0 = __shfl_xor_sync(0xffffffffu, lo \? a[0] : a[1], 1);\n"
+  "    r0 = __shfl_xor_sync(0xffffffffu, lo \? a[0] : a[1], 1);\n",
   "    r1 = __shfl_xor_sync(0xffffffffu, lo \? a[2] : a[3], 1);\n"
-  "    if (lo) { a[0] = r0; a[2] = r1; } else { a[1] = r0; a[3] = r1; }\n",
+  "    if (lo) { a[0] = r0; a[2] = r1; } else { a[1] = r0; a[3] = r1; }\n"
   "    const int m = tok0 + 16 * q + 8 * (t >> 1) + (lane >> 2), n = rw0 + 8 * (t & 1);\n"
   "    if (m < valid && n < p.n) *(uint4*)(p.d + ((i64)g * p.m_max + m) * p.ldd + n) = make_uint4(a[0], a[1], a[2], a[3]);\n"
   "  }\n"
@@ -3663,7 +3664,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      const u8* src = img + (i64)(tok0 / NVF_TOK) * nslots * NVF_SLOT_BYTES;\n"
   "      for (int f = 0; f < nslots; ++f) {\n"
   "        nvf_mbar_wait(empty0 + 8u * slot, phase);\n"
-  "        nvf_mbar_expect_tx(full0 + 8u * slot, NVF_SLOT_BYTES);\n"
+  "        nvf_mbar_expect_tx(full0 + 8u * slot, NVF_SLOT_BYTES);\n",
   "        nvf_bulk_load(sbase + slot * NVF_SLOT_BYTES, src + (i64)f * NVF_SLOT_BYTES, NVF_SLOT_BYTES, full0 + 8u * slot);\n"
   "        nvf_ring_next(slot, phase);\n"
   "      }\n"
@@ -3672,7 +3673,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "    }\n"
   "#endif\n"
   "    return;\n"
-  "  }\n",
+  "  }\n"
   "  if (threadIdx.x >= 128 * NVF_CWG) {\n"
   "    // ---- producer: unit pt = (token pt % TOK, step pt / TOK of each slot), raw through cp.async\n"
   "    // stages, widened into the ring; threads past the units only pass the barriers\n"
@@ -3728,8 +3729,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "#if NVF_PERSIST\n"
   "  const int rw = wg * 64 + warp * 16 + (lane >> 2); // the thread's weight rows in a block: rw, rw + 8\n"
   "  const int nsteps_e = (nsteps + NVF_DEPTH - 1) / NVF_DEPTH * NVF_DEPTH; // the step loop's length (whole rounds)\n"
-  "  int u = u0;\n"
-  "  u32* trace = NVF_TRACE \? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + (((i64)blockIdx.x * 4 + wg) * 4 + warp) * NVF_TRACE_STEPS * 8 : 0;\n",
+  "  int u = u0;\n",
+  "  u32* trace = NVF_TRACE \? (u32*)(p.d + (i64)p.groups * p.m_max * p.ldd) + (((i64)blockIdx.x * 4 + wg) * 4 + warp) * NVF_TRACE_STEPS * 8 : 0;\n"
   "  int tstep = blockIdx.x < 256 \? 0 : NVF_TRACE_STEPS; // (probe 6) steps traced; none past the caller's 256 CTAs\n"
   "#if NVF_WSNEXT_ON\n"
   "  NvfWsUnit w = nvf_ws_decode<true>(p, tab, u, tiles, nblocks); // the unit's; then the next one's, decoded below\n"
@@ -3800,8 +3801,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      for (int d = 0; d < NVF_DEPTH; ++d) {\n"
   "        const int s = s0 + d;\n"
   "        u32 c1 = 0, c2 = 0; // (probe 6)\n"
-  "        if (s < nsteps) {\n"
-  "          const u32 c0 = NVF_TRACE \? nvf_clock() : 0u;\n",
+  "        if (s < nsteps) {\n",
+  "          const u32 c0 = NVF_TRACE \? nvf_clock() : 0u;\n"
   "          if (!NVF_VARN) nvf_wgmma_wait<0>(); // step s - 1, the last reader of a[] (and of its slot if it ended one), is done\n"
   "          if (NVF_TRACE) { // stored at once: no clock stays live over the step\n"
   "            const u32 c4 = nvf_clock();\n"
@@ -3859,8 +3860,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "            nvf_wg_load<WIDE>(wr, nvf_wg_step_in<true>(s + NVF_DEPTH, nsteps), nsteps, p.k, wq[d], ws[d]);\n"
   "          }\n"
   "          const u32 buf = sbase + slot * NVF_SLOT_BYTES + (s % NVF_SPS) * 8 * NVF_B_MMA;\n"
-  "          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n"
-  "          nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n",
+  "          if (first) nvf_mbar_wait(full0 + 8u * slot, phase); // the slot's tokens are in\n",
+  "          nvf_ws_mmas(acc, a, buf, sub); // fence, MMAs, commit\n"
   "          if (s % NVF_SPS == NVF_SPS - 1 || s == nsteps - 1) { // the slot's last step: the next opens the next slot\n"
   "            prev = slot;\n"
   "            nvf_ring_next(slot, phase);\n"
@@ -3924,9 +3925,9 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "      const u8* sf = p.a_sf + g * nvf_sf_group_bytes_128x4(p.m_max, p.k) + nvf_sf_offset_128x4(m, 0, kc4) + (i64)s * 1024;\n"
   "      #pragma unroll\n"
   "      for (int t = 0; t < 4; ++t)\n"
-  "        if (s * NVF_STEP + 32 * t < p.k) q[t] = __ldg((const uint4*)(src + 16 * t));\n"
+  "        if (s * NVF_STEP + 32 * t < p.k) q[t] = __ldg((const uint4*)(src + 16 * t));\n",
   "      #pragma unroll\n"
-  "      for (int h = 0; h < 2; ++h)\n",
+  "      for (int h = 0; h < 2; ++h)\n"
   "        if (s * NVF_STEP + 64 * h < p.k) sfw[h] = __ldg((const u32*)(sf + 512 * h));\n"
   "    }\n"
   "    u8* dst = p.tok_ws + (((i64)g * tiles_m + tile) * nslots + f) * NVF_SLOT_BYTES + nvf_slot_unit_offset(n, ss);\n"

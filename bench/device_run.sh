@@ -456,11 +456,11 @@ tail_trial() {
   [ -n "${R_ARM:-}" ] && AB_BASE=$o ab_cells "${R_ARM#*-D}" "$OUT/${tag}_ab.json"
   tar czf "$OUT/${tag}_logs.tgz" -C $L .
 }
-# fifty-second session: the 128-token tiles under one define ARM (NAME=VALUE) side by side: their every-tile test,
-# the quick GEMM shape and layer tests, memcheck on the every-tile test, and a fourth lane, the command LANE_D...
-# (its output the lane's summary); then an interleaved A/B o ARM o ARM o ARM o ARM o on the five GEMMs at 128 and
-# 512 tokens into $OUT/TAG_ab.json, its cells against o (KEY: the text that names ARM's records), logs TAG_logs.tgz:
-# t128_trial TAG ARM KEY LANE_D...
+# fifty-second session: the 128-token tiles (or the configurations $TCFG names) under one define ARM (NAME=VALUE)
+# side by side: their every-tile test, the quick GEMM shape and layer tests, memcheck on the every-tile test, and a
+# fourth lane, the command LANE_D... (its output the lane's summary); then an interleaved A/B o ARM o ARM o ARM o ARM o
+# on the five GEMMs at 128 and 512 tokens (or $ABMS) into $OUT/TAG_ab.json, its cells against o (KEY: the text that
+# names ARM's records), logs TAG_logs.tgz; sets t0 (its own times) and L: t128_trial TAG ARM KEY LANE_D...
 t128_trial() {
   local tag=$1 arm=$2 key=$3 o="NVFP4MOE_Y=1"; shift 3
   t0=$(date +%s); L=/tmp/$tag; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
@@ -484,12 +484,12 @@ X105)
   # $OUT/p_dsv3g1 and $OUT/p_qwen3g2, then S14's per-SASS-line stalls for DeepSeek-V3 GEMM1), then -DNVF_EPI_FOLD=1
   # (gemm_wgmma_ws.cu: the 2^16 applied to each token's scale, not to every accumulator) by t128_trial on every
   # token-producer tile (every-tile test, quick shapes and layers, memcheck; the default's every-tile test as the
-  # fourth lane) and an interleaved A/B at 32, 128 and 512 tokens
-  t0=$(date +%s); nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+  # fourth lane) and an interleaved A/B at 32, 128 and 512 tokens; S14 only before $S14_BY s
+  t0=$(date +%s); t5=$t0; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
   mkdir -p "$OUT/p_dsv3g1" "$OUT/p_qwen3g2"
-  OUT="$OUT/p_dsv3g1" GMS=128 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA" | tail -24
+  OUT="$OUT/p_dsv3g1" GMS=128 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA" 
   OUT="$OUT/p_qwen3g2" GMS=128 PROFILE_GEMM_G=128 PROFILE_GEMM_N=2048 PROFILE_GEMM_K=768 bash "$0" G14 2>&1 \
-    | grep -vE "^name|^NVIDIA" | tail -24
+    | grep -vE "^name|^NVIDIA" 
   echo "G14 done at $(( $(date +%s) - t0 )) s"
   if [ $(( $(date +%s) - t0 )) -lt ${S14_BY:-150} ]; then
     OUT="$OUT/p_dsv3g1" GMS=128 bash "$0" S14 2>&1 | grep -vE "^name|^NVIDIA" | tail -3
@@ -497,7 +497,7 @@ X105)
   fi
   TCFG=gemm_sm90_ws ABMS=32,128,512 t128_trial x105 "NVFP4MOE_TUNE_DEFINE=-DNVF_EPI_FOLD=1" NVF_EPI_FOLD \
     lane_test every_o ${TL:-200} TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws
-  echo "X105 done at $(( $(date +%s) - t0 )) s"
+  echo "X105 done at $(( $(date +%s) - t5 )) s"
   ;;
 X104)
   # fifty-second session: -DNVF_MT2=1 (gemm_wgmma_ws.cu: the one-CTA-a-unit 128-token tile, not its _varn twin, with
