@@ -484,7 +484,7 @@ X105)
   # $OUT/p_dsv3g1 and $OUT/p_qwen3g2, then S14's per-SASS-line stalls for DeepSeek-V3 GEMM1), then -DNVF_EPI_FOLD=1
   # (gemm_wgmma_ws.cu: the 2^16 applied to each token's scale, not to every accumulator) by t128_trial on every
   # token-producer tile (every-tile test, quick shapes and layers, memcheck; the default's every-tile test as the
-  # fourth lane) and an interleaved A/B at 32, 128 and 512 tokens; S14 only before $S14_BY s
+  # fourth lane) and an interleaved A/B at 128 and 512 tokens (or $ABMS); S14 only before $S14_BY s
   t0=$(date +%s); t5=$t0; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
   mkdir -p "$OUT/p_dsv3g1" "$OUT/p_qwen3g2"
   OUT="$OUT/p_dsv3g1" GMS=128 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA" 
@@ -495,7 +495,7 @@ X105)
     OUT="$OUT/p_dsv3g1" GMS=128 bash "$0" S14 2>&1 | grep -vE "^name|^NVIDIA" | tail -3
     echo "S14 done at $(( $(date +%s) - t0 )) s"
   fi
-  TCFG=gemm_sm90_ws ABMS=32,128,512 t128_trial x105 "NVFP4MOE_TUNE_DEFINE=-DNVF_EPI_FOLD=1" NVF_EPI_FOLD \
+  TCFG=gemm_sm90_ws ABMS=${ABMS:-128,512} t128_trial x105 "NVFP4MOE_TUNE_DEFINE=-DNVF_EPI_FOLD=1" NVF_EPI_FOLD \
     lane_test every_o ${TL:-200} TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws
   echo "X105 done at $(( $(date +%s) - t5 )) s"
   ;;
