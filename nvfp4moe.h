@@ -3524,7 +3524,7 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "// value fewer in the two epilogues below (net 32 a thread at 128 tokens: 64 go, 32 token scales gain one). The\n"
   "// same results: both round alpha * row_scale (s) once, then the exact product s * acc * 2^16 once (scaling by a\n"
   "// power of 2 is exact), except where one side's scaling overflows: s >= 2^112 (F16 2^100) here, |acc| >= 2^112\n"
-  "// in the default (unreachable: |acc| is at most about 110 K).\n"
+  "// (F16 2^100) in the default (unreachable: |acc| is at most about 110 K).\n"
   "#ifndef NVF_EPI_FOLD\n"
   "#define NVF_EPI_FOLD 0\n"
   "#endif\n"
@@ -3542,8 +3542,8 @@ static const char* const nvfp4moe__src_gemm_wgmma_ws_cu[] = {
   "  const int t = lane & 3;\n"
   "  u32 v[NVF_TOK / 4]; // matrix 2j + h: tokens 8j .., rows 8h ..\n"
   "  #pragma unroll\n"
-  "  for (int j = 0; j < NVF_TOK / 8; ++j) {\n"
-  "    const int m = tok0 + 8 * j + 2 * t;\n",
+  "  for (int j = 0; j < NVF_TOK / 8; ++j) {\n",
+  "    const int m = tok0 + 8 * j + 2 * t;\n"
   "    const float rs0 = p.row_scale && m < valid \? p.row_scale[(i64)g * p.m_max + m] : 1.0f;\n"
   "    const float rs1 = p.row_scale && m + 1 < valid \? p.row_scale[(i64)g * p.m_max + m + 1] : 1.0f;\n"
   "    const float s0 = nvf_ws_tok_scale(alpha, rs0), s1 = nvf_ws_tok_scale(alpha, rs1);\n"

@@ -479,7 +479,8 @@ t128_trial() {
 }
 case "${1:-A}" in
 X105)
-  # fifty-third session, on any card but an H200 (there the command line runs X97 instead): Nsight Compute on the
+  # fifty-third session (the session's command line ran X97 instead where the card was an H200; this mode itself
+  # runs on any card): Nsight Compute on the
   # default's 128-token tile (G14's sections and metrics for DeepSeek-V3 GEMM1 and Qwen3 GEMM2 at 128 tokens, into
   # $OUT/p_dsv3g1 and $OUT/p_qwen3g2, then S14's per-SASS-line stalls for DeepSeek-V3 GEMM1), then -DNVF_EPI_FOLD=1
   # (gemm_wgmma_ws.cu: the 2^16 applied to each token's scale, not to every accumulator) by t128_trial on every
@@ -2199,7 +2200,7 @@ X97)
   # with b049219's NVF_WRING code, which is not in the tree: run \`patch -p1 < bench/patches/x96_wring.patch\` first,
   # in the same command, before this script builds; the patch is git diff 71f0bfc b049219 of the three files (in
   # the fifty-first session merged onto the tree with NVF_TAIL; since NVF_TAIL's removal the original again; in the
-  # fifty-third session regenerated for the tree with NVF_EPI_FOLD, 8977610: the same change), whose end runs X94's Nsight
+  # fifty-third session regenerated for 7a53dae's kernel and header, with NVF_EPI_FOLD: the same change), whose end runs X94's Nsight
   # passes on the default (before $PROF_BY s), then G14 at 32 tokens under the define into $OUT/wring/ (before
   # $WPROF_BY s)
   g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)

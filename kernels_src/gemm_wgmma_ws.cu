@@ -362,7 +362,7 @@ NVF_DEV NvfWgRows nvf_ws_unit_rows(const NvfGemmParams& p, const int* tab, int u
 // value fewer in the two epilogues below (net 32 a thread at 128 tokens: 64 go, 32 token scales gain one). The
 // same results: both round alpha * row_scale (s) once, then the exact product s * acc * 2^16 once (scaling by a
 // power of 2 is exact), except where one side's scaling overflows: s >= 2^112 (F16 2^100) here, |acc| >= 2^112
-// in the default (unreachable: |acc| is at most about 110 K).
+// (F16 2^100) in the default (unreachable: |acc| is at most about 110 K).
 #ifndef NVF_EPI_FOLD
 #define NVF_EPI_FOLD 0
 #endif
