@@ -2200,7 +2200,8 @@ X97)
   # with b049219's NVF_WRING code, which is not in the tree: run \`patch -p1 < bench/patches/x96_wring.patch\` first,
   # in the same command, before this script builds; the patch is git diff 71f0bfc b049219 of the three files (in
   # the fifty-first session merged onto the tree with NVF_TAIL; since NVF_TAIL's removal the original again; in the
-  # fifty-third session regenerated for 7a53dae's kernel and header, with NVF_EPI_FOLD: the same change), whose end runs X94's Nsight
+  # fifty-third session regenerated, the same change, for the kernel and header of the commit that last changed the
+  # patch: git log bench/patches/x96_wring.patch), whose end runs X94's Nsight
   # passes on the default (before $PROF_BY s), then G14 at 32 tokens under the define into $OUT/wring/ (before
   # $WPROF_BY s)
   g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
