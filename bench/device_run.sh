@@ -478,6 +478,22 @@ t128_trial() {
   tar czf "$OUT/${tag}_logs.tgz" -C $L .
 }
 case "${1:-A}" in
+X106)
+  # fifty-third session, for the next (any card, about two minutes): the default's 128-token tile, S14's per-SASS-line
+  # stalls on DeepSeek-V3 GEMM1 and Qwen3 GEMM2 at 128 tokens and G14's sections on Qwen3 GEMM2 (X105's files for it
+  # did not come back: the device tool returns a limited number of files), all in one archive, $OUT/x106_prof.tgz,
+  # with tools/ncu_source_summary.py's summaries printed
+  t0=$(date +%s); nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader; P=/tmp/x106; rm -rf $P; mkdir -p $P/d $P/q
+  OUT=$P/q GMS=128 PROFILE_GEMM_G=128 PROFILE_GEMM_N=2048 PROFILE_GEMM_K=768 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA"
+  for w in d q; do
+    if [ $w = q ]; then export PROFILE_GEMM_G=128 PROFILE_GEMM_N=2048 PROFILE_GEMM_K=768; fi
+    OUT=$P/$w GMS=128 bash "$0" S14 2>&1 | grep -vE "^name|^NVIDIA" | tail -2
+    python3 tools/ncu_source_summary.py $P/$w/src14_m128.csv.gz 2>&1 | head -45
+    echo "S14 $w done at $(( $(date +%s) - t0 )) s"
+  done
+  unset PROFILE_GEMM_G PROFILE_GEMM_N PROFILE_GEMM_K
+  tar czf "$OUT/x106_prof.tgz" -C $P .
+  ;;
 X105)
   # fifty-third session (the session's command line ran X97 instead where the card was an H200; this mode itself
   # runs on any card): Nsight Compute on the
