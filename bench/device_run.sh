@@ -460,9 +460,13 @@ tail_trial() {
 # side by side: their every-tile test, the quick GEMM shape and layer tests, memcheck on the every-tile test, and a
 # fourth lane, the command LANE_D... (its output the lane's summary); then an interleaved A/B o ARM o ARM o ARM o ARM o
 # on the five GEMMs at 128 and 512 tokens (or $ABMS) into $OUT/TAG_ab.json, its cells against o (KEY: the text that
-# names ARM's records), logs TAG_logs.tgz; sets t0 (its own times) and L: t128_trial TAG ARM KEY LANE_D...
+# names ARM's records), logs TAG_logs.tgz; its own t0 and L (local: the lanes see them, the caller keeps its own):
+# t128_trial TAG ARM KEY LANE_D...
+# (the five standard GEMMs, and the Qwen3 GEMM2 shape in profile_kernels' terms, for the modes below)
+GEMM5=dsv3_ep8_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm1,qwen3_30b_gemm2,gpt_oss_gemm1
+QWEN3_G2="PROFILE_GEMM_G=128 PROFILE_GEMM_N=2048 PROFILE_GEMM_K=768"
 t128_trial() {
-  local tag=$1 arm=$2 key=$3 o="NVFP4MOE_Y=1"; shift 3
+  local tag=$1 arm=$2 key=$3 o="NVFP4MOE_Y=1" t0 L; shift 3
   t0=$(date +%s); L=/tmp/$tag; rm -rf $L; mkdir -p $L; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
   lane_test every_x ${TL:-200} TEST_ONLY=every_tile TEST_CONFIGS=${TCFG:-gemm_sm90_ws_t128} "$arm" > $L/lane_a.txt &
   (lane_test shapes_x ${TL:-200} TEST_QUICK=1 TEST_ONLY=gemm_shapes "$arm"
@@ -471,7 +475,7 @@ t128_trial() {
   "$@" > $L/lane_d.txt 2>&1 &
   wait; lanes_report
   PYTHONUNBUFFERED=1 timeout ${ABT:-240} python3 tools/bench.py --envs "$o,$arm,$o,$arm,$o,$arm,$o,$arm,$o" --only gemm \
-    --ms ${ABMS:-128,512} --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm1,qwen3_30b_gemm2,gpt_oss_gemm1 --interleave \
+    --ms ${ABMS:-128,512} --shapes $GEMM5 --interleave \
     --out "$OUT/${tag}_ab.json" > $L/ab.log 2>&1
   echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; tail -2 $L/ab.log
   AB_BASE=$o ab_cells "$key" "$OUT/${tag}_ab.json"
@@ -484,14 +488,12 @@ X106)
   # did not come back: the device tool returns a limited number of files), all in one archive, $OUT/x106_prof.tgz,
   # with tools/ncu_source_summary.py's summaries printed
   t0=$(date +%s); nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader; P=/tmp/x106; rm -rf $P; mkdir -p $P/d $P/q
-  OUT=$P/q GMS=128 PROFILE_GEMM_G=128 PROFILE_GEMM_N=2048 PROFILE_GEMM_K=768 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA"
+  env OUT=$P/q GMS=128 $QWEN3_G2 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA"
   for w in d q; do
-    if [ $w = q ]; then export PROFILE_GEMM_G=128 PROFILE_GEMM_N=2048 PROFILE_GEMM_K=768; fi
-    OUT=$P/$w GMS=128 bash "$0" S14 2>&1 | grep -vE "^name|^NVIDIA" | tail -2
+    env OUT=$P/$w GMS=128 $([ $w = q ] && echo $QWEN3_G2) bash "$0" S14 2>&1 | grep -vE "^name|^NVIDIA" | tail -2
     python3 tools/ncu_source_summary.py $P/$w/src14_m128.csv.gz 2>&1 | head -45
     echo "S14 $w done at $(( $(date +%s) - t0 )) s"
   done
-  unset PROFILE_GEMM_G PROFILE_GEMM_N PROFILE_GEMM_K
   tar czf "$OUT/x106_prof.tgz" -C $P .
   ;;
 X105)
@@ -502,11 +504,10 @@ X105)
   # (gemm_wgmma_ws.cu: the 2^16 applied to each token's scale, not to every accumulator) by t128_trial on every
   # token-producer tile (every-tile test, quick shapes and layers, memcheck; the default's every-tile test as the
   # fourth lane) and an interleaved A/B at 128 and 512 tokens (or $ABMS); S14 only before $S14_BY s
-  t0=$(date +%s); t5=$t0; nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+  t0=$(date +%s); nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
   mkdir -p "$OUT/p_dsv3g1" "$OUT/p_qwen3g2"
-  OUT="$OUT/p_dsv3g1" GMS=128 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA" 
-  OUT="$OUT/p_qwen3g2" GMS=128 PROFILE_GEMM_G=128 PROFILE_GEMM_N=2048 PROFILE_GEMM_K=768 bash "$0" G14 2>&1 \
-    | grep -vE "^name|^NVIDIA" 
+  OUT="$OUT/p_dsv3g1" GMS=128 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA"
+  env OUT="$OUT/p_qwen3g2" GMS=128 $QWEN3_G2 bash "$0" G14 2>&1 | grep -vE "^name|^NVIDIA"
   echo "G14 done at $(( $(date +%s) - t0 )) s"
   if [ $(( $(date +%s) - t0 )) -lt ${S14_BY:-150} ]; then
     OUT="$OUT/p_dsv3g1" GMS=128 bash "$0" S14 2>&1 | grep -vE "^name|^NVIDIA" | tail -3
@@ -514,7 +515,7 @@ X105)
   fi
   TCFG=gemm_sm90_ws ABMS=${ABMS:-128,512} t128_trial x105 "NVFP4MOE_TUNE_DEFINE=-DNVF_EPI_FOLD=1" NVF_EPI_FOLD \
     lane_test every_o ${TL:-200} TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws
-  echo "X105 done at $(( $(date +%s) - t5 )) s"
+  echo "X105 done at $(( $(date +%s) - t0 )) s"
   ;;
 X104)
   # fifty-second session: -DNVF_MT2=1 (gemm_wgmma_ws.cu: the one-CTA-a-unit 128-token tile, not its _varn twin, with
@@ -533,8 +534,7 @@ X103)
   t0=$(date +%s); nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
   o="NVFP4MOE_Y=1" c="NVFP4MOE_GEMM_CONFIG=gemm_sm90_ws_t64_wg4"
   PYTHONUNBUFFERED=1 timeout ${ABT:-200} python3 tools/bench.py --envs "$o,$c,$o,$c,$o,$c,$o" --only gemm --ms 128 \
-    --shapes dsv3_ep8_gemm1,dsv3_ep8_gemm2,qwen3_30b_gemm1,qwen3_30b_gemm2,gpt_oss_gemm1 --interleave \
-    --out "$OUT/x103_ab.json" > /tmp/x103_ab.log 2>&1
+    --shapes $GEMM5 --interleave --out "$OUT/x103_ab.json" > /tmp/x103_ab.log 2>&1
   echo "A/B rc $? at $(( $(date +%s) - t0 )) s"; tail -2 /tmp/x103_ab.log; cp /tmp/x103_ab.log "$OUT/"
   AB_BASE=$o ab_cells ws_t64_wg4 "$OUT/x103_ab.json"
   ;;
