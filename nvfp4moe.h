@@ -154,7 +154,7 @@ typedef void* nvfp4moe_stream;
   X(ERROR_DRIVER_NOT_FOUND, "the CUDA driver (libcuda.so.1 / nvcuda.dll) could not be loaded") \
   X(ERROR_NVRTC_NOT_FOUND, "NVRTC (libnvrtc.so.13 / .so.12 / nvrtc64_*.dll) could not be loaded") \
   X(ERROR_NO_DEVICE, "no CUDA device with that ordinal")                                  \
-  X(ERROR_UNSUPPORTED_GPU, "the GPU is older than compute capability 8.0")                \
+  X(ERROR_UNSUPPORTED_GPU, "the GPU (or offline target) is older than compute capability 8.0") \
   X(ERROR_NVRTC_TOO_OLD, "this NVRTC cannot compile for the GPU found")                   \
   X(ERROR_COMPILE_FAILED, "NVRTC failed to compile a kernel; the log went to the logger") \
   X(ERROR_CACHE_MISS, "the no-JIT mode is on and a kernel is not in the disk cache")      \
@@ -353,7 +353,7 @@ typedef struct nvfp4moe_weights_relayout_args {
 } nvfp4moe_weights_relayout_args;
 
 /* Dequantization: x = (e2m1(q) * ue4m3(sf)) * s, s per row [G, rows] or per group [G];
-   an SF byte 0x7F (a faulted block) gives NaN (0x7FC00000 / bf16 0x7FC0). Rows >=
+   an SF byte 0x7F (a faulted block) gives NaN (0x7FC00000 / bf16 0x7FFF). Rows >=
    masked_m are not written. */
 typedef struct nvfp4moe_dequantize_args {
   int groups, rows, k;
@@ -457,7 +457,8 @@ typedef struct nvfp4moe_moe_args {
 NVFP4MOE_API unsigned nvfp4moe_version(void);
 /* Static text for a result code ("unknown result" when out of range). */
 NVFP4MOE_API const char* nvfp4moe_result_string(nvfp4moe_result r);
-/* The message of the last failed call in this thread ("" if none). */
+/* The message of the last failed call in this thread ("" if none): a thread-local buffer,
+   valid until this thread's next failing call (copy it to keep it). */
 NVFP4MOE_API const char* nvfp4moe_last_error(void);
 
 /* ---- context --------------------------------------------------------------------------- */
@@ -465,17 +466,22 @@ NVFP4MOE_API const char* nvfp4moe_last_error(void);
 /* Creates a context: loads the driver and NVRTC, binds to the device (or desc->cu_context),
    picks the NVRTC target and the GEMM backend, and prepares the disk cache. Compiles
    nothing yet (see nvfp4moe_warmup). desc may be null (all defaults).
-   Errors: DRIVER_NOT_FOUND, NVRTC_NOT_FOUND, NO_DEVICE, UNSUPPORTED_GPU, NVRTC_TOO_OLD,
-   INVALID_ARGUMENT (offline without a valid target, a bad desc field such as a flag bit no
-   NVFP4MOE_FLAG_* names, or a bad environment value),
+   Errors: DRIVER_NOT_FOUND, NVRTC_NOT_FOUND, NO_DEVICE, UNSUPPORTED_GPU (the GPU, or an offline
+   desc->target such as "sm_75", older than sm_80), NVRTC_TOO_OLD,
+   INVALID_ARGUMENT (offline without a desc->target of the form "sm_90a" or "sm_80", a bad
+   desc field such as a flag bit no NVFP4MOE_FLAG_* names, or a bad environment value),
    NOT_SUPPORTED (desc->backend or NVFP4MOE_BACKEND names a backend the target lacks),
    CUDA, OUT_OF_MEMORY.
    Thread safety: a context may be used by many threads at once. */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_create(const nvfp4moe_desc* desc, nvfp4moe_context** out);
-/* Unloads the modules and releases the primary context if it was retained. */
+/* Unloads the modules and releases the primary context if it was retained. ctx null: no-op. */
 NVFP4MOE_API void nvfp4moe_destroy(nvfp4moe_context* ctx);
-/* The description in effect (defaults filled in; strings live as long as ctx). */
+/* The description in effect (defaults filled in; strings live as long as ctx). ctx null:
+   a zeroed description. */
 NVFP4MOE_API nvfp4moe_desc nvfp4moe_query_desc(const nvfp4moe_context* ctx);
+/* What the context runs on and has done (nvfp4moe_info: GPU, NVRTC target, cache folder,
+   backend, SM100 self-test result, compile and disk-cache counters), written to *info.
+   Errors: INVALID_ARGUMENT (ctx or info null). */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_query_info(const nvfp4moe_context* ctx, nvfp4moe_info* info);
 /* Compiles or loads from the disk cache every kernel specialisation this context can
    use (for an offline context: every one its target supports), the GEMMs' _tiled twins for
@@ -483,15 +489,18 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_query_info(const nvfp4moe_context* ctx, nv
    Errors: INVALID_ARGUMENT (ctx null), COMPILE_FAILED (NVRTC failed; the log is printed),
    CACHE_MISS (NO_JIT and a kernel not cached), CUDA (module load). */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_warmup(nvfp4moe_context* ctx);
-/* The kernel specialisations, for tools and tests: count, name, and preparing one
-   (compile or disk hit, load unless offline). from_disk and ms may be null.
-   NOT_SUPPORTED when the specialisation does not apply to the context's target. */
+/* The kernel specialisations, for tools and tests: count, name (null for an index outside
+   [0, count)), and preparing one (compile or disk hit, load unless offline). from_disk and
+   ms may be null. Errors: INVALID_ARGUMENT (ctx null, index outside [0, count)),
+   NOT_SUPPORTED (the specialisation does not apply to the context's target; not logged),
+   and nvfp4moe_warmup's. */
 NVFP4MOE_API int nvfp4moe_specialization_count(void);
 NVFP4MOE_API const char* nvfp4moe_specialization_name(int index);
 NVFP4MOE_API nvfp4moe_result nvfp4moe_prepare_specialization(nvfp4moe_context* ctx, int index,
                                                              int* from_disk, double* ms);
 /* A CUDA driver entry point (as cuGetProcAddress, CUDA 12 ABI) from the driver the
-   library loaded, so tests and tools need not link libcuda. */
+   library loaded, so tests and tools need not link libcuda. Errors: INVALID_ARGUMENT (name
+   or fn null), DRIVER_NOT_FOUND, NOT_SUPPORTED (the driver has no such entry point). */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_driver_symbol(const char* name, void** fn);
 
 /* ---- sizes ------------------------------------------------------------------------------ */
@@ -526,9 +535,10 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_quantize_per_tensor(nvfp4moe_context* ctx,
                                                           const nvfp4moe_quantize_args* args,
                                                           nvfp4moe_stream stream);
 /* Fused SiLU-and-mul + quantize (as SGLang silu_and_mul_scaled_nvfp4_experts_quantize):
-   args->x is h [G, rows, 2K] bf16 = [gate | up]; y = bf16(silu(gate*gs) * (up*us)) with
-   gs/us from gate_scale/up_scale when given; y is quantized per token or with the given
-   decode scales as the two functions above. */
+   args->x is h [G, rows, 2K] bf16 or fp16 (args->dtype) = [gate | up]; y = bf16(silu(gate*gs)
+   * (up*us)) with gs/us from gate_scale/up_scale (f32 [G]) when given; y is quantized per
+   token or with the given decode scales as the two functions above.
+   Errors: as those two (the row stride's width is 2K), NOT_SUPPORTED (offline context). */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_silu_mul_quantize_per_token(nvfp4moe_context* ctx,
                                                                   const nvfp4moe_quantize_args* args,
                                                                   nvfp4moe_stream stream);
@@ -568,7 +578,8 @@ NVFP4MOE_API nvfp4moe_weight_layout nvfp4moe_preferred_weight_layout(const nvfp4
 
 /* Masked grouped NVFP4 GEMM (see nvfp4moe_gemm_args). Reads masked_m only on the device,
    so it can be captured in a CUDA graph and replayed with new counts.
-   Errors: INVALID_ARGUMENT (K % 32, N % 8, ldd, alignment, null pointers, a nonzero
+   Errors: INVALID_ARGUMENT (groups or m_max < 1, expected_m < 0, K % 32, N % 8, ldd,
+   shapes whose offsets overflow 64 bits, alignment, null pointers, a nonzero
    workspace smaller than nvfp4moe_gemm_workspace_size or not 16-byte aligned, an unknown
    b_layout, TILED with N % 16), NOT_SUPPORTED (offline context). */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context* ctx,
@@ -587,7 +598,8 @@ NVFP4MOE_API size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, co
    SiLU output, scales, and the GEMMs' workspace (nvfp4moe_gemm_workspace_size: widened tokens,
    up to experts x (m_max + 127) x max(hidden, inter) x 2 bytes). Depends only on the
    weights' shapes and m_max, not on the GPU: enough for every call with this m_max, on any
-   context. 0 for null weights or non-positive experts, hidden, inter or m_max. */
+   context. 0 for null weights, non-positive experts, hidden, inter or m_max, or a size past
+   2^63 bytes. */
 NVFP4MOE_API size_t nvfp4moe_moe_workspace_size(const nvfp4moe_moe_weights* w, int m_max);
 /* The workspace one forward on this context needs for these weights' shapes, m_max and
    expected_m (as nvfp4moe_moe_args; the pointers are not read): the same regions, with the
@@ -603,13 +615,15 @@ NVFP4MOE_API size_t nvfp4moe_moe_workspace_size(const nvfp4moe_moe_weights* w, i
    (swap-AB; TILED: 470 MB for GEMM1's token rows at expected_m <= 4), 484 MB at 23-36 (the
    48-token tile), 470 MB at 37 and up; nvfp4moe_moe_workspace_size holds 528 MB. As
    CUTLASS's get_workspace_size: ask with the call's arguments, allocate, pass. 0 for null
-   weights or non-positive experts, hidden, inter or m_max. */
+   weights, non-positive experts, hidden, inter or m_max, or a size past 2^63 bytes. */
 NVFP4MOE_API size_t nvfp4moe_moe_workspace_size_for(const nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
                                                    int m_max, int expected_m);
 /* The expert layer forward (see nvfp4moe_moe_args). GEMM1 applies the x scales; the
    gate and up weight scales are applied separately before the SiLU, so checkpoints
    whose halves have different global scales come out right.
-   Errors: INVALID_ARGUMENT (null weights or args, hidden/inter not multiples of 32, an unknown weight layout or activation scaling, null or misaligned pointers, a workspace smaller than
+   Errors: INVALID_ARGUMENT (null weights or args, experts or m_max < 1, expected_m < 0,
+   hidden/inter not multiples of 32, shapes whose workspace size passes 2^63 bytes, an unknown
+   weight layout or activation scaling, null or misaligned pointers, a workspace smaller than
    nvfp4moe_moe_workspace_size_for this context and args), NOT_SUPPORTED (offline context), and those of the pieces. */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_moe_forward(nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
                                                   const nvfp4moe_moe_args* args, nvfp4moe_stream stream);
@@ -617,7 +631,7 @@ NVFP4MOE_API nvfp4moe_result nvfp4moe_moe_forward(nvfp4moe_context* ctx, const n
 /* ---- host reference (CPU, bit-exact for quantization) ------------------------------------
    Same argument structs as the device functions, but every nvfp4moe_devptr holds a HOST
    address (NVFP4MOE_HOSTPTR(p)). Same argument checks (the 16-byte alignment excepted: each
-   array need only be aligned for its element type, as any C array is) and the same
+   array need only be aligned for its element type, as any C array is; that is not checked) and the same
    INVALID_ARGUMENT results; messages go to stderr at the default level (no context, no logger:
    $NVFP4MOE_LOG_LEVEL, else WARN). */
 #define NVFP4MOE_HOSTPTR(p) ((nvfp4moe_devptr)(size_t)(p))
@@ -664,7 +678,9 @@ NVFP4MOE_API unsigned nvfp4moe_sm100_idesc_mxf4nvf4(int m, int n);
    address, leading and stride byte offsets (16-byte units are taken inside), version 1,
    base offset 0, swizzle: 0 none, 2 = 128-byte, 4 = 64-byte, 6 = 32-byte. */
 NVFP4MOE_API unsigned long long nvfp4moe_sm100_smem_desc(unsigned addr, unsigned lbo, unsigned sbo, int swizzle);
-/* Tensor-memory address of (lane, column). */
+/* Tensor-memory address of (lane, column), as tcgen05 instructions take it (PTX ISA "Tensor
+   Memory addressing"): lane in bits 31..16, column in bits 15..0; lane in [0, 128) and column
+   in [0, 512) on SM100, not checked (the bits are taken as given). */
 NVFP4MOE_API unsigned nvfp4moe_sm100_tmem_addr(int lane, int column);
 
 #ifdef __cplusplus
@@ -1321,7 +1337,7 @@ NVFP4MOE__PRIVATE int nvfp4moe__load_nvrtc_locked(void) {
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_driver_symbol(const char* name, void** fn) {
   int st;
   if (!name || !fn)
-    return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_INVALID_ARGUMENT, "nvfp4moe_driver_symbol: name and fn must not be null");
+    return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_INVALID_ARGUMENT, !name ? "nvfp4moe_driver_symbol: name is null" : "nvfp4moe_driver_symbol: fn is null");
   nvfp4moe__lock(&nvfp4moe__global_lock);
   st = nvfp4moe__load_driver_locked();
   nvfp4moe__unlock(&nvfp4moe__global_lock);
@@ -6061,7 +6077,7 @@ NVFP4MOE__IMPL nvfp4moe_desc nvfp4moe_query_desc(const nvfp4moe_context* ctx) {
 NVFP4MOE__IMPL nvfp4moe_result nvfp4moe_query_info(const nvfp4moe_context* ctx, nvfp4moe_info* info) {
   nvfp4moe_context* c = (nvfp4moe_context*)ctx; /* counters are read under the lock */
   if (!ctx || !info)
-    return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_INVALID_ARGUMENT, "nvfp4moe_query_info: ctx and info must not be null");
+    return nvfp4moe__fail_log(0, NVFP4MOE_ERROR_INVALID_ARGUMENT, !ctx ? "nvfp4moe_query_info: ctx is null" : "nvfp4moe_query_info: info is null");
   memset(info, 0, sizeof *info);
   snprintf(info->gpu_name, sizeof info->gpu_name, "%s", ctx->offline ? "(offline)" : ctx->gpu_name);
   snprintf(info->target, sizeof info->target, "%s", ctx->target);
@@ -6434,7 +6450,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_quantize(const nvfp4moe_logger
   long long width;
   NVFP4MOE__REQUIRE(a != 0, "args is null");
   NVFP4MOE__REQUIRE(a->dtype == NVFP4MOE_DTYPE_BF16 || a->dtype == NVFP4MOE_DTYPE_FP16,
-                    "args->dtype = %d: the input must be BF16 or FP16%s", (int)a->dtype, silu ? " (SiLU: BF16)" : "");
+                    "args->dtype = %d: the input must be BF16 or FP16", (int)a->dtype);
   NVFP4MOE__REQUIRE(a->groups >= 1, "args->groups = %d must be >= 1", a->groups);
   NVFP4MOE__REQUIRE(a->rows >= 1, "args->rows = %d must be >= 1", a->rows);
   NVFP4MOE__REQUIRE(a->k > 0 && a->k % 16 == 0, "args->k = %d must be a positive multiple of 16 (one SF per 16 elements)",
@@ -6632,6 +6648,16 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_weights(const nvfp4moe_logger*
   return NVFP4MOE_SUCCESS;
 }
 
+/* Positive shapes whose expert-layer workspace (nvfp4moe__moe_layout's regions sum to less than
+   16 E (m_max + 128) (max(H, I) + 256) bytes) stays below 2^63 bytes, so its size_t sums
+   cannot wrap, and whose 2 I (GEMM1's N) fits an int. */
+NVFP4MOE__PRIVATE int nvfp4moe__moe_shapes_ok(const nvfp4moe_moe_weights* w, int m_max) {
+  double wide;
+  if (!w || w->experts < 1 || w->hidden < 1 || w->inter < 1 || m_max < 1) return 0;
+  wide = (double)(w->hidden > w->inter ? w->hidden : w->inter) + 256.0;
+  return (double)w->experts * ((double)m_max + 128.0) * wide * 16.0 < 9.0e18 && w->inter <= 0x3FFFFFFF;
+}
+
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_moe(const nvfp4moe_logger* lg, const char* fn,
                                                       const nvfp4moe_moe_weights* w, const nvfp4moe_moe_args* a, int dev,
                                                       size_t need) {
@@ -6655,6 +6681,9 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_moe(const nvfp4moe_logger* lg,
   NVFP4MOE__REQUIRE(a->scaling == NVFP4MOE_ACT_PER_TOKEN || (w->input_scale1 && w->input_scale2),
                     "per-expert activation scaling needs weights->input_scale1 and input_scale2");
   NVFP4MOE__REQUIRE(a->m_max >= 1, "args->m_max = %d must be >= 1", a->m_max);
+  NVFP4MOE__REQUIRE(nvfp4moe__moe_shapes_ok(w, a->m_max),
+                    "weights->experts %d, hidden %d, inter %d with args->m_max %d: the workspace would pass 2^63 bytes",
+                    w->experts, w->hidden, w->inter, a->m_max);
   NVFP4MOE__REQUIRE(a->expected_m >= 0, "args->expected_m = %d must be >= 0", a->expected_m);
   NVFP4MOE__REQUIRE((a->quant_flags & ~3u) == 0, "args->quant_flags = 0x%x has unknown bits", a->quant_flags);
   NVFP4MOE__NONNULL(a, "args", x);
@@ -7643,7 +7672,7 @@ NVFP4MOE__PRIVATE nvfp4moe__moe_ws nvfp4moe__moe_layout(const nvfp4moe_moe_weigh
 }
 
 NVFP4MOE__IMPL size_t nvfp4moe_moe_workspace_size(const nvfp4moe_moe_weights* w, int m_max) {
-  if (!w || w->experts < 1 || w->hidden < 1 || w->inter < 1 || m_max < 1) return 0;
+  if (!nvfp4moe__moe_shapes_ok(w, m_max)) return 0;
   return nvfp4moe__moe_layout(w, m_max).total;
 }
 
@@ -7667,7 +7696,7 @@ NVFP4MOE__PRIVATE size_t nvfp4moe__moe_tok_need(const nvfp4moe_context* ctx, con
 
 NVFP4MOE__IMPL size_t nvfp4moe_moe_workspace_size_for(const nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
                                                      int m_max, int expected_m) {
-  if (!w || w->experts < 1 || w->hidden < 1 || w->inter < 1 || m_max < 1) return 0;
+  if (!nvfp4moe__moe_shapes_ok(w, m_max)) return 0;
   return nvfp4moe__moe_layout(w, m_max).tok + nvfp4moe__moe_tok_need(ctx, w, m_max, expected_m < 0 ? -1 : expected_m);
 }
 
@@ -7704,7 +7733,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__moe_run(nvfp4moe_context* ctx, const
   int per_token, img1, img2, tok1;
   size_t need = 0;
   memset(&ws, 0, sizeof ws);
-  if (w && a && w->experts >= 1 && w->hidden >= 1 && w->inter >= 1 && a->m_max >= 1) {
+  if (a && nvfp4moe__moe_shapes_ok(w, a->m_max)) {
     ws = nvfp4moe__moe_layout(w, a->m_max);
     /* the token region as large as this call's GEMMs use (nvfp4moe_moe_workspace_size_for) */
     need = ws.tok + (a->expected_m >= 0 ? nvfp4moe__moe_tok_need(ctx, w, a->m_max, a->expected_m) : 0);

@@ -596,6 +596,22 @@ static void test_argument_checks(void) {
   ma.scaling = NVFP4MOE_ACT_PER_TOKEN; mw.w2_sf = 0;
   EXPECT_ARG_ERROR(nvfp4moe_moe_forward(ctx, &mw, &ma, 0), "weights->w2_sf is null");
   mw.w2_sf = base;
+  /* shapes whose workspace would pass 2^63 bytes (or whose 2 I passes an int): sizes 0, the call an
+     argument error, never a wrapped size that a small workspace would satisfy */
+  {
+    nvfp4moe_moe_weights big = mw;
+    big.experts = 1 << 30; big.hidden = 1 << 30; big.inter = 1 << 30;
+    CHECK(nvfp4moe_moe_workspace_size(&big, 1 << 30) == 0 && nvfp4moe_moe_workspace_size_for(0, &big, 1 << 30, 0) == 0,
+          "sizes past 2^63 bytes give 0, not a wrapped value");
+    ma.workspace_size = (size_t)-1;
+    big.experts = 1 << 20; big.hidden = 1 << 20; big.inter = 1 << 20; ma.m_max = 1 << 20;
+    EXPECT_ARG_ERROR(nvfp4moe_ref_moe_forward(&big, &ma), "2^63");
+    ma.m_max = 4;
+    big.experts = 1; big.hidden = 64; big.inter = 0x40000000; /* 2 I = 2^31 */
+    CHECK(nvfp4moe_moe_workspace_size(&big, 1) == 0, "2 * inter past INT_MAX gives 0");
+    EXPECT_ARG_ERROR(nvfp4moe_moe_forward(ctx, &big, &ma, 0), "inter 1073741824");
+    ma.workspace_size = nvfp4moe_moe_workspace_size(&mw, 4);
+  }
   g = g0; g.a_sf = 0;
   EXPECT_ARG_ERROR(nvfp4moe_ref_grouped_gemm_nt_masked(&g), "args->a_sf is null");
   g = g0; g.masked_m = 0;
@@ -656,6 +672,8 @@ static void test_context_errors_and_queries(void) {
     CHECK(nvfp4moe_query_info(ctx, &info) == NVFP4MOE_SUCCESS && info.nvrtc_major >= 12, "info: nvrtc %d.%d",
           info.nvrtc_major, info.nvrtc_minor);
     CHECK(info.cache_dir[0] == 0, "NO_DISK_CACHE leaves no cache dir");
+    EXPECT_ARG_ERROR(nvfp4moe_query_info(ctx, 0), "info is null");
+    EXPECT_ARG_ERROR(nvfp4moe_query_info(0, &info), "ctx is null");
     nvfp4moe_destroy(ctx);
   }
   CHECK(nvfp4moe_version() == ((NVFP4MOE_VERSION_MAJOR << 16) | (NVFP4MOE_VERSION_MINOR << 8) | NVFP4MOE_VERSION_PATCH),
