@@ -119,11 +119,15 @@
    0.5.15: the quantizer's outer loop without its pass counter, a thread's first code and SF offsets
    set once a pass (sm_90a: 8 to 16 fewer instructions in each non-SiLU quantize kernel, the plain
    kernels' stack 16 -> 8 bytes); on an H100 no quantizer or layer cell slower than 0.5.14's
-   (bench/NOTES.md, forty-eighth session). Results and API unchanged. */
+   (bench/NOTES.md, forty-eighth session). Results and API unchanged.
+   0.5.16 (host code only): nvfp4moe_moe_workspace_size[_for] return 0, and nvfp4moe_moe_forward
+   INVALID_ARGUMENT, for shapes whose layer workspace passes 2^63 bytes or whose 2 x inter passes an
+   int (the sizes wrapped before); query_info's and driver_symbol's messages name the null argument;
+   comments (a new user's trial, fifty-fourth session). Kernels, formats and results unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
-#define NVFP4MOE_VERSION_PATCH 15
-#define NVFP4MOE_VERSION_STRING "0.5.15"
+#define NVFP4MOE_VERSION_PATCH 16
+#define NVFP4MOE_VERSION_STRING "0.5.16"
 
 #if defined(NVFP4MOE_STATIC) && (defined(__GNUC__) || defined(__clang__))
 #define NVFP4MOE_API __attribute__((unused)) static
