@@ -120,10 +120,11 @@
    set once a pass (sm_90a: 8 to 16 fewer instructions in each non-SiLU quantize kernel, the plain
    kernels' stack 16 -> 8 bytes); on an H100 no quantizer or layer cell slower than 0.5.14's
    (bench/NOTES.md, forty-eighth session). Results and API unchanged.
-   0.5.16 (host code only): nvfp4moe_moe_workspace_size[_for] return 0, and nvfp4moe_moe_forward
-   INVALID_ARGUMENT, for shapes whose layer workspace passes 2^63 bytes or whose 2 x inter passes an
-   int (the sizes wrapped before); query_info's and driver_symbol's messages name the null argument;
-   comments (a new user's trial, fifty-fourth session). Kernels, formats and results unchanged. */
+   0.5.16 (host code only): every int dimension at most NVFP4MOE_DIM_MAX (2^30; larger ones are an
+   argument error and give size 0: int sums such as n + 127 overflowed for shapes the checks passed,
+   and the layer's workspace size wrapped); query_info's and driver_symbol's messages name the null
+   argument; comments (a new user's trial, fifty-fourth session). Kernels, formats and results
+   unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
 #define NVFP4MOE_VERSION_PATCH 16
@@ -453,7 +454,10 @@ typedef struct nvfp4moe_moe_args {
 
 /* ======================================================================================
    Functions
+   Every int dimension an operation takes (groups, experts, rows, m_max, N, K, hidden, 2 x inter)
+   must be at most 2^30 (NVFP4MOE_DIM_MAX): larger ones are an argument error, and sizes of them 0.
    ====================================================================================== */
+#define NVFP4MOE_DIM_MAX (1 << 30)
 
 /* ---- version, results, errors -------------------------------------------------------- */
 
@@ -462,7 +466,8 @@ NVFP4MOE_API unsigned nvfp4moe_version(void);
 /* Static text for a result code ("unknown result" when out of range). */
 NVFP4MOE_API const char* nvfp4moe_result_string(nvfp4moe_result r);
 /* The message of the last failed call in this thread ("" if none): a thread-local buffer,
-   valid until this thread's next failing call (copy it to keep it). */
+   valid until this thread's next failing call or nvfp4moe_create, which clears it (copy it to
+   keep it). */
 NVFP4MOE_API const char* nvfp4moe_last_error(void);
 
 /* ---- context --------------------------------------------------------------------------- */
@@ -583,7 +588,7 @@ NVFP4MOE_API nvfp4moe_weight_layout nvfp4moe_preferred_weight_layout(const nvfp4
 /* Masked grouped NVFP4 GEMM (see nvfp4moe_gemm_args). Reads masked_m only on the device,
    so it can be captured in a CUDA graph and replayed with new counts.
    Errors: INVALID_ARGUMENT (groups or m_max < 1, expected_m < 0, K % 32, N % 8, ldd,
-   shapes whose offsets overflow 64 bits, alignment, null pointers, a nonzero
+   a dimension past NVFP4MOE_DIM_MAX or offsets past 63 bits, alignment, null pointers, a nonzero
    workspace smaller than nvfp4moe_gemm_workspace_size or not 16-byte aligned, an unknown
    b_layout, TILED with N % 16), NOT_SUPPORTED (offline context). */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_grouped_gemm_nt_masked(nvfp4moe_context* ctx,
@@ -602,8 +607,8 @@ NVFP4MOE_API size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, co
    SiLU output, scales, and the GEMMs' workspace (nvfp4moe_gemm_workspace_size: widened tokens,
    up to experts x (m_max + 127) x max(hidden, inter) x 2 bytes). Depends only on the
    weights' shapes and m_max, not on the GPU: enough for every call with this m_max, on any
-   context. 0 for null weights, non-positive experts, hidden, inter or m_max, or a size past
-   2^63 bytes. */
+   context. 0 for null weights, non-positive experts, hidden, inter or m_max, a dimension past
+   NVFP4MOE_DIM_MAX (2 x inter included), or a size of about 2^62 bytes or more. */
 NVFP4MOE_API size_t nvfp4moe_moe_workspace_size(const nvfp4moe_moe_weights* w, int m_max);
 /* The workspace one forward on this context needs for these weights' shapes, m_max and
    expected_m (as nvfp4moe_moe_args; the pointers are not read): the same regions, with the
@@ -619,14 +624,16 @@ NVFP4MOE_API size_t nvfp4moe_moe_workspace_size(const nvfp4moe_moe_weights* w, i
    (swap-AB; TILED: 470 MB for GEMM1's token rows at expected_m <= 4), 484 MB at 23-36 (the
    48-token tile), 470 MB at 37 and up; nvfp4moe_moe_workspace_size holds 528 MB. As
    CUTLASS's get_workspace_size: ask with the call's arguments, allocate, pass. 0 for null
-   weights, non-positive experts, hidden, inter or m_max, or a size past 2^63 bytes. */
+   weights, non-positive experts, hidden, inter or m_max, a dimension past NVFP4MOE_DIM_MAX
+   (2 x inter included), or a size of about 2^62 bytes or more. */
 NVFP4MOE_API size_t nvfp4moe_moe_workspace_size_for(const nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
                                                    int m_max, int expected_m);
 /* The expert layer forward (see nvfp4moe_moe_args). GEMM1 applies the x scales; the
    gate and up weight scales are applied separately before the SiLU, so checkpoints
    whose halves have different global scales come out right.
    Errors: INVALID_ARGUMENT (null weights or args, experts or m_max < 1, expected_m < 0,
-   hidden/inter not multiples of 32, shapes whose workspace size passes 2^63 bytes, an unknown
+   hidden/inter not multiples of 32, a dimension past NVFP4MOE_DIM_MAX (2 x inter included) or
+   a workspace of about 2^62 bytes or more, an unknown
    weight layout or activation scaling, null or misaligned pointers, a workspace smaller than
    nvfp4moe_moe_workspace_size_for this context and args), NOT_SUPPORTED (offline context), and those of the pieces. */
 NVFP4MOE_API nvfp4moe_result nvfp4moe_moe_forward(nvfp4moe_context* ctx, const nvfp4moe_moe_weights* w,
@@ -6444,6 +6451,9 @@ nvfp4moe__arg_fail(const nvfp4moe_logger* lg, const char* fn, const char* fmt, .
 #define NVFP4MOE__ALIGNED(p, n) (!dev || ((p) % (n)) == 0)
 /* one pointer a check, so the message names the null one ("args->sf is null") */
 #define NVFP4MOE__NONNULL(s, name, f) NVFP4MOE__REQUIRE((s)->f != 0, name "->" #f " is null")
+/* a dimension past NVFP4MOE_DIM_MAX (so that sums such as rows + 127 stay in an int) */
+#define NVFP4MOE__DIM(s, name, f) \
+  NVFP4MOE__REQUIRE((s)->f <= NVFP4MOE_DIM_MAX, name "->" #f " = %d is past 2^30 (NVFP4MOE_DIM_MAX)", (s)->f)
 
 NVFP4MOE__PRIVATE int nvfp4moe__normal_positive(float s) { return s >= NVFP4MOE__FLT_MIN && !nvfp4moe__nonfinite(s); }
 
@@ -6459,6 +6469,9 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_quantize(const nvfp4moe_logger
   NVFP4MOE__REQUIRE(a->rows >= 1, "args->rows = %d must be >= 1", a->rows);
   NVFP4MOE__REQUIRE(a->k > 0 && a->k % 16 == 0, "args->k = %d must be a positive multiple of 16 (one SF per 16 elements)",
                     a->k);
+  NVFP4MOE__DIM(a, "args", groups);
+  NVFP4MOE__DIM(a, "args", rows);
+  NVFP4MOE__DIM(a, "args", k);
   width = silu ? 2LL * a->k : a->k;
   *stride = a->x_row_stride ? a->x_row_stride : width;
   NVFP4MOE__REQUIRE(*stride >= width, "args->x_row_stride = %lld is smaller than the row width %lld", *stride, width);
@@ -6495,6 +6508,10 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_gemm(const nvfp4moe_logger* lg
   NVFP4MOE__REQUIRE(a->m_max >= 1, "args->m_max = %d must be >= 1", a->m_max);
   NVFP4MOE__REQUIRE(a->n > 0 && a->n % 8 == 0, "args->n = %d must be a positive multiple of 8 (16-byte bf16 rows)", a->n);
   NVFP4MOE__REQUIRE(a->k > 0 && a->k % 32 == 0, "args->k = %d must be a positive multiple of 32 (16-byte E2M1 rows)", a->k);
+  NVFP4MOE__DIM(a, "args", groups);
+  NVFP4MOE__DIM(a, "args", m_max);
+  NVFP4MOE__DIM(a, "args", n);
+  NVFP4MOE__DIM(a, "args", k);
   *ldd = a->ldd ? a->ldd : a->n;
   NVFP4MOE__REQUIRE(*ldd >= a->n && *ldd % 8 == 0, "args->ldd = %lld must be >= n = %d and a multiple of 8", *ldd, a->n);
   NVFP4MOE__NONNULL(a, "args", a);
@@ -6528,6 +6545,9 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_sf_convert(const nvfp4moe_logg
   NVFP4MOE__REQUIRE(a->groups >= 1, "args->groups = %d must be >= 1", a->groups);
   NVFP4MOE__REQUIRE(a->rows >= 1, "args->rows = %d must be >= 1", a->rows);
   NVFP4MOE__REQUIRE(a->k > 0 && a->k % 16 == 0, "args->k = %d must be a positive multiple of 16", a->k);
+  NVFP4MOE__DIM(a, "args", groups);
+  NVFP4MOE__DIM(a, "args", rows);
+  NVFP4MOE__DIM(a, "args", k);
   NVFP4MOE__NONNULL(a, "args", src);
   NVFP4MOE__NONNULL(a, "args", dst);
   NVFP4MOE__REQUIRE(a->dst_layout == NVFP4MOE_SF_LAYOUT_128X4 || a->dst_layout == NVFP4MOE_SF_LAYOUT_LINEAR,
@@ -6593,6 +6613,9 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_relayout(const nvfp4moe_logger
   NVFP4MOE__REQUIRE(a->groups >= 1, "args->groups = %d must be >= 1", a->groups);
   NVFP4MOE__REQUIRE(a->n > 0 && a->n % 16 == 0, "args->n = %d must be a positive multiple of 16 (16-row tiles)", a->n);
   NVFP4MOE__REQUIRE(a->k > 0 && a->k % 32 == 0, "args->k = %d must be a positive multiple of 32", a->k);
+  NVFP4MOE__DIM(a, "args", groups);
+  NVFP4MOE__DIM(a, "args", n);
+  NVFP4MOE__DIM(a, "args", k);
   NVFP4MOE__REQUIRE(a->dst_layout == NVFP4MOE_WEIGHTS_ROW_MAJOR || a->dst_layout == NVFP4MOE_WEIGHTS_TILED,
                     "args->dst_layout = %d is not a weight layout", (int)a->dst_layout);
   NVFP4MOE__NONNULL(a, "args", src);
@@ -6616,6 +6639,9 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_dequantize(const nvfp4moe_logg
   NVFP4MOE__REQUIRE(a->groups >= 1, "args->groups = %d must be >= 1", a->groups);
   NVFP4MOE__REQUIRE(a->rows >= 1, "args->rows = %d must be >= 1", a->rows);
   NVFP4MOE__REQUIRE(a->k > 0 && a->k % 16 == 0, "args->k = %d must be a positive multiple of 16", a->k);
+  NVFP4MOE__DIM(a, "args", groups);
+  NVFP4MOE__DIM(a, "args", rows);
+  NVFP4MOE__DIM(a, "args", k);
   NVFP4MOE__NONNULL(a, "args", e2m1);
   NVFP4MOE__NONNULL(a, "args", sf);
   NVFP4MOE__NONNULL(a, "args", scale);
@@ -6640,7 +6666,10 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_weights(const nvfp4moe_logger*
                     "args->dtype = %d: weights must be BF16 or FP16", (int)a->dtype);
   NVFP4MOE__REQUIRE(a->experts >= 1, "args->experts = %d must be >= 1", a->experts);
   NVFP4MOE__REQUIRE(a->n >= 1, "args->n = %d must be >= 1", a->n);
+  NVFP4MOE__DIM(a, "args", experts);
+  NVFP4MOE__DIM(a, "args", n);
   NVFP4MOE__REQUIRE(a->k > 0 && a->k % 16 == 0, "args->k = %d must be a positive multiple of 16", a->k);
+  NVFP4MOE__DIM(a, "args", k);
   NVFP4MOE__NONNULL(a, "args", w);
   NVFP4MOE__NONNULL(a, "args", out_e2m1);
   NVFP4MOE__NONNULL(a, "args", out_sf);
@@ -6652,14 +6681,19 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_weights(const nvfp4moe_logger*
   return NVFP4MOE_SUCCESS;
 }
 
-/* Positive shapes whose expert-layer workspace (nvfp4moe__moe_layout's regions sum to less than
-   16 E (m_max + 128) (max(H, I) + 256) bytes) stays below 2^63 bytes, so its size_t sums
-   cannot wrap, and whose 2 I (GEMM1's N) fits an int. */
+/* Positive shapes within NVFP4MOE_DIM_MAX (2 I, GEMM1's N, included) whose expert-layer workspace
+   stays below 2^63 bytes (nvfp4moe__moe_layout's regions sum to less than 16 E (m_max + 128)
+   (max(H, I) + 256) bytes: a bound, so sizes from about 2^62 bytes fail it too), so that its size_t
+   sums cannot wrap and the GEMMs' int arithmetic cannot overflow. */
+NVFP4MOE__PRIVATE int nvfp4moe__moe_dims_ok(const nvfp4moe_moe_weights* w, int m_max) {
+  return w && w->experts >= 1 && w->hidden >= 1 && w->inter >= 1 && m_max >= 1 && w->experts <= NVFP4MOE_DIM_MAX &&
+         w->hidden <= NVFP4MOE_DIM_MAX && w->inter <= NVFP4MOE_DIM_MAX / 2 && m_max <= NVFP4MOE_DIM_MAX;
+}
 NVFP4MOE__PRIVATE int nvfp4moe__moe_shapes_ok(const nvfp4moe_moe_weights* w, int m_max) {
   double wide;
-  if (!w || w->experts < 1 || w->hidden < 1 || w->inter < 1 || m_max < 1) return 0;
+  if (!nvfp4moe__moe_dims_ok(w, m_max)) return 0;
   wide = (double)(w->hidden > w->inter ? w->hidden : w->inter) + 256.0;
-  return (double)w->experts * ((double)m_max + 128.0) * wide * 16.0 < 9.0e18 && w->inter <= 0x3FFFFFFF;
+  return (double)w->experts * ((double)m_max + 128.0) * wide * 16.0 < 9.0e18;
 }
 
 NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_moe(const nvfp4moe_logger* lg, const char* fn,
@@ -6685,8 +6719,13 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_moe(const nvfp4moe_logger* lg,
   NVFP4MOE__REQUIRE(a->scaling == NVFP4MOE_ACT_PER_TOKEN || (w->input_scale1 && w->input_scale2),
                     "per-expert activation scaling needs weights->input_scale1 and input_scale2");
   NVFP4MOE__REQUIRE(a->m_max >= 1, "args->m_max = %d must be >= 1", a->m_max);
+  NVFP4MOE__DIM(w, "weights", experts);
+  NVFP4MOE__DIM(w, "weights", hidden);
+  NVFP4MOE__REQUIRE(w->inter <= NVFP4MOE_DIM_MAX / 2, "weights->inter = %d is past 2^29: GEMM1's N, 2 x inter, is past 2^30 "
+                    "(NVFP4MOE_DIM_MAX)", w->inter);
+  NVFP4MOE__DIM(a, "args", m_max);
   NVFP4MOE__REQUIRE(nvfp4moe__moe_shapes_ok(w, a->m_max),
-                    "weights->experts %d, hidden %d, inter %d with args->m_max %d: the workspace would pass 2^63 bytes",
+                    "weights->experts %d, hidden %d, inter %d with args->m_max %d: the workspace would pass 2^62 bytes",
                     w->experts, w->hidden, w->inter, a->m_max);
   NVFP4MOE__REQUIRE(a->expected_m >= 0, "args->expected_m = %d must be >= 0", a->expected_m);
   NVFP4MOE__REQUIRE((a->quant_flags & ~3u) == 0, "args->quant_flags = 0x%x has unknown bits", a->quant_flags);
@@ -7129,7 +7168,9 @@ NVFP4MOE__PRIVATE size_t nvfp4moe__gemm_ws_need_any(const nvfp4moe_context* ctx,
 
 NVFP4MOE__IMPL size_t nvfp4moe_gemm_workspace_size(const nvfp4moe_context* ctx, const nvfp4moe_gemm_args* args) {
   int spec;
-  if (!ctx || !args || args->groups < 1 || args->m_max < 1 || args->k < 32) return 0;
+  if (!ctx || !args || args->groups < 1 || args->m_max < 1 || args->k < 32 || args->groups > NVFP4MOE_DIM_MAX ||
+      args->m_max > NVFP4MOE_DIM_MAX || args->k > NVFP4MOE_DIM_MAX || args->n > NVFP4MOE_DIM_MAX)
+    return 0;
   return nvfp4moe__gemm_ws_need(ctx, args, &spec);
 }
 

@@ -603,14 +603,27 @@ static void test_argument_checks(void) {
     big.experts = 1 << 30; big.hidden = 1 << 30; big.inter = 1 << 30;
     CHECK(nvfp4moe_moe_workspace_size(&big, 1 << 30) == 0 && nvfp4moe_moe_workspace_size_for(0, &big, 1 << 30, 0) == 0,
           "sizes past 2^63 bytes give 0, not a wrapped value");
-    ma.workspace_size = (size_t)-1;
+    /* (x null: were the shape checks gone, the call would fail on x, not read past a buffer) */
+    ma.workspace_size = (size_t)-1; ma.x = 0;
     big.experts = 1 << 20; big.hidden = 1 << 20; big.inter = 1 << 20; ma.m_max = 1 << 20;
-    EXPECT_ARG_ERROR(nvfp4moe_ref_moe_forward(&big, &ma), "2^63");
+    CHECK(nvfp4moe_moe_workspace_size(&big, 1 << 20) == 0, "a workspace past 2^62 bytes gives 0");
+    EXPECT_ARG_ERROR(nvfp4moe_ref_moe_forward(&big, &ma), "2^62");
     ma.m_max = 4;
-    big.experts = 1; big.hidden = 64; big.inter = 0x40000000; /* 2 I = 2^31 */
-    CHECK(nvfp4moe_moe_workspace_size(&big, 1) == 0, "2 * inter past INT_MAX gives 0");
-    EXPECT_ARG_ERROR(nvfp4moe_moe_forward(ctx, &big, &ma, 0), "inter 1073741824");
-    ma.workspace_size = nvfp4moe_moe_workspace_size(&mw, 4);
+    big.experts = 1; big.hidden = 64; big.inter = 0x20000020; /* 2 I past 2^30 */
+    CHECK(nvfp4moe_moe_workspace_size(&big, 1) == 0, "2 * inter past NVFP4MOE_DIM_MAX gives 0");
+    EXPECT_ARG_ERROR(nvfp4moe_moe_forward(ctx, &big, &ma, 0), "weights->inter = 536870944");
+    big.inter = 64; big.hidden = 0x7FFFFFE0; /* a multiple of 32 past 2^30 */
+    CHECK(nvfp4moe_moe_workspace_size_for(ctx, &big, 1, 0) == 0, "hidden past NVFP4MOE_DIM_MAX gives 0");
+    EXPECT_ARG_ERROR(nvfp4moe_ref_moe_forward(&big, &ma), "weights->hidden = 2147483616");
+    ma.workspace_size = nvfp4moe_moe_workspace_size(&mw, 4); ma.x = base;
+  }
+  {
+    nvfp4moe_gemm_args gb = g0;
+    gb.n = 0x7FFFFFF8; /* a multiple of 8 whose n + 127 would pass INT_MAX */
+    EXPECT_ARG_ERROR(nvfp4moe_ref_grouped_gemm_nt_masked(&gb), "args->n = 2147483640");
+    gb = g0; gb.k = 0x7FFFFFE0;
+    CHECK(nvfp4moe_gemm_workspace_size(ctx, &gb) == 0, "K past NVFP4MOE_DIM_MAX: workspace size 0");
+    EXPECT_ARG_ERROR(nvfp4moe_grouped_gemm_nt_masked(ctx, &gb, 0), "args->k = 2147483616");
   }
   g = g0; g.a_sf = 0;
   EXPECT_ARG_ERROR(nvfp4moe_ref_grouped_gemm_nt_masked(&g), "args->a_sf is null");
