@@ -121,7 +121,7 @@
    kernels' stack 16 -> 8 bytes); on an H100 no quantizer or layer cell slower than 0.5.14's
    (bench/NOTES.md, forty-eighth session). Results and API unchanged.
    0.5.16 (host code only): every int dimension at most NVFP4MOE_DIM_MAX (2^30; larger ones are an
-   argument error and give size 0: int sums such as n + 127 overflowed for shapes the checks passed,
+   argument error and give workspace size 0: int sums such as n + 127 overflowed for shapes the checks passed,
    and the layer's workspace size wrapped); query_info's and driver_symbol's messages name the null
    argument; comments (a new user's trial, fifty-fourth session). Kernels, formats and results
    unchanged. */
@@ -455,7 +455,8 @@ typedef struct nvfp4moe_moe_args {
 /* ======================================================================================
    Functions
    Every int dimension an operation takes (groups, experts, rows, m_max, N, K, hidden, 2 x inter)
-   must be at most 2^30 (NVFP4MOE_DIM_MAX): larger ones are an argument error, and sizes of them 0.
+   must be at most 2^30 (NVFP4MOE_DIM_MAX): larger ones are an argument error, and the workspace-
+   size functions give 0 for them.
    ====================================================================================== */
 #define NVFP4MOE_DIM_MAX (1 << 30)
 
