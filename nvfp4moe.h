@@ -122,9 +122,12 @@
    (bench/NOTES.md, forty-eighth session). Results and API unchanged.
    0.5.16 (host code only): every int dimension at most NVFP4MOE_DIM_MAX (2^30; larger ones are an
    argument error and give workspace size 0: int sums such as n + 127 overflowed for shapes the checks passed,
-   and the layer's workspace size wrapped); query_info's and driver_symbol's messages name the null
-   argument; comments (a new user's trial, fifty-fourth session). Kernels, formats and results
-   unchanged. */
+   and the layer's workspace size wrapped); the expert layer checks its weights' alignment; offline
+   targets with a leading zero or five digits rejected; the disk cache takes anything but a regular
+   file at a key's path as a miss (a FIFO there made the read wait) and turns itself off, with a
+   warning, for a directory path longer than 511 characters (it was cut short); query_info's and
+   driver_symbol's messages name the null argument; comments (a new user's trial and a breaking
+   attempt, fifty-fourth session). Kernels, formats and results unchanged. */
 #define NVFP4MOE_VERSION_MAJOR 0
 #define NVFP4MOE_VERSION_MINOR 5
 #define NVFP4MOE_VERSION_PATCH 16
@@ -420,6 +423,7 @@ typedef enum nvfp4moe_act_scaling {
 
 /* NVFP4 expert weights as the GEMMs take them (ModelOpt / SGLang layout). */
 typedef struct nvfp4moe_moe_weights {
+  /* (device pointers: w13, w13_sf, w2, w2_sf 16-byte aligned, the f32 arrays 4-byte) */
   int experts, hidden, inter; /* E, H, I: H and I multiples of 32 */
   nvfp4moe_devptr w13;        /* u8 [E, 2I, H/2], [gate; up] rows, not interleaved */
   nvfp4moe_devptr w13_sf;     /* 128x4 over 2I rows, E * nvfp4moe_sf_bytes(2I, H, 128X4) */
@@ -859,13 +863,25 @@ NVFP4MOE__PRIVATE int nvfp4moe__mkdirs(const char* path) {
   return 0;
 }
 
-/* Reads a whole file into a malloc'ed buffer (null on any failure). */
+/* Reads a whole regular file of at most 1 GiB into a malloc'ed buffer (null on any failure: a
+   FIFO, a directory or a device at the path is a miss, never a wait or a huge allocation). */
 NVFP4MOE__PRIVATE unsigned char* nvfp4moe__read_file(const char* path, size_t* size) {
-  FILE* f = fopen(path, "rb");
+  FILE* f;
   unsigned char* buf = 0;
   long n;
+#if defined(_WIN32)
+  f = fopen(path, "rb");
+#else
+  struct stat st;
+  int fd = open(path, O_RDONLY | O_NONBLOCK); /* (O_NONBLOCK: opening a FIFO does not wait for a writer) */
+  if (fd < 0) return 0;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (f = fdopen(fd, "rb")) == 0) {
+    close(fd);
+    return 0;
+  }
+#endif
   if (!f) return 0;
-  if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+  if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n <= (1L << 30) && fseek(f, 0, SEEK_SET) == 0) {
     buf = (unsigned char*)malloc((size_t)n + 1);
     if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
       free(buf);
@@ -5755,8 +5771,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__cuda_fail(const nvfp4moe_logger* lg,
 /* "sm_90a" -> 90 and arch-specific flag; 0 when malformed. */
 NVFP4MOE__PRIVATE int nvfp4moe__parse_target(const char* t, int* specific) {
   int v = 0, i = 3;
-  if (!t || strncmp(t, "sm_", 3) != 0) return 0;
-  while (t[i] >= '0' && t[i] <= '9' && v < 10000) v = v * 10 + (t[i++] - '0');
+  if (!t || strncmp(t, "sm_", 3) != 0 || t[3] == '0') return 0; /* (no leading zero: NVRTC would refuse "sm_090a") */
+  while (t[i] >= '0' && t[i] <= '9' && i < 7) v = v * 10 + (t[i++] - '0'); /* at most 4 digits */
   *specific = t[i] == 'a';
   if (t[i] == 'a') ++i;
   if (t[i] != 0 || i < 5) return 0;
@@ -5795,16 +5811,24 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__pick_target(nvfp4moe_context* ctx) {
 
 NVFP4MOE__PRIVATE void nvfp4moe__resolve_cache_dir(nvfp4moe_context* ctx) {
   const char* v;
+  int len = 0; /* the path's length, which may not fit */
   ctx->cache_dir[0] = 0;
   if (ctx->desc.flags & NVFP4MOE_FLAG_NO_DISK_CACHE) return;
-  if (ctx->desc.cache_dir && ctx->desc.cache_dir[0]) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", ctx->desc.cache_dir);
-  else if ((v = nvfp4moe__getenv("NVFP4MOE_CACHE_DIR")) != 0) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", v);
-  else if ((v = nvfp4moe__getenv("XDG_CACHE_HOME")) != 0) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/nvfp4moe", v);
+  if (ctx->desc.cache_dir && ctx->desc.cache_dir[0]) len = snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", ctx->desc.cache_dir);
+  else if ((v = nvfp4moe__getenv("NVFP4MOE_CACHE_DIR")) != 0) len = snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s", v);
+  else if ((v = nvfp4moe__getenv("XDG_CACHE_HOME")) != 0) len = snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/nvfp4moe", v);
 #if defined(_WIN32)
-  else if ((v = nvfp4moe__getenv("LOCALAPPDATA")) != 0) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/nvfp4moe", v);
+  else if ((v = nvfp4moe__getenv("LOCALAPPDATA")) != 0) len = snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/nvfp4moe", v);
 #else
-  else if ((v = nvfp4moe__getenv("HOME")) != 0) snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/.cache/nvfp4moe", v);
+  else if ((v = nvfp4moe__getenv("HOME")) != 0) len = snprintf(ctx->cache_dir, sizeof ctx->cache_dir, "%s/.cache/nvfp4moe", v);
 #endif
+  if (len < 0 || len >= (int)sizeof ctx->cache_dir) { /* never a cut-short path: it would name another directory */
+    nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_WARN,
+                  "cache: the directory path is %d characters, more than %d; kernels will be compiled in memory only", len,
+                  (int)sizeof ctx->cache_dir - 1);
+    ctx->cache_dir[0] = 0;
+    return;
+  }
   if (!ctx->cache_dir[0]) {
     nvfp4moe__log(&ctx->desc.logger, NVFP4MOE_LOG_INFO, "cache: no directory (no HOME); kernels compile in memory");
     return;
@@ -6549,6 +6573,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_sf_convert(const nvfp4moe_logg
   NVFP4MOE__DIM(a, "args", groups);
   NVFP4MOE__DIM(a, "args", rows);
   NVFP4MOE__DIM(a, "args", k);
+  NVFP4MOE__REQUIRE((double)a->groups * ((double)a->rows + 128.0) * (double)a->k < 9.0e18, "args shapes overflow 64-bit offsets");
   NVFP4MOE__NONNULL(a, "args", src);
   NVFP4MOE__NONNULL(a, "args", dst);
   NVFP4MOE__REQUIRE(a->dst_layout == NVFP4MOE_SF_LAYOUT_128X4 || a->dst_layout == NVFP4MOE_SF_LAYOUT_LINEAR,
@@ -6643,6 +6668,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_dequantize(const nvfp4moe_logg
   NVFP4MOE__DIM(a, "args", groups);
   NVFP4MOE__DIM(a, "args", rows);
   NVFP4MOE__DIM(a, "args", k);
+  NVFP4MOE__REQUIRE((double)a->groups * ((double)a->rows + 128.0) * (double)a->k < 9.0e18, "args shapes overflow 64-bit offsets");
   NVFP4MOE__NONNULL(a, "args", e2m1);
   NVFP4MOE__NONNULL(a, "args", sf);
   NVFP4MOE__NONNULL(a, "args", scale);
@@ -6671,6 +6697,7 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_weights(const nvfp4moe_logger*
   NVFP4MOE__DIM(a, "args", n);
   NVFP4MOE__REQUIRE(a->k > 0 && a->k % 16 == 0, "args->k = %d must be a positive multiple of 16", a->k);
   NVFP4MOE__DIM(a, "args", k);
+  NVFP4MOE__REQUIRE((double)a->experts * ((double)a->n + 128.0) * (double)a->k < 9.0e18, "args shapes overflow 64-bit offsets");
   NVFP4MOE__NONNULL(a, "args", w);
   NVFP4MOE__NONNULL(a, "args", out_e2m1);
   NVFP4MOE__NONNULL(a, "args", out_sf);
@@ -6713,6 +6740,19 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_moe(const nvfp4moe_logger* lg,
   NVFP4MOE__NONNULL(w, "weights", w2);
   NVFP4MOE__NONNULL(w, "weights", w2_sf);
   NVFP4MOE__NONNULL(w, "weights", w2_scale);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->w13, 16), "weights->w13 = 0x%llx must be 16-byte aligned", w->w13);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->w13_sf, 16), "weights->w13_sf = 0x%llx must be 16-byte aligned", w->w13_sf);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->w2, 16), "weights->w2 = 0x%llx must be 16-byte aligned", w->w2);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->w2_sf, 16), "weights->w2_sf = 0x%llx must be 16-byte aligned", w->w2_sf);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->w13_gate_scale, 4), "weights->w13_gate_scale = 0x%llx must be 4-byte aligned",
+                    w->w13_gate_scale);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->w13_up_scale, 4), "weights->w13_up_scale = 0x%llx must be 4-byte aligned",
+                    w->w13_up_scale);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->w2_scale, 4), "weights->w2_scale = 0x%llx must be 4-byte aligned", w->w2_scale);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->input_scale1, 4), "weights->input_scale1 = 0x%llx must be 4-byte aligned",
+                    w->input_scale1);
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->input_scale2, 4), "weights->input_scale2 = 0x%llx must be 4-byte aligned",
+                    w->input_scale2);
   NVFP4MOE__REQUIRE(w->layout == NVFP4MOE_WEIGHTS_ROW_MAJOR || w->layout == NVFP4MOE_WEIGHTS_TILED,
                     "weights->layout = %d is not a weight layout", (int)w->layout);
   NVFP4MOE__REQUIRE(a->scaling == NVFP4MOE_ACT_PER_TOKEN || a->scaling == NVFP4MOE_ACT_PER_EXPERT,

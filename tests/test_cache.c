@@ -116,6 +116,50 @@ static void test_truncated_file(void) { damage_and_recover("truncated", 3000, -1
 static void test_truncated_to_header(void) { damage_and_recover("truncated_header", 40, -1); }
 static void test_empty_file(void) { damage_and_recover("empty_file", 0, -1); }
 
+/* Something not a regular file at the key's path (only the directory's owner can put one there): a miss,
+   never a wait (a FIFO's open waited for a writer) or a huge allocation (a directory's "size"). The alarm
+   turns a hang into a failed test binary. */
+static void test_not_a_regular_file(void) {
+  char dir[600], file[900];
+  int cubins, others, kind;
+  nvfp4moe_info info;
+  struct stat st;
+  for (kind = 0; kind < 2; ++kind) {
+    path_in(dir, sizeof dir, kind ? "key_is_dir" : "key_is_fifo");
+    CHECK(prepare_in(dir, "sm_80", 0, &info) == 0 && info.compiles == 1, "fill: %s", nvfp4moe_last_error());
+    list_dir(dir, &cubins, &others, file, sizeof file);
+    CHECK(cubins == 1 && unlink(file) == 0, "%d cubins", cubins);
+    CHECK(kind ? mkdir(file, 0700) == 0 : mkfifo(file, 0600) == 0, "%s at %s", kind ? "mkdir" : "mkfifo", file);
+    alarm(120);
+    CHECK(prepare_in(dir, "sm_80", 0, &info) == 0 && info.compiles == 1 && info.disk_hits == 0,
+          "%s at the key: a miss, compiled (compiles %llu hits %llu): %s", kind ? "a directory" : "a FIFO", info.compiles,
+          info.disk_hits, nvfp4moe_last_error());
+    alarm(0);
+    /* the FIFO is replaced by the new file (rename); a directory stays, the kernel compiled in memory */
+    CHECK(stat(file, &st) == 0 && (kind ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode)), "after: mode %o",
+          (unsigned)st.st_mode);
+  }
+}
+
+/* A cache path longer than the library keeps (511 characters) is not cut short (that would name another
+   directory): a warning, and no disk cache. */
+static void test_long_directory(void) {
+  char dir[700];
+  int n;
+  nvfp4moe_info info;
+  struct stat st;
+  n = snprintf(dir, sizeof dir, "%s/", g_root);
+  while (n < 600) dir[n++] = 'd';
+  dir[n] = 0;
+  g_warns = 0;
+  CHECK(prepare_in(dir, "sm_80", 0, &info) == 0, "prepare: %s", nvfp4moe_last_error());
+  CHECK(g_warns >= 1 && strstr(tu_last_log, "characters") != 0, "warning: %d, last log \"%s\"", g_warns, tu_last_log);
+  CHECK(info.cache_dir[0] == 0 && info.disk_writes == 0, "no disk cache: dir \"%s\", writes %llu", info.cache_dir,
+        info.disk_writes);
+  dir[511] = 0;
+  CHECK(stat(dir, &st) != 0, "the cut-short path %s was created", dir);
+}
+
 static void key_of(const char* target, unsigned flags, int spec, unsigned char key[32]) {
   nvfp4moe_context* ctx = ctx_for(0, target, flags | NVFP4MOE_FLAG_NO_DISK_CACHE);
   char arch[64];
@@ -326,6 +370,8 @@ int main(int argc, char** argv) {
   RUN(test_truncated_file);
   RUN(test_truncated_to_header);
   RUN(test_empty_file);
+  RUN(test_not_a_regular_file);
+  RUN(test_long_directory);
   RUN(test_key_changes);
   RUN(test_no_jit_mode);
   RUN(test_offline_target_warning);

@@ -596,6 +596,11 @@ static void test_argument_checks(void) {
   ma.scaling = NVFP4MOE_ACT_PER_TOKEN; mw.w2_sf = 0;
   EXPECT_ARG_ERROR(nvfp4moe_moe_forward(ctx, &mw, &ma, 0), "weights->w2_sf is null");
   mw.w2_sf = base;
+  mw.w2_sf = base + 4; /* device weights' alignment is checked before any kernel runs */
+  EXPECT_ARG_ERROR(nvfp4moe_moe_forward(ctx, &mw, &ma, 0), "weights->w2_sf");
+  mw.w2_sf = base; mw.w2_scale = base + 2;
+  EXPECT_ARG_ERROR(nvfp4moe_moe_forward(ctx, &mw, &ma, 0), "weights->w2_scale");
+  mw.w2_scale = base;
   /* shapes whose workspace would pass 2^63 bytes (or whose 2 I passes an int): sizes 0, the call an
      argument error, never a wrapped size that a small workspace would satisfy */
   {
@@ -652,6 +657,12 @@ static void test_context_errors_and_queries(void) {
   d.target = "compute_90";
   CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_ERROR_INVALID_ARGUMENT && ctx == 0, "bad target rejected");
   CHECK(strstr(nvfp4moe_last_error(), "desc->target") != 0, "message: %s", nvfp4moe_last_error());
+  d.target = "sm_090a"; /* NVRTC refuses a leading zero; a long run of them was cut to the target buffer */
+  EXPECT_ARG_ERROR(nvfp4moe_create(&d, &ctx), "desc->target");
+  d.target = "sm_0000000000000000090a";
+  EXPECT_ARG_ERROR(nvfp4moe_create(&d, &ctx), "desc->target");
+  d.target = "sm_10000a";
+  EXPECT_ARG_ERROR(nvfp4moe_create(&d, &ctx), "desc->target");
   d.target = "sm_75";
   CHECK(nvfp4moe_create(&d, &ctx) == NVFP4MOE_ERROR_UNSUPPORTED_GPU, "sm_75 rejected");
   d.target = "sm_990";

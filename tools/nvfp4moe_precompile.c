@@ -52,6 +52,10 @@ int main(int argc, char** argv) {
   }
   nvfp4moe_query_info(ctx, &info);
   printf("%llu compiled, %llu already cached, %llu written\n", info.compiles, info.disk_hits, info.disk_writes);
+  if (info.disk_writes < info.compiles) { /* e.g. a directory that took no file: the cache is off (warning above) */
+    fprintf(stderr, "%llu compiled kernels were not written to the cache\n", info.compiles - info.disk_writes);
+    failed = 1;
+  }
   nvfp4moe_destroy(ctx);
   return failed;
 }
