@@ -423,7 +423,8 @@ typedef enum nvfp4moe_act_scaling {
 
 /* NVFP4 expert weights as the GEMMs take them (ModelOpt / SGLang layout). */
 typedef struct nvfp4moe_moe_weights {
-  /* (device pointers: w13, w13_sf, w2, w2_sf 16-byte aligned, the f32 arrays 4-byte) */
+  /* (device pointers: w13, w13_sf, w2, w2_sf 16-byte aligned, the f32 arrays 4-byte; input_scale1
+     and input_scale2 are read, and checked, only under PER_EXPERT activation scaling) */
   int experts, hidden, inter; /* E, H, I: H and I multiples of 32 */
   nvfp4moe_devptr w13;        /* u8 [E, 2I, H/2], [gate; up] rows, not interleaved */
   nvfp4moe_devptr w13_sf;     /* 128x4 over 2I rows, E * nvfp4moe_sf_bytes(2I, H, 128X4) */
@@ -6749,16 +6750,18 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_moe(const nvfp4moe_logger* lg,
   NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->w13_up_scale, 4), "weights->w13_up_scale = 0x%llx must be 4-byte aligned",
                     w->w13_up_scale);
   NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->w2_scale, 4), "weights->w2_scale = 0x%llx must be 4-byte aligned", w->w2_scale);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->input_scale1, 4), "weights->input_scale1 = 0x%llx must be 4-byte aligned",
-                    w->input_scale1);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->input_scale2, 4), "weights->input_scale2 = 0x%llx must be 4-byte aligned",
-                    w->input_scale2);
   NVFP4MOE__REQUIRE(w->layout == NVFP4MOE_WEIGHTS_ROW_MAJOR || w->layout == NVFP4MOE_WEIGHTS_TILED,
                     "weights->layout = %d is not a weight layout", (int)w->layout);
   NVFP4MOE__REQUIRE(a->scaling == NVFP4MOE_ACT_PER_TOKEN || a->scaling == NVFP4MOE_ACT_PER_EXPERT,
                     "args->scaling = %d is not an activation scaling", (int)a->scaling);
   NVFP4MOE__REQUIRE(a->scaling == NVFP4MOE_ACT_PER_TOKEN || (w->input_scale1 && w->input_scale2),
                     "per-expert activation scaling needs weights->input_scale1 and input_scale2");
+  if (a->scaling == NVFP4MOE_ACT_PER_EXPERT) { /* (read only then) */
+    NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->input_scale1, 4), "weights->input_scale1 = 0x%llx must be 4-byte aligned",
+                      w->input_scale1);
+    NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->input_scale2, 4), "weights->input_scale2 = 0x%llx must be 4-byte aligned",
+                      w->input_scale2);
+  }
   NVFP4MOE__REQUIRE(a->m_max >= 1, "args->m_max = %d must be >= 1", a->m_max);
   NVFP4MOE__DIM(w, "weights", experts);
   NVFP4MOE__DIM(w, "weights", hidden);

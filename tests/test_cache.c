@@ -148,8 +148,12 @@ static void test_long_directory(void) {
   int n;
   nvfp4moe_info info;
   struct stat st;
-  n = snprintf(dir, sizeof dir, "%s/", g_root);
-  while (n < 600) dir[n++] = 'd';
+  n = snprintf(dir, sizeof dir, "%s", g_root); /* names of 99 characters (a file system takes up to 255) */
+  while (n < 600) {
+    int j;
+    dir[n++] = '/';
+    for (j = 0; j < 99; ++j) dir[n++] = 'd';
+  }
   dir[n] = 0;
   g_warns = 0;
   CHECK(prepare_in(dir, "sm_80", 0, &info) == 0, "prepare: %s", nvfp4moe_last_error());

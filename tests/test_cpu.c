@@ -622,6 +622,20 @@ static void test_argument_checks(void) {
     EXPECT_ARG_ERROR(nvfp4moe_ref_moe_forward(&big, &ma), "weights->hidden = 2147483616");
     ma.workspace_size = nvfp4moe_moe_workspace_size(&mw, 4); ma.x = base;
   }
+  { /* shape overflow in the remaining operations (2^30 each is within NVFP4MOE_DIM_MAX) */
+    nvfp4moe_sf_convert_args sb;
+    nvfp4moe_dequantize_args db;
+    nvfp4moe_weight_quantize_args wb;
+    memset(&sb, 0, sizeof sb);
+    sb.groups = 1 << 30; sb.rows = 1 << 30; sb.k = 1 << 30; sb.src = base; sb.dst = base;
+    EXPECT_ARG_ERROR(nvfp4moe_ref_sf_convert(&sb), "overflow");
+    memset(&db, 0, sizeof db);
+    db.groups = 1 << 30; db.rows = 1 << 30; db.k = 1 << 30; db.e2m1 = db.sf = db.scale = db.out = base;
+    EXPECT_ARG_ERROR(nvfp4moe_ref_dequantize(&db), "overflow");
+    memset(&wb, 0, sizeof wb);
+    wb.experts = 1 << 30; wb.n = 1 << 30; wb.k = 1 << 30; wb.w = wb.out_e2m1 = wb.out_sf = wb.out_scale = base;
+    EXPECT_ARG_ERROR(nvfp4moe_ref_quantize_weights(&wb), "overflow");
+  }
   {
     nvfp4moe_gemm_args gb = g0;
     gb.n = 0x7FFFFFF8; /* a multiple of 8 whose n + 127 would pass INT_MAX */
