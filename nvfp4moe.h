@@ -874,7 +874,7 @@ NVFP4MOE__PRIVATE unsigned char* nvfp4moe__read_file(const char* path, size_t* s
   f = fopen(path, "rb");
 #else
   struct stat st;
-  int fd = open(path, O_RDONLY | O_NONBLOCK); /* (O_NONBLOCK: opening a FIFO does not wait for a writer) */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* (O_NONBLOCK: opening a FIFO does not wait for a writer) */
   if (fd < 0) return 0;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (f = fdopen(fd, "rb")) == 0) {
     close(fd);

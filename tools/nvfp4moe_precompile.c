@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
   nvfp4moe_desc d;
   nvfp4moe_context* ctx = 0;
   nvfp4moe_info info;
-  int i, s, failed = 0;
+  int i, s, failed = 0, matched = 0;
   const char* only = 0;
   memset(&d, 0, sizeof d);
   d.flags = NVFP4MOE_FLAG_OFFLINE;
@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
     double ms = 0;
     nvfp4moe_result r;
     if (only && !strstr(nvfp4moe_specialization_name(s), only)) continue;
+    ++matched;
     r = nvfp4moe_prepare_specialization(ctx, s, &from_disk, &ms);
     if (r == NVFP4MOE_ERROR_NOT_SUPPORTED) continue;
     printf("  %-26s %s (%.0f ms)\n", nvfp4moe_specialization_name(s),
@@ -52,6 +53,10 @@ int main(int argc, char** argv) {
   }
   nvfp4moe_query_info(ctx, &info);
   printf("%llu compiled, %llu already cached, %llu written\n", info.compiles, info.disk_hits, info.disk_writes);
+  if (only && !matched) { /* a misspelt --only would otherwise pass for a full cache */
+    fprintf(stderr, "--only %s matches no specialisation\n", only);
+    failed = 1;
+  }
   if (info.disk_writes < info.compiles) { /* e.g. a directory that took no file: the cache is off (warning above) */
     fprintf(stderr, "%llu compiled kernels were not written to the cache\n", info.compiles - info.disk_writes);
     failed = 1;
