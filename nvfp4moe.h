@@ -1591,7 +1591,7 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "\n"
   "// ---- the exp of the SiLU, deterministic on host and device ----------------------------\n"
   "// Cody-Waite reduction plus a degree-6 Taylor polynomial, every operation rounded\n"
-  "// explicitly (no FMA), so the CPU reference gives the same bits. Max error ~2 ulp.\n"
+  "// explicitly (no FMA), so the CPU reference gives the same bits. Max error 3 ulp (docs/numerics.md).\n"
   "NVF_DEV float nvf_exp(float x) {\n"
   "#if defined(NVF_SILU_CALL) && NVF_SILU_CALL // 0.5.1's form (see nvf_silu_mul)\n"
   "  if (x != x) return x;\n"
@@ -1636,8 +1636,8 @@ static const char* const nvfp4moe__src_common_cuh[] = {
   "// every kernel calls this first, before any global memory access; then it lets the kernel\n"
   "// after it be scheduled (which waits the same way). Both are no-ops in a kernel launched\n"
   "// without the attribute.\n"
-  "NVF_DEV void nvf_pdl_enter() {\n"
-  "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n",
+  "NVF_DEV void nvf_pdl_enter() {\n",
+  "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
   "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
   "  asm volatile(\"griddepcontrol.launch_dependents;\" ::: \"memory\");\n"
   "#endif\n"

@@ -117,7 +117,13 @@ static int run_cpu_only(const char* why) {
   size_t ws;
   unsigned char* wsb;
   double num = 0, den = 0;
-  printf("no GPU: %s\n", why);
+  /* the library has already logged why (an "nvfp4moe error:" line on stderr, unless
+     NVFP4MOE_LOG_LEVEL silences it); repeat the reason only when it was not printed */
+  {
+    const char* lv = getenv("NVFP4MOE_LOG_LEVEL");
+    if (lv && *lv && atoi(lv) <= 0) printf("no GPU: %s\n", why);
+    else printf("no GPU (the nvfp4moe error line above says why)\n");
+  }
   printf("running the host reference of a %s: E=%d H=%d I=%d\n", c.name, E, H, I);
   fill_weights(w13, n13, sqrt(3.0 / H));
   fill_weights(w2, n2, sqrt(3.0 / I));

@@ -186,7 +186,7 @@ NVF_DEV i64 nvf_sf_group_bytes_128x4(int rows, int k) {
 
 // ---- the exp of the SiLU, deterministic on host and device ----------------------------
 // Cody-Waite reduction plus a degree-6 Taylor polynomial, every operation rounded
-// explicitly (no FMA), so the CPU reference gives the same bits. Max error ~2 ulp.
+// explicitly (no FMA), so the CPU reference gives the same bits. Max error 3 ulp (docs/numerics.md).
 NVF_DEV float nvf_exp(float x) {
 #if defined(NVF_SILU_CALL) && NVF_SILU_CALL // 0.5.1's form (see nvf_silu_mul)
   if (x != x) return x;
