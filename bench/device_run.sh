@@ -482,6 +482,42 @@ t128_trial() {
   tar czf "$OUT/${tag}_logs.tgz" -C $L .
 }
 case "${1:-A}" in
+X107)
+  # fifty-fifth session (any card, about four minutes): is the 32-token tile held by the L2? X91 (H100, DeepSeek-V3
+  # GEMM1 at 32 tokens, the default with its workspace) had "L2 Cache Throughput" (lts__throughput) at 81.3 % of peak
+  # beside DRAM at 81.8 %, and none of the L2 lines its tables show above 62 %; at the H200's time for the same kernel
+  # (174.8 against 203.6 us) that would be about 95 %. So: (1) Nsight metrics with lts__throughput's, the memory
+  # throughput's and sm__throughput's breakdowns (which sub-unit is the 81 %) on DeepSeek-V3 GEMM1 at 32 tokens with
+  # the workspace, without it (the producers widen the codes: 3.6x fewer token bytes from L2), and at 128 tokens;
+  # (2) -DNVF_WHINT=1 (gemm_common.cuh: weight loads evict_first, slot-image copies evict_last): every module
+  # precompiled under it (beside (1)), then the 32-token tiles' quick every-tile test under it; (3) an interleaved
+  # A/B of the five GEMMs at 8 and 32 tokens (or $X107_MS): with a workspace (d), without (NO_WS=1), and NVF_WHINT
+  # with one, twice in rotated orders; files in $OUT/x107/ and $OUT/x107_ab*.json
+  t0=$(date +%s); nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader; L="$OUT/x107"; mkdir -p "$L"
+  NVFP4MOE_TUNE_DEFINE=-DNVF_WHINT=1 timeout 200 ./build/nvfp4moe_precompile sm_90a > "$L/pc_whint.log" 2>&1 &
+  pc=$!
+  M="gpu__time_duration.sum,breakdown:lts__throughput.avg.pct_of_peak_sustained_elapsed,breakdown:gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,breakdown:sm__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors.sum,lts__t_requests_srcunit_ltcfabric.sum,dram__bytes_read.sum"
+  for c in "32 1" "32 0" "128 1"; do
+    set -- $c
+    PROFILE_GEMM_M=$1 PROFILE_GEMM_WS=$2 timeout 150 ncu --clock-control none -k regex:nvf_gemm --launch-skip 2 \
+      --launch-count 1 --metrics "$M" ./build/profile_kernels > "$L/l2_m$1_ws$2.txt" 2>&1
+    echo "ncu m=$1 ws=$2 exit $? at $(( $(date +%s) - t0 )) s; the largest shares:"
+    grep -E "gpu__time_duration.sum|dram__bytes_read.sum|lts__t_sectors.sum |ltcfabric.sum" "$L/l2_m$1_ws$2.txt" | cut -c1-150
+    grep -E "pct_of_peak" "$L/l2_m$1_ws$2.txt" | awk '{print $NF, $1}' | sort -g -r | head -10
+  done
+  wait $pc; echo "NVF_WHINT precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 "$L/pc_whint.log")"
+  lane_test every_whint ${TL:-150} TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t32 NVFP4MOE_TUNE_DEFINE=-DNVF_WHINT=1
+  d=NVFP4MOE_BENCH_NO_WS=0; n=NVFP4MOE_BENCH_NO_WS=1; h=NVFP4MOE_TUNE_DEFINE=-DNVF_WHINT=1 # (h: with the workspace)
+  for arms in "$d,$n,$h" "$h,$n,$d"; do
+    f="$OUT/x107_ab$([ "$arms" = "$h,$n,$d" ] && echo _r).json"
+    PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --envs "$arms" --only gemm --ms ${X107_MS:-8,32} \
+      --shapes $GEMM5 --interleave --out "$f" > "$L/ab_$(basename "$f" .json).log" 2>&1
+    rc=$?; echo "A/B $(basename "$f") rc $rc at $(( $(date +%s) - t0 )) s"; tail -1 "$L/ab_$(basename "$f" .json).log" | cut -c1-150
+  done
+  AB_BASE="NVFP4MOE_BENCH_NO_WS=0" ab_cells NVFP4MOE_BENCH_NO_WS=1 "$OUT/x107_ab.json" "$OUT/x107_ab_r.json"
+  AB_BASE="NVFP4MOE_BENCH_NO_WS=0" ab_cells NVF_WHINT "$OUT/x107_ab.json" "$OUT/x107_ab_r.json"
+  echo "X107 done at $(( $(date +%s) - t0 )) s"
+  ;;
 X106)
   # fifty-third session, for the next (any card, about two minutes): the default's 128-token tile, S14's per-SASS-line
   # stalls on DeepSeek-V3 GEMM1 and Qwen3 GEMM2 at 128 tokens and G14's sections on Qwen3 GEMM2 (X105's files for it

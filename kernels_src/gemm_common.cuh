@@ -32,30 +32,61 @@ struct NvfGemmParams {
 // data is read-only, so relaxed is enough. Tuning runs: NVF_WLDG=0 makes every load .nc.
 // OFF: bytes past p, as the load's immediate offset ([p+OFF]): a step's two rows (TILED: 512 bytes
 // apart) then share one address register, one IMAD.WIDE a step fewer (NVF_WIMM below).
+// -DNVF_WHINT=1 (opt-in, tuning runs; fifty-fifth session): every weight load here also asks L2 to evict its
+// line first (an evict_first policy), and the token producer's slot-image copies (gemm_wgmma_ws.cu) to keep theirs
+// (evict_last): the weights are read once, the slot images by every row block of their group. X91's Nsight
+// (H100, 32 tokens) had the L2 at 81 % of a peak beside DRAM's 82 %; whether the weight stream pushing the
+// images out is part of that is what the A/B asks.
+#ifndef NVF_WHINT
+#define NVF_WHINT 0
+#endif
+// (Hopper's ld takes .L2::evict_first only on 256-bit loads: a policy register and .L2::cache_hint instead;
+// the createpolicy is not volatile, so ptxas may keep one policy or remake it.)
+NVF_DEV u64 nvf_policy_evict_first() {
+  u64 pol;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+  return pol;
+}
+#if NVF_WHINT
+#define NVF_WL2HINT ".L2::cache_hint"
+#define NVF_WPOL , "l"(nvf_policy_evict_first())
+#define NVF_WPOLARG ", %6"
+#else
+#define NVF_WL2HINT ""
+#define NVF_WPOL
+#define NVF_WPOLARG ""
+#endif
 template <bool WIDE, bool STRONG = false, int OFF = 0> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {
 #if !defined(NVF_WL2) || NVF_WL2 != 0
   if (WIDE) {
     uint4 v;
 #if !defined(NVF_WLDG) || NVF_WLDG
     if (STRONG)
-      asm volatile("ld.relaxed.gpu.global.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4+%5];"
-                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "n"(OFF));
+      asm volatile("ld.relaxed.gpu.global" NVF_WL2HINT ".L2::256B.v4.u32 {%0, %1, %2, %3}, [%4+%5]" NVF_WPOLARG ";"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "n"(OFF) NVF_WPOL);
     else
 #endif
-      asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4+%5];"
-                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "n"(OFF));
+      asm volatile("ld.global.nc" NVF_WL2HINT ".L2::256B.v4.u32 {%0, %1, %2, %3}, [%4+%5]" NVF_WPOLARG ";"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "n"(OFF) NVF_WPOL);
     return v;
   }
 #endif
 #if !defined(NVF_WLDG) || NVF_WLDG
   if (STRONG) {
     uint4 v;
-    asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4+%5];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "n"(OFF));
+    asm volatile("ld.relaxed.gpu.global" NVF_WL2HINT ".v4.u32 {%0, %1, %2, %3}, [%4+%5]" NVF_WPOLARG ";"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "n"(OFF) NVF_WPOL);
     return v;
   }
 #endif
+#if NVF_WHINT
+  uint4 v;
+  asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4+%5], %6;"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "n"(OFF), "l"(nvf_policy_evict_first()));
+  return v;
+#else
   return __ldg((const uint4*)(p + OFF));
+#endif
 }
 
 // Weight layouts (nvfp4moe_weight_layout). Row-major: row n of group g at (g N + n) K/2, as

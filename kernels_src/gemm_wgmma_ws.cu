@@ -492,6 +492,7 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
     const int nslots = (nsteps + NVF_SPS - 1) / NVF_SPS;
     int slot = 0;
     u32 phase = 1; // as below
+    const u64 keep = NVF_WHINT ? nvf_policy_evict_last() : 0; // (-DNVF_WHINT=1: gemm_common.cuh)
 #if NVF_PERSIST
     for (int u = u0; u >= 0; u = nvf_ws_unit(p, tab, u + gridDim.x, tiles, nblocks)) {
       const NvfWsUnit w = nvf_ws_decode<false>(p, tab, u, tiles, nblocks);
@@ -503,7 +504,11 @@ template <bool WIDE> NVF_DEV void nvf_gemm_wgmma_ws_body(const NvfGemmParams& p)
       for (int f = 0; f < nslots; ++f) {
         nvf_mbar_wait(empty0 + 8u * slot, phase);
         nvf_mbar_expect_tx(full0 + 8u * slot, NVF_SLOT_BYTES);
-        nvf_bulk_load(sbase + slot * NVF_SLOT_BYTES, src + (i64)f * NVF_SLOT_BYTES, NVF_SLOT_BYTES, full0 + 8u * slot);
+        if (NVF_WHINT)
+          nvf_bulk_load_hint(sbase + slot * NVF_SLOT_BYTES, src + (i64)f * NVF_SLOT_BYTES, NVF_SLOT_BYTES, full0 + 8u * slot,
+                             keep);
+        else
+          nvf_bulk_load(sbase + slot * NVF_SLOT_BYTES, src + (i64)f * NVF_SLOT_BYTES, NVF_SLOT_BYTES, full0 + 8u * slot);
         nvf_ring_next(slot, phase);
       }
     }

@@ -44,6 +44,16 @@ NVF_DEV void nvf_bulk_load(u32 dst, const void* src, u32 bytes, u32 bar) {
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
                ::"r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
 }
+// The same with an L2 cache policy (createpolicy), e.g. evict_last for data read again soon.
+NVF_DEV void nvf_bulk_load_hint(u32 dst, const void* src, u32 bytes, u32 bar, u64 policy) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;"
+               ::"r"(dst), "l"(src), "r"(bytes), "r"(bar), "l"(policy) : "memory");
+}
+NVF_DEV u64 nvf_policy_evict_last() {
+  u64 pol;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+  return pol;
+}
 
 // ---- tensor memory -------------------------------------------------------------------
 // Whole warp: allocates `cols` columns (power of 2, >= 32), writes the base to smem `slot`.

@@ -25,7 +25,9 @@ Writes bench/results/<card>.json (h200.json, h100.json, ...) (a JSON array of re
     python3 tools/bench.py --envs "NVFP4MOE_PDL=0,NVFP4MOE_PDL=1" --only quant,layer --out PATH
     (with --envs, --defines, --configs: --shapes dsv3_ep8_gemm2,dsv3_ep8_gemm1,dsv3_ep8_gemm2 picks and orders the GEMMs)
                                                    (contexts under run-time environment switches)
-    (NVFP4MOE_BENCH_NO_WS=1: the GEMMs without a workspace; NVFP4MOE_BENCH_LAYERS=a,b: only those layers;
+    (NVFP4MOE_BENCH_NO_WS=1: the GEMMs without a workspace; as an --envs arm, that arm's GEMM cells only:
+     --envs "NVFP4MOE_BENCH_NO_WS=0,NVFP4MOE_BENCH_NO_WS=1" --interleave --only gemm;
+     NVFP4MOE_BENCH_LAYERS=a,b: only those layers;
     NVFP4MOE_BENCH_PROFILE=1: each layer's kernels from a profiler trace of its graph, in the record as "kernels";
     for A/B runs, not record runs: later timings in the process may carry the profiler's overhead)
     (--poisson --mmax N: the Poisson A/B runs with m_max N)
@@ -205,9 +207,10 @@ def main():
     if mmax_opt is not None and (not poisson or mmax_opt < 1):
         sys.exit("--mmax N (N >= 1) needs --poisson")
 
-    def give_workspace(c, ga, keep):
+    def give_workspace(c, ga, keep, no_ws=None):
         # the workspace the configuration asks for (the token-producer tiles' widened tokens),
-        # allocated once per case like any caller's, outside the timed region
+        # allocated once per case like any caller's, outside the timed region; none when no_ws
+        # (an A/B arm's NVFP4MOE_BENCH_NO_WS) or, when no_ws is None, $NVFP4MOE_BENCH_NO_WS is set and not 0
         n = lib.nvfp4moe_gemm_workspace_size(c, ctypes.byref(ga))
         # A/B arms with and without a workspace must not differ in where the caching allocator
         # puts later buffers (the weights of the next shapes): a GEMM with no workspace in either
@@ -215,7 +218,9 @@ def main():
         # twenty-second session). So every case takes the same 64 MB block unless it needs more.
         buf = torch.empty(max(n, 64 << 20), dtype=torch.uint8, device="cuda")
         keep.append(buf)
-        if n and not os.environ.get("NVFP4MOE_BENCH_NO_WS"):  # (A/Bs of the path without a workspace)
+        if no_ws is None:
+            no_ws = os.environ.get("NVFP4MOE_BENCH_NO_WS", "0") not in ("", "0")
+        if n and not no_ws:  # (A/Bs of the path without a workspace)
             ga.workspace, ga.workspace_size = buf.data_ptr(), n
 
     def layout_for(c, N, K):
@@ -363,11 +368,15 @@ def main():
                 else [dict(zip(("NVFP4MOE_GEMM_CONFIG", "NVFP4MOE_TUNE_DEFINE"), pr)) for pr in pairs]
                 if pairs is not None else envsets)
     if variants is not None:
+        ws_off = {}  # context -> no workspace for its GEMM cells (an --envs arm's NVFP4MOE_BENCH_NO_WS)
+
         def arm_context(envs):  # (context, its tune label), created under the arm's environment
             define = "@".join(envs.values()) if envsets is None else ";".join(f"{k}={v}" for k, v in envs.items())
             os.environ.update(envs)
             tctx = ctypes.c_void_p()
             check(lib.nvfp4moe_create(ctypes.byref(Desc()), ctypes.byref(tctx)), "nvfp4moe_create")
+            # read at each cell, after the environment is restored (None: $NVFP4MOE_BENCH_NO_WS decides)
+            ws_off[tctx.value] = (envs["NVFP4MOE_BENCH_NO_WS"] not in ("", "0")) if "NVFP4MOE_BENCH_NO_WS" in envs else None
             for env in envs:
                 del os.environ[env]
             return tctx, define
@@ -387,7 +396,7 @@ def main():
                           b_sf=wsf.data_ptr(), masked_m=mm_t.data_ptr(), alpha=alpha.data_ptr(),
                           d=d.data_ptr(), ldd=N, expected_m=m, b_layout=layout_for(tctx, N, K))
             wkeep = []
-            give_workspace(tctx, ga, wkeep)
+            give_workspace(tctx, ga, wkeep, ws_off.get(tctx.value))
             t_us = time_graph([lambda: check(lib.nvfp4moe_grouped_gemm_nt_masked(tctx, ctypes.byref(ga),
                                                                                  stream()), name)])
             bytes_ = gemm_bytes(G, N, K, m)
