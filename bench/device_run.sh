@@ -2253,7 +2253,8 @@ X97)
   # in the same command, before this script builds; the patch is git diff 71f0bfc b049219 of the three files (in
   # the fifty-first session merged onto the tree with NVF_TAIL; since NVF_TAIL's removal the original again; in the
   # fifty-third session regenerated, the same change, for the kernel and header of the commit that last changed the
-  # patch: git log bench/patches/x96_wring.patch), whose end runs X94's Nsight
+  # patch: git log bench/patches/x96_wring.patch; in the fifty-fifth merged onto NVF_WHINT's tree, the default SASS
+  # of the patched tree hash-checked equal to the unpatched one's), whose end runs X94's Nsight
   # passes on the default (before $PROF_BY s), then G14 at 32 tokens under the define into $OUT/wring/ (before
   # $WPROF_BY s)
   g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
