@@ -492,7 +492,8 @@ X107)
   # (2) -DNVF_WHINT=1 (gemm_common.cuh: weight loads evict_first, slot-image copies evict_last): every module
   # precompiled under it (beside (1)), then the 32-token tiles' quick every-tile test under it; (3) an interleaved
   # A/B of the five GEMMs at 8 and 32 tokens (or $X107_MS): with a workspace (d), without (NO_WS=1), and NVF_WHINT
-  # with one, twice in rotated orders; files in $OUT/x107/ and $OUT/x107_ab*.json
+  # with one, twice in rotated orders; (4) the layers with and without the widened tokens and under NVF_WHINT;
+  # files in $OUT/x107/ and $OUT/x107_*.json
   t0=$(date +%s); nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader; L="$OUT/x107"; mkdir -p "$L"
   NVFP4MOE_TUNE_DEFINE=-DNVF_WHINT=1 timeout 200 ./build/nvfp4moe_precompile sm_90a > "$L/pc_whint.log" 2>&1 &
   pc=$!
@@ -516,6 +517,12 @@ X107)
   done
   AB_BASE="NVFP4MOE_BENCH_NO_WS=0" ab_cells NVFP4MOE_BENCH_NO_WS=1 "$OUT/x107_ab.json" "$OUT/x107_ab_r.json"
   AB_BASE="NVFP4MOE_BENCH_NO_WS=0" ab_cells NVF_WHINT "$OUT/x107_ab.json" "$OUT/x107_ab_r.json"
+  # (4) the four layers, arm-major o p h o: p = NVFP4MOE_TOKEN_PREPASS=0 (the layer's GEMMs without widened tokens)
+  PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --envs "NVFP4MOE_Y=1,NVFP4MOE_TOKEN_PREPASS=0,$h,NVFP4MOE_Y=1" \
+    --only layer --out "$OUT/x107_layers.json" > "$L/ab_layers.log" 2>&1
+  rc=$?; echo "layers A/B rc $rc at $(( $(date +%s) - t0 )) s"
+  AB_BASE=NVFP4MOE_Y=1 ab_cells NVFP4MOE_TOKEN_PREPASS=0 "$OUT/x107_layers.json"
+  AB_BASE=NVFP4MOE_Y=1 ab_cells NVF_WHINT "$OUT/x107_layers.json"
   echo "X107 done at $(( $(date +%s) - t0 )) s"
   ;;
 X106)
