@@ -483,42 +483,46 @@ t128_trial() {
 }
 case "${1:-A}" in
 X107)
-  # fifty-fifth session (any card, about four minutes): is the 32-token tile held by the L2? X91 (H100, DeepSeek-V3
-  # GEMM1 at 32 tokens, the default with its workspace) had "L2 Cache Throughput" (lts__throughput) at 81.3 % of peak
-  # beside DRAM at 81.8 %, and none of the L2 lines its tables show above 62 %; at the H200's time for the same kernel
-  # (174.8 against 203.6 us) that would be about 95 %. So: (1) Nsight metrics with lts__throughput's, the memory
-  # throughput's and sm__throughput's breakdowns (which sub-unit is the 81 %) on DeepSeek-V3 GEMM1 at 32 tokens with
-  # the workspace, without it (the producers widen the codes: 3.6x fewer token bytes from L2), and at 128 tokens;
-  # (2) -DNVF_WHINT=1 (gemm_common.cuh: weight loads evict_first, slot-image copies evict_last): every module
-  # precompiled under it (beside (1)), then the 32-token tiles' quick every-tile test under it; (3) an interleaved
-  # A/B of the five GEMMs at 8 and 32 tokens (or $X107_MS): with a workspace (d), without (NO_WS=1), and NVF_WHINT
-  # with one, twice in rotated orders; (4) the layers with and without the widened tokens and under NVF_WHINT;
-  # files in $OUT/x107/ and $OUT/x107_*.json
+  # fifty-fifth session (any card, about four to five minutes): is the 32-token tile held by the L2? X91 (H100,
+  # DeepSeek-V3 GEMM1 at 32 tokens, the default with its workspace) had "L2 Cache Throughput" (lts__throughput) at
+  # 81.3 % of peak beside DRAM at 81.8 %, and none of the L2 lines its tables show above 62 %; at the H200's time for
+  # the same kernel (174.8 against 203.6 us) that would be about 95 %. So: (1) Nsight metrics with lts__throughput's,
+  # the memory throughput's and sm__throughput's breakdowns (which sub-unit is the 81 %) on DeepSeek-V3 GEMM1 at 32
+  # tokens with the workspace, without it (the producers widen the codes: 3.6x fewer token bytes from L2), at 128,
+  # and at 32 under NVF_WHINT; (2) -DNVF_WHINT=1 (gemm_common.cuh: weight loads evict_first, the 32- to 128-token
+  # tiles' slot-image copies evict_last; the swap-AB tiles' token copies, 8 tokens, get no hint; evict_last may do
+  # nothing without a persisting-L2 set-aside, which nothing here configures) precompiled beside (1), then the
+  # 32-token tiles' quick every-tile test under it; (3) an interleaved A/B of the five GEMMs at 8 and 32 tokens (or
+  # $X107_MS): with a workspace (d), without (NO_WS=1), NVF_WHINT with one (h), in the orders d n h and h d n;
+  # (4) the four layers, arms o p h o (p: NVFP4MOE_TOKEN_PREPASS=0). Every step's limit is cut to what is left of
+  # $X107_S s (default 560, under the tool's 600); files in $OUT/x107/ and $OUT/x107_*.json
   t0=$(date +%s); nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader; L="$OUT/x107"; mkdir -p "$L"
+  lim() { local left=$(( ${X107_S:-560} - ($(date +%s) - t0) - $2 )); [ $left -lt $1 ] && echo $(( left > 5 ? left : 5 )) || echo $1; }
   NVFP4MOE_TUNE_DEFINE=-DNVF_WHINT=1 timeout 200 ./build/nvfp4moe_precompile sm_90a > "$L/pc_whint.log" 2>&1 &
   pc=$!
   M="gpu__time_duration.sum,breakdown:lts__throughput.avg.pct_of_peak_sustained_elapsed,breakdown:gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,breakdown:sm__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors.sum,lts__t_requests_srcunit_ltcfabric.sum,dram__bytes_read.sum"
-  for c in "32 1" "32 0" "128 1"; do
-    set -- $c
-    PROFILE_GEMM_M=$1 PROFILE_GEMM_WS=$2 timeout 150 ncu --clock-control none -k regex:nvf_gemm --launch-skip 2 \
-      --launch-count 1 --metrics "$M" ./build/profile_kernels > "$L/l2_m$1_ws$2.txt" 2>&1
-    echo "ncu m=$1 ws=$2 exit $? at $(( $(date +%s) - t0 )) s; the largest shares:"
-    grep -E "gpu__time_duration.sum|dram__bytes_read.sum|lts__t_sectors.sum |ltcfabric.sum" "$L/l2_m$1_ws$2.txt" | cut -c1-150
-    grep -E "pct_of_peak" "$L/l2_m$1_ws$2.txt" | awk '{print $NF, $1}' | sort -g -r | head -10
-  done
+  ncu_l2() { # tokens, workspace (1/0), tag, env...
+    local m=$1 w=$2 tag=$3; shift 3
+    env "$@" PROFILE_GEMM_M=$m PROFILE_GEMM_WS=$w timeout $(lim 90 300) ncu --clock-control none -k regex:nvf_gemm \
+      --launch-skip 2 --launch-count 1 --metrics "$M" ./build/profile_kernels > "$L/l2_$tag.txt" 2>&1
+    echo "ncu $tag exit $? at $(( $(date +%s) - t0 )) s; the largest shares:"
+    grep -E "gpu__time_duration.sum|dram__bytes_read.sum|lts__t_sectors.sum |ltcfabric.sum" "$L/l2_$tag.txt" | cut -c1-150
+    grep -E "pct_of_peak" "$L/l2_$tag.txt" | awk '{print $NF, $1}' | sort -g -r | head -10
+  }
+  ncu_l2 32 1 m32_ws1 NVFP4MOE_Y=1; ncu_l2 32 0 m32_ws0 NVFP4MOE_Y=1; ncu_l2 128 1 m128_ws1 NVFP4MOE_Y=1
   wait $pc; echo "NVF_WHINT precompiled at $(( $(date +%s) - t0 )) s: $(tail -1 "$L/pc_whint.log")"
-  lane_test every_whint ${TL:-150} TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t32 NVFP4MOE_TUNE_DEFINE=-DNVF_WHINT=1
+  ncu_l2 32 1 m32_ws1_whint NVFP4MOE_TUNE_DEFINE=-DNVF_WHINT=1
+  lane_test every_whint $(lim 90 240) TEST_QUICK=1 TEST_ONLY=every_tile TEST_CONFIGS=gemm_sm90_ws_t32 NVFP4MOE_TUNE_DEFINE=-DNVF_WHINT=1
   d=NVFP4MOE_BENCH_NO_WS=0; n=NVFP4MOE_BENCH_NO_WS=1; h=NVFP4MOE_TUNE_DEFINE=-DNVF_WHINT=1 # (h: with the workspace)
-  for arms in "$d,$n,$h" "$h,$n,$d"; do
-    f="$OUT/x107_ab$([ "$arms" = "$h,$n,$d" ] && echo _r).json"
-    PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --envs "$arms" --only gemm --ms ${X107_MS:-8,32} \
+  for arms in "$d,$n,$h" "$h,$d,$n"; do
+    f="$OUT/x107_ab$([ "$arms" = "$h,$d,$n" ] && echo _r).json"
+    PYTHONUNBUFFERED=1 timeout $(lim ${ABT:-120} 80) python3 tools/bench.py --envs "$arms" --only gemm --ms ${X107_MS:-8,32} \
       --shapes $GEMM5 --interleave --out "$f" > "$L/ab_$(basename "$f" .json).log" 2>&1
     rc=$?; echo "A/B $(basename "$f") rc $rc at $(( $(date +%s) - t0 )) s"; tail -1 "$L/ab_$(basename "$f" .json).log" | cut -c1-150
   done
   AB_BASE="NVFP4MOE_BENCH_NO_WS=0" ab_cells NVFP4MOE_BENCH_NO_WS=1 "$OUT/x107_ab.json" "$OUT/x107_ab_r.json"
   AB_BASE="NVFP4MOE_BENCH_NO_WS=0" ab_cells NVF_WHINT "$OUT/x107_ab.json" "$OUT/x107_ab_r.json"
-  # (4) the four layers, arm-major o p h o: p = NVFP4MOE_TOKEN_PREPASS=0 (the layer's GEMMs without widened tokens)
-  PYTHONUNBUFFERED=1 timeout ${ABT:-150} python3 tools/bench.py --envs "NVFP4MOE_Y=1,NVFP4MOE_TOKEN_PREPASS=0,$h,NVFP4MOE_Y=1" \
+  PYTHONUNBUFFERED=1 timeout $(lim 120 5) python3 tools/bench.py --envs "NVFP4MOE_Y=1,NVFP4MOE_TOKEN_PREPASS=0,$h,NVFP4MOE_Y=1" \
     --only layer --out "$OUT/x107_layers.json" > "$L/ab_layers.log" 2>&1
   rc=$?; echo "layers A/B rc $rc at $(( $(date +%s) - t0 )) s"
   AB_BASE=NVFP4MOE_Y=1 ab_cells NVFP4MOE_TOKEN_PREPASS=0 "$OUT/x107_layers.json"

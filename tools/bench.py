@@ -372,13 +372,17 @@ def main():
 
         def arm_context(envs):  # (context, its tune label), created under the arm's environment
             define = "@".join(envs.values()) if envsets is None else ";".join(f"{k}={v}" for k, v in envs.items())
+            saved = {k: os.environ.get(k) for k in envs}
             os.environ.update(envs)
             tctx = ctypes.c_void_p()
             check(lib.nvfp4moe_create(ctypes.byref(Desc()), ctypes.byref(tctx)), "nvfp4moe_create")
             # read at each cell, after the environment is restored (None: $NVFP4MOE_BENCH_NO_WS decides)
             ws_off[tctx.value] = (envs["NVFP4MOE_BENCH_NO_WS"] not in ("", "0")) if "NVFP4MOE_BENCH_NO_WS" in envs else None
-            for env in envs:
-                del os.environ[env]
+            for k, v in saved.items():  # the environment as it was (a variable the arm set but the caller had not: unset)
+                if v is None:
+                    del os.environ[k]
+                else:
+                    os.environ[k] = v
             return tctx, define
 
         def gemm_cell(tctx, define, name, G, N, K, m, w, wsf):  # one A/B cell: fresh tokens, timed, recorded
