@@ -1920,8 +1920,9 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "// OFF: bytes past p, as the load's immediate offset ([p+OFF]): a step's two rows (TILED: 512 bytes\n"
   "// apart) then share one address register, one IMAD.WIDE a step fewer (NVF_WIMM below).\n"
   "// -DNVF_WHINT=1 (opt-in, tuning runs; fifty-fifth session): every weight load here also asks L2 to evict its\n"
-  "// line first (an evict_first policy), and the token producer's slot-image copies (gemm_wgmma_ws.cu) to keep theirs\n"
-  "// (evict_last): the weights are read once, the slot images by every row block of their group. X91's Nsight\n"
+  "// line first (an evict_first policy), and the token producer's slot-image copies (gemm_wgmma_ws.cu; not the\n"
+  "// swap-AB tiles' token copies) to keep theirs (evict_last, which may do nothing without a persisting-L2 set-aside):\n"
+  "// the weights are read once, the slot images by every row block of their group. X91's Nsight\n"
   "// (H100, 32 tokens) had the L2 at 81 % of a peak beside DRAM's 82 %; whether the weight stream pushing the\n"
   "// images out is part of that is what the A/B asks.\n"
   "#ifndef NVF_WHINT\n"
@@ -1944,11 +1945,11 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "#define NVF_WPOLARG \"\"\n"
   "#endif\n"
   "template <bool WIDE, bool STRONG = false, int OFF = 0> NVF_DEV uint4 nvf_ldg_weights(const u8* p) {\n"
-  "#if !defined(NVF_WL2) || NVF_WL2 != 0\n"
+  "#if !defined(NVF_WL2) || NVF_WL2 != 0\n",
   "  if (WIDE) {\n"
   "    uint4 v;\n"
   "#if !defined(NVF_WLDG) || NVF_WLDG\n"
-  "    if (STRONG)\n",
+  "    if (STRONG)\n"
   "      asm volatile(\"ld.relaxed.gpu.global\" NVF_WL2HINT \".L2::256B.v4.u32 {%0, %1, %2, %3}, [%4+%5]\" NVF_WPOLARG \";\"\n"
   "                   : \"=r\"(v.x), \"=r\"(v.y), \"=r\"(v.z), \"=r\"(v.w) : \"l\"(p), \"n\"(OFF) NVF_WPOL);\n"
   "    else\n"
@@ -2017,9 +2018,9 @@ static const char* const nvfp4moe__src_gemm_common_cuh[] = {
   "// Bytes from row r to row r + 8 (same 16-row tile: r % 16 < 8).\n"
   "#if defined(NVF_WTILED) && NVF_WTILED\n"
   "#define NVF_WROW8(p) (8 * 64)\n"
-  "#else\n"
+  "#else\n",
   "#define NVF_WROW8(p) ((i64)8 * ((p).k / 2))\n"
-  "#endif\n",
+  "#endif\n"
   "// Row r + 8's 16 bytes of a step at a (row r's piece of that step): on TILED weights at the load's\n"
   "// immediate offset from a, so both loads share a's address (ptxas otherwise keeps a base and an\n"
   "// IMAD.WIDE a step for each row). Tuning runs: -DNVF_WIMM=0, a second base as before 0.5.1.\n"

@@ -33,8 +33,9 @@ struct NvfGemmParams {
 // OFF: bytes past p, as the load's immediate offset ([p+OFF]): a step's two rows (TILED: 512 bytes
 // apart) then share one address register, one IMAD.WIDE a step fewer (NVF_WIMM below).
 // -DNVF_WHINT=1 (opt-in, tuning runs; fifty-fifth session): every weight load here also asks L2 to evict its
-// line first (an evict_first policy), and the token producer's slot-image copies (gemm_wgmma_ws.cu) to keep theirs
-// (evict_last): the weights are read once, the slot images by every row block of their group. X91's Nsight
+// line first (an evict_first policy), and the token producer's slot-image copies (gemm_wgmma_ws.cu; not the
+// swap-AB tiles' token copies) to keep theirs (evict_last, which may do nothing without a persisting-L2 set-aside):
+// the weights are read once, the slot images by every row block of their group. X91's Nsight
 // (H100, 32 tokens) had the L2 at 81 % of a peak beside DRAM's 82 %; whether the weight stream pushing the
 // images out is part of that is what the A/B asks.
 #ifndef NVF_WHINT
