@@ -6524,6 +6524,9 @@ nvfp4moe__arg_fail(const nvfp4moe_logger* lg, const char* fn, const char* fmt, .
 #define NVFP4MOE__ALIGNED(p, n) (!dev || ((p) % (n)) == 0)
 /* one pointer a check, so the message names the null one ("args->sf is null") */
 #define NVFP4MOE__NONNULL(s, name, f) NVFP4MOE__REQUIRE((s)->f != 0, name "->" #f " is null")
+/* a device pointer field aligned to n bytes ("args->x = 0x... must be 16-byte aligned") */
+#define NVFP4MOE__ALIGNED_FIELD(s, name, f, n) \
+  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED((s)->f, n), name "->" #f " = 0x%llx must be " #n "-byte aligned", (s)->f)
 /* a dimension past NVFP4MOE_DIM_MAX (so that sums such as rows + 127 stay in an int) */
 #define NVFP4MOE__DIM(s, name, f) \
   NVFP4MOE__REQUIRE((s)->f <= NVFP4MOE_DIM_MAX, name "->" #f " = %d is past 2^30 (NVFP4MOE_DIM_MAX)", (s)->f)
@@ -6551,13 +6554,13 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_quantize(const nvfp4moe_logger
   NVFP4MOE__REQUIRE(*stride % 8 == 0, "args->x_row_stride = %lld must be a multiple of 8 elements (16-byte rows)", *stride);
   NVFP4MOE__REQUIRE((double)a->groups * a->rows * (double)*stride < 9.0e18, "args->groups * rows * row stride overflows");
   NVFP4MOE__REQUIRE(a->x != 0, "args->x is null");
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->x, 16), "args->x = 0x%llx must be 16-byte aligned", a->x);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", x, 16);
   NVFP4MOE__REQUIRE(a->out_e2m1 != 0, "args->out_e2m1 is null");
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->out_e2m1, 8), "args->out_e2m1 = 0x%llx must be 8-byte aligned", a->out_e2m1);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", out_e2m1, 8);
   NVFP4MOE__REQUIRE(a->out_sf != 0, "args->out_sf is null");
   NVFP4MOE__REQUIRE(a->sf_layout == NVFP4MOE_SF_LAYOUT_128X4 || a->sf_layout == NVFP4MOE_SF_LAYOUT_LINEAR,
                     "args->sf_layout = %d is not a layout", (int)a->sf_layout);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->masked_m, 4), "args->masked_m = 0x%llx must be 4-byte aligned", a->masked_m);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", masked_m, 4);
   NVFP4MOE__REQUIRE((a->flags & ~3u) == 0, "args->flags = 0x%x has unknown bits (NVFP4MOE_QUANT_*)", a->flags);
   if (per_token) {
     NVFP4MOE__REQUIRE(a->scale != 0, "args->scale is null: per-token quantization writes the decode scales there");
@@ -6566,11 +6569,11 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_quantize(const nvfp4moe_logger
                       "args->scale_value = %g must be a finite normal decode scale > 0 (or give args->scale)",
                       (double)a->scale_value);
   }
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->scale, 4), "args->scale = 0x%llx must be 4-byte aligned", a->scale);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", scale, 4);
   NVFP4MOE__REQUIRE(silu || (a->gate_scale == 0 && a->up_scale == 0),
                     "args->gate_scale / up_scale are for the SiLU functions only");
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->gate_scale, 4), "args->gate_scale = 0x%llx must be 4-byte aligned", a->gate_scale);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->up_scale, 4), "args->up_scale = 0x%llx must be 4-byte aligned", a->up_scale);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", gate_scale, 4);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", up_scale, 4);
   return NVFP4MOE_SUCCESS;
 }
 
@@ -6595,11 +6598,11 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_gemm(const nvfp4moe_logger* lg
   NVFP4MOE__REQUIRE(a->masked_m != 0, "args->masked_m is null (int32 [G], %s)", dev ? "on the device" : "a host array here");
   NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->a, 16) && NVFP4MOE__ALIGNED(a->b, 16) && NVFP4MOE__ALIGNED(a->d, 16),
                     "args->a, b and d must be 16-byte aligned (a=0x%llx b=0x%llx d=0x%llx)", a->a, a->b, a->d);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->a_sf, 16), "args->a_sf = 0x%llx must be 16-byte aligned", a->a_sf);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->b_sf, 16), "args->b_sf = 0x%llx must be 16-byte aligned", a->b_sf);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->masked_m, 4), "args->masked_m = 0x%llx must be 4-byte aligned", a->masked_m);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->alpha, 4), "args->alpha = 0x%llx must be 4-byte aligned", a->alpha);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->row_scale, 4), "args->row_scale = 0x%llx must be 4-byte aligned", a->row_scale);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", a_sf, 16);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", b_sf, 16);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", masked_m, 4);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", alpha, 4);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", row_scale, 4);
   NVFP4MOE__REQUIRE((double)a->groups * a->m_max * (double)*ldd < 9.0e18 &&
                         (double)a->groups * a->n * (double)a->k < 9.0e18,
                     "args shapes overflow 64-bit offsets");
@@ -6694,8 +6697,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_relayout(const nvfp4moe_logger
                     "args->dst_layout = %d is not a weight layout", (int)a->dst_layout);
   NVFP4MOE__NONNULL(a, "args", src);
   NVFP4MOE__NONNULL(a, "args", dst);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->src, 16), "args->src = 0x%llx must be 16-byte aligned", a->src);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->dst, 16), "args->dst = 0x%llx must be 16-byte aligned", a->dst);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", src, 16);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", dst, 16);
   NVFP4MOE__REQUIRE((double)a->groups * a->n * (double)a->k < 9.0e18, "args shapes overflow 64-bit offsets");
   { /* each buffer's own size: a TILED one is larger when K % 128 != 0 */
     size_t sb = (size_t)a->groups * nvfp4moe_weight_bytes(a->n, a->k, a->dst_layout == NVFP4MOE_WEIGHTS_TILED
@@ -6727,10 +6730,10 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_dequantize(const nvfp4moe_logg
                     "args->sf_layout = %d is not a layout", (int)a->sf_layout);
   NVFP4MOE__REQUIRE(a->out_dtype == NVFP4MOE_DTYPE_F32 || a->out_dtype == NVFP4MOE_DTYPE_BF16,
                     "args->out_dtype = %d must be F32 or BF16", (int)a->out_dtype);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->e2m1, 8), "args->e2m1 = 0x%llx must be 8-byte aligned", a->e2m1);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->out, 16), "args->out = 0x%llx must be 16-byte aligned", a->out);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->scale, 4), "args->scale = 0x%llx must be 4-byte aligned", a->scale);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->masked_m, 4), "args->masked_m = 0x%llx must be 4-byte aligned", a->masked_m);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", e2m1, 8);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", out, 16);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", scale, 4);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", masked_m, 4);
   return NVFP4MOE_SUCCESS;
 }
 
@@ -6761,13 +6764,11 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_weights(const nvfp4moe_logger*
    stays below 2^63 bytes (nvfp4moe__moe_layout's regions sum to less than 16 E (m_max + 128)
    (max(H, I) + 256) bytes: a bound, so sizes from about 2^62 bytes fail it too), so that its size_t
    sums cannot wrap and the GEMMs' int arithmetic cannot overflow. */
-NVFP4MOE__PRIVATE int nvfp4moe__moe_dims_ok(const nvfp4moe_moe_weights* w, int m_max) {
-  return w && w->experts >= 1 && w->hidden >= 1 && w->inter >= 1 && m_max >= 1 && w->experts <= NVFP4MOE_DIM_MAX &&
-         w->hidden <= NVFP4MOE_DIM_MAX && w->inter <= NVFP4MOE_DIM_MAX / 2 && m_max <= NVFP4MOE_DIM_MAX;
-}
 NVFP4MOE__PRIVATE int nvfp4moe__moe_shapes_ok(const nvfp4moe_moe_weights* w, int m_max) {
   double wide;
-  if (!nvfp4moe__moe_dims_ok(w, m_max)) return 0;
+  if (!w || w->experts < 1 || w->hidden < 1 || w->inter < 1 || m_max < 1 || w->experts > NVFP4MOE_DIM_MAX ||
+      w->hidden > NVFP4MOE_DIM_MAX || w->inter > NVFP4MOE_DIM_MAX / 2 || m_max > NVFP4MOE_DIM_MAX)
+    return 0;
   wide = (double)(w->hidden > w->inter ? w->hidden : w->inter) + 256.0;
   return (double)w->experts * ((double)m_max + 128.0) * wide * 16.0 < 9.0e18;
 }
@@ -6788,15 +6789,13 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_moe(const nvfp4moe_logger* lg,
   NVFP4MOE__NONNULL(w, "weights", w2);
   NVFP4MOE__NONNULL(w, "weights", w2_sf);
   NVFP4MOE__NONNULL(w, "weights", w2_scale);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->w13, 16), "weights->w13 = 0x%llx must be 16-byte aligned", w->w13);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->w13_sf, 16), "weights->w13_sf = 0x%llx must be 16-byte aligned", w->w13_sf);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->w2, 16), "weights->w2 = 0x%llx must be 16-byte aligned", w->w2);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->w2_sf, 16), "weights->w2_sf = 0x%llx must be 16-byte aligned", w->w2_sf);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->w13_gate_scale, 4), "weights->w13_gate_scale = 0x%llx must be 4-byte aligned",
-                    w->w13_gate_scale);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->w13_up_scale, 4), "weights->w13_up_scale = 0x%llx must be 4-byte aligned",
-                    w->w13_up_scale);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->w2_scale, 4), "weights->w2_scale = 0x%llx must be 4-byte aligned", w->w2_scale);
+  NVFP4MOE__ALIGNED_FIELD(w, "weights", w13, 16);
+  NVFP4MOE__ALIGNED_FIELD(w, "weights", w13_sf, 16);
+  NVFP4MOE__ALIGNED_FIELD(w, "weights", w2, 16);
+  NVFP4MOE__ALIGNED_FIELD(w, "weights", w2_sf, 16);
+  NVFP4MOE__ALIGNED_FIELD(w, "weights", w13_gate_scale, 4);
+  NVFP4MOE__ALIGNED_FIELD(w, "weights", w13_up_scale, 4);
+  NVFP4MOE__ALIGNED_FIELD(w, "weights", w2_scale, 4);
   NVFP4MOE__REQUIRE(w->layout == NVFP4MOE_WEIGHTS_ROW_MAJOR || w->layout == NVFP4MOE_WEIGHTS_TILED,
                     "weights->layout = %d is not a weight layout", (int)w->layout);
   NVFP4MOE__REQUIRE(a->scaling == NVFP4MOE_ACT_PER_TOKEN || a->scaling == NVFP4MOE_ACT_PER_EXPERT,
@@ -6804,10 +6803,8 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_moe(const nvfp4moe_logger* lg,
   NVFP4MOE__REQUIRE(a->scaling == NVFP4MOE_ACT_PER_TOKEN || (w->input_scale1 && w->input_scale2),
                     "per-expert activation scaling needs weights->input_scale1 and input_scale2");
   if (a->scaling == NVFP4MOE_ACT_PER_EXPERT) { /* (read only then) */
-    NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->input_scale1, 4), "weights->input_scale1 = 0x%llx must be 4-byte aligned",
-                      w->input_scale1);
-    NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(w->input_scale2, 4), "weights->input_scale2 = 0x%llx must be 4-byte aligned",
-                      w->input_scale2);
+    NVFP4MOE__ALIGNED_FIELD(w, "weights", input_scale1, 4);
+    NVFP4MOE__ALIGNED_FIELD(w, "weights", input_scale2, 4);
   }
   NVFP4MOE__REQUIRE(a->m_max >= 1, "args->m_max = %d must be >= 1", a->m_max);
   NVFP4MOE__DIM(w, "weights", experts);
@@ -6823,11 +6820,10 @@ NVFP4MOE__PRIVATE nvfp4moe_result nvfp4moe__check_moe(const nvfp4moe_logger* lg,
   NVFP4MOE__NONNULL(a, "args", x);
   NVFP4MOE__NONNULL(a, "args", masked_m);
   NVFP4MOE__NONNULL(a, "args", out);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->x, 16), "args->x = 0x%llx must be 16-byte aligned", a->x);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->out, 16), "args->out = 0x%llx must be 16-byte aligned", a->out);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", x, 16);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", out, 16);
   NVFP4MOE__NONNULL(a, "args", workspace);
-  NVFP4MOE__REQUIRE(NVFP4MOE__ALIGNED(a->workspace, 256), "args->workspace = 0x%llx must be 256-byte aligned",
-                    a->workspace);
+  NVFP4MOE__ALIGNED_FIELD(a, "args", workspace, 256);
   NVFP4MOE__REQUIRE(a->workspace_size >= need, "args->workspace_size = %zu but this call needs %zu (nvfp4moe_moe_workspace_size_for)",
                     a->workspace_size, need);
   return NVFP4MOE_SUCCESS;
